@@ -1,0 +1,41 @@
+# The two commands: `make demo` and `make test` (plus `make bench`). All share one bootstrap.
+.PHONY: bootstrap demo test test-cpp test-py validate notebooks lint bench format clean
+
+VENV := .venv/bin
+OUT ?= results
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+demo: bootstrap
+	@$(VENV)/lfsim run fc_incast --out $(OUT)/fc_incast --plot
+	@echo "demo: results and plots in $(OUT)/fc_incast/"
+
+test: bootstrap
+	@$(MAKE) --no-print-directory test-cpp test-py validate notebooks lint
+
+test-cpp:
+	cd build && ctest --output-on-failure -j 2
+
+test-py:
+	$(VENV)/python -m pytest -q sim/python/tests
+
+validate:
+	$(VENV)/lfsim validate --report validation/report.md
+
+notebooks:
+	$(VENV)/python -m pytest -q --nbmake notebooks
+
+lint:
+	$(VENV)/ruff check sim/python validation bench
+	$(VENV)/ruff format --check sim/python validation bench
+
+bench: bootstrap
+	$(VENV)/python bench/run_bench.py
+
+format:
+	$(VENV)/ruff format sim/python validation bench
+	find models sim bench -name '*.cc' -o -name '*.h' | xargs clang-format -i
+
+clean:
+	rm -rf build
