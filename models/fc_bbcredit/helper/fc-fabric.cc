@@ -1,0 +1,450 @@
+#include "fc-fabric.h"
+
+#include "fc-applications.h"
+#include "fc-helper.h"
+#include "fcp.h"
+#include "lfsim-run.h"
+
+#include "ns3/enum.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FcScenario);
+
+TypeId
+FcScenario::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FcScenario")
+            .SetParent<Object>()
+            .SetGroupName("FcBbCredit")
+            .AddConstructor<FcScenario>()
+            .AddAttribute("Topology",
+                          "PointToPoint (2 hosts), Star (Hosts on one switch) or TwoSwitch "
+                          "(host 0 on switch 1, the others on switch 0, one ISL).",
+                          EnumValue(POINT_TO_POINT),
+                          MakeEnumAccessor(&FcScenario::topology),
+                          MakeEnumChecker(POINT_TO_POINT, "PointToPoint", STAR, "Star",
+                                          TWO_SWITCH, "TwoSwitch"))
+            .AddAttribute("Workload",
+                          "Stream: hosts 1.. stream full frames to host 0. PingPong: host 1 "
+                          "ping-pongs messages with host 0. Fcp: hosts 1.. are FCP initiators "
+                          "of target host 0.",
+                          EnumValue(STREAM),
+                          MakeEnumAccessor(&FcScenario::workload),
+                          MakeEnumChecker(STREAM, "Stream", PING_PONG, "PingPong", FCP, "Fcp"))
+            .AddAttribute("Hosts",
+                          "Number of hosts (Star, TwoSwitch); PointToPoint always has 2.",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&FcScenario::hosts),
+                          MakeUintegerChecker<uint32_t>(2, 4096))
+            .AddAttribute("Warmup",
+                          "Throughput and latency statistics count from this time on.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&FcScenario::warmup),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("StartSpread",
+                          "Senders start at uniform random times in [0, StartSpread) drawn from "
+                          "the scenario seed (0: all at once).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&FcScenario::startSpread),
+                          MakeTimeChecker(Time(0)));
+    return tid;
+}
+
+namespace
+{
+
+using lfsim::RunContext;
+using lfsim::Table;
+
+void
+OnValueChange(Table* t, double id, uint32_t, uint32_t v)
+{
+    t->Append({Simulator::Now().GetSeconds(), id, double(v)});
+}
+
+void
+OnPrimitive(Table* t, double id, double dir, uint8_t p)
+{
+    t->Append({Simulator::Now().GetSeconds(), id, double(p), dir});
+}
+
+double
+Percentile(std::vector<double> v, double q)
+{
+    if (v.empty())
+    {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    double pos = q * (v.size() - 1);
+    size_t lo = static_cast<size_t>(std::floor(pos));
+    size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo);
+}
+
+class FcFabric : public lfsim::Fabric
+{
+  public:
+    void Build(RunContext& ctx) override
+    {
+        m_sc = CreateObject<FcScenario>();
+        FcHelper helper;
+        switch (m_sc->topology)
+        {
+        case FcScenario::POINT_TO_POINT:
+            m_t = helper.PointToPoint();
+            break;
+        case FcScenario::STAR:
+            m_t = helper.Star(m_sc->hosts);
+            break;
+        case FcScenario::TWO_SWITCH:
+            m_t = helper.TwoSwitch(m_sc->hosts);
+            break;
+        }
+        int64_t stream = 1000;
+        stream += helper.AssignStreams(m_t, stream);
+        m_start = CreateObject<UniformRandomVariable>();
+        m_start->SetStream(stream++);
+        m_stop = ctx.config.stopTime;
+        const uint32_t n = m_t.hostPorts.size();
+        uint32_t target = m_t.hostPorts[0]->GetFcId();
+
+        switch (m_sc->workload)
+        {
+        case FcScenario::STREAM: {
+            m_sink = CreateObject<FcSink>();
+            m_t.hosts.Get(0)->AddApplication(m_sink);
+            m_sink->Setup(m_t.hostPorts[0]);
+            m_sink->SetWindow(m_sc->warmup, m_stop);
+            for (uint32_t i = 1; i < n; ++i)
+            {
+                Ptr<FcStreamSender> s = CreateObject<FcStreamSender>();
+                m_t.hosts.Get(i)->AddApplication(s);
+                s->Setup(m_t.hostPorts[i], target);
+                s->SetStartTime(StartTime());
+            }
+            break;
+        }
+        case FcScenario::PING_PONG: {
+            m_server = CreateObject<FcPingPong>();
+            m_t.hosts.Get(0)->AddApplication(m_server);
+            m_server->Setup(m_t.hostPorts[0], m_t.hostPorts[1]->GetFcId(), false);
+            m_client = CreateObject<FcPingPong>();
+            m_t.hosts.Get(1)->AddApplication(m_client);
+            m_client->Setup(m_t.hostPorts[1], target, true);
+            m_client->SetDoneCallback(MakeCallback(&lfsim::StopRunNow));
+            break;
+        }
+        case FcScenario::FCP: {
+            m_target = CreateObject<FcpTarget>();
+            m_t.hosts.Get(0)->AddApplication(m_target);
+            m_target->Setup(m_t.hostPorts[0]);
+            for (uint32_t i = 1; i < n; ++i)
+            {
+                Ptr<FcpInitiator> ini = CreateObject<FcpInitiator>();
+                m_t.hosts.Get(i)->AddApplication(ini);
+                ini->Setup(m_t.hostPorts[i], target, m_target->GetFirstBurstSize());
+                ini->SetWindow(m_sc->warmup, m_stop);
+                ini->SetStartTime(StartTime());
+                m_initiators.push_back(ini);
+            }
+            break;
+        }
+        }
+        ConnectRecorders(ctx);
+    }
+
+    void Finish(RunContext& ctx) override
+    {
+        Time now = Simulator::Now();
+        double window = (now - m_sc->warmup).GetSeconds();
+        // Conservation and losslessness counters, whatever the workload.
+        double framesTx = 0;
+        double overruns = 0;
+        double overflows = 0;
+        double recoveredFrames = 0;
+        double recoveredCredits = 0;
+        double peakSwitchBuffers = 0;
+        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+        {
+            const auto& c = m_t.ports[i]->GetCounters();
+            framesTx += c.framesTx;
+            overruns += c.bufferOverruns;
+            overflows += c.creditOverflows;
+            recoveredFrames += c.framesRecovered;
+            recoveredCredits += c.creditsRecovered;
+            if (i >= m_t.hostPorts.size())
+            {
+                peakSwitchBuffers = std::max<double>(peakSwitchBuffers, c.maxRxBuffers);
+            }
+        }
+        double lost = 0;
+        double primLost = 0;
+        for (auto& ch : m_t.channels)
+        {
+            lost += ch->GetFramesLost();
+            primLost += ch->GetPrimitivesLost();
+        }
+        double unroutable = 0;
+        for (auto& sw : m_t.switches)
+        {
+            unroutable += sw->GetUnroutable();
+        }
+        ctx.SetMetric("packet_hops", framesTx);
+        ctx.SetMetric("frames_lost", lost);
+        ctx.SetMetric("primitives_lost", primLost);
+        ctx.SetMetric("buffer_overruns", overruns);
+        ctx.SetMetric("credit_overflows", overflows);
+        // Frames dropped inside the fabric: a lossless fabric keeps this at zero.
+        ctx.SetMetric("drops", overruns + unroutable);
+        ctx.SetMetric("frames_recovered", recoveredFrames);
+        ctx.SetMetric("credits_recovered", recoveredCredits);
+        ctx.SetMetric("peak_switch_rx_buffers", peakSwitchBuffers);
+        std::vector<double> stall;
+        for (auto& p : m_t.hostPorts)
+        {
+            stall.push_back(p->GetCreditStallTime().GetSeconds() * 1e6);
+        }
+        ctx.SetMetric("credit_stall_us", stall);
+
+        switch (m_sc->workload)
+        {
+        case FcScenario::STREAM:
+            ctx.SetMetric("throughput_MBps", m_sink->GetWindowBytes() / window / 1e6);
+            ctx.SetMetric("payload_bytes", double(m_sink->GetTotalBytes()));
+            break;
+        case FcScenario::PING_PONG:
+            FinishPingPong(ctx);
+            break;
+        case FcScenario::FCP:
+            FinishFcp(ctx, window);
+            break;
+        }
+    }
+
+  private:
+    Time StartTime()
+    {
+        if (!m_sc->startSpread.IsStrictlyPositive())
+        {
+            return Time(0);
+        }
+        return PicoSeconds(
+            static_cast<int64_t>(m_start->GetValue(0, m_sc->startSpread.GetPicoSeconds())));
+    }
+
+    void ConnectRecorders(RunContext& ctx)
+    {
+        const bool sampled = ctx.config.sampleInterval.IsStrictlyPositive();
+        struct Spec
+        {
+            const char* recorder;
+            const char* trace;
+            uint32_t (FcNetDevice::*get)() const;
+        };
+        const Spec specs[] = {{"credits", "Credits", &FcNetDevice::GetCredits},
+                              {"rx_buffers", "RxBuffers", &FcNetDevice::GetRxBuffersInUse},
+                              {"tx_queue", "TxQueue", &FcNetDevice::GetTxQueueLength}};
+        for (const Spec& s : specs)
+        {
+            if (!ctx.Records(s.recorder))
+            {
+                continue;
+            }
+            Table* t = &ctx.Series(s.recorder, {s.recorder});
+            ctx.SetLabels(s.recorder, m_t.portLabels);
+            for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+            {
+                Ptr<FcNetDevice> d = m_t.ports[i];
+                if (sampled)
+                {
+                    auto get = s.get;
+                    ctx.SamplePeriodically([t, d, i, get] {
+                        t->Append({Simulator::Now().GetSeconds(), double(i), double((*d.*get)())});
+                    });
+                }
+                else
+                {
+                    t->Append({0.0, double(i), double((*d.*s.get)())});
+                    d->TraceConnectWithoutContext(s.trace,
+                                                  MakeBoundCallback(&OnValueChange, t, double(i)));
+                }
+            }
+        }
+        if (ctx.Records("primitives"))
+        {
+            // kind: FcPrimitive (0 R_RDY, 1 BB_SCs, 2 BB_SCr); dir: 0 sent, 1 received.
+            Table* t = &ctx.Series("primitives", {"kind", "dir"});
+            ctx.SetLabels("primitives", m_t.portLabels);
+            for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+            {
+                m_t.ports[i]->TraceConnectWithoutContext(
+                    "PrimitiveTx", MakeBoundCallback(&OnPrimitive, t, double(i), 0.0));
+                m_t.ports[i]->TraceConnectWithoutContext(
+                    "PrimitiveRx", MakeBoundCallback(&OnPrimitive, t, double(i), 1.0));
+            }
+        }
+        if (ctx.Records("goodput") && sampled)
+        {
+            // Payload delivered per flow, as a rate over each sample interval.
+            Table* t = &ctx.Series("goodput", {"goodput_MBps"});
+            std::vector<std::string> labels;
+            for (uint32_t i = 1; i < m_t.hostPorts.size(); ++i)
+            {
+                labels.push_back(m_t.portLabels[i] + "->h0");
+            }
+            ctx.SetLabels("goodput", labels);
+            double dt = ctx.config.sampleInterval.GetSeconds();
+            auto last = std::make_shared<std::vector<double>>(m_initiators.size(), 0.0);
+            auto inis = m_initiators;
+            ctx.SamplePeriodically([t, inis, last, dt] {
+                for (uint32_t k = 0; k < inis.size(); ++k)
+                {
+                    double b = inis[k]->GetCompletedBytes();
+                    t->Append({Simulator::Now().GetSeconds(), double(k), (b - (*last)[k]) / dt / 1e6});
+                    (*last)[k] = b;
+                }
+            });
+        }
+    }
+
+    void FinishPingPong(RunContext& ctx)
+    {
+        const auto& res = m_client->GetResults();
+        Table& t = ctx.AddTable("pingpong", {"size_B", "size_KB", "latency_us", "throughput_MBps"});
+        std::vector<double> x;
+        std::vector<double> y;
+        double sustained = 0;
+        int nSustained = 0;
+        for (const auto& p : res)
+        {
+            double lat = p.roundTrip.GetSeconds() / 2;
+            double thr = p.size / lat / 1e6;
+            t.Append({double(p.size), p.size / 1024.0, lat * 1e6, thr});
+            x.push_back(p.size / 1024.0);
+            y.push_back(lat * 1e6);
+            if (p.size >= 200 * 1024)
+            {
+                sustained += thr;
+                ++nSustained;
+            }
+        }
+        ctx.SetMetric("sizes_measured", double(res.size()));
+        if (res.empty())
+        {
+            return;
+        }
+        const auto& thr = t.Column("throughput_MBps");
+        double top = *std::max_element(thr.begin(), thr.end());
+        ctx.SetMetric("max_throughput_MBps", top);
+        if (nSustained)
+        {
+            ctx.SetMetric("sustained_MBps", sustained / nSustained);
+        }
+        // Knee: the smallest size reaching 90 % of the largest size's throughput.
+        double knee = x.back();
+        for (size_t i = 0; i < thr.size(); ++i)
+        {
+            if (thr[i] >= 0.9 * thr.back())
+            {
+                knee = x[i];
+                break;
+            }
+        }
+        ctx.SetMetric("knee_KB", knee);
+        // Least-squares line latency = a + b * size.
+        double n = x.size();
+        double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
+        double my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+        double sxy = 0;
+        double sxx = 0;
+        double syy = 0;
+        for (size_t i = 0; i < x.size(); ++i)
+        {
+            sxy += (x[i] - mx) * (y[i] - my);
+            sxx += (x[i] - mx) * (x[i] - mx);
+            syy += (y[i] - my) * (y[i] - my);
+        }
+        if (sxx > 0 && syy > 0)
+        {
+            ctx.SetMetric("latency_slope_us_per_KB", sxy / sxx);
+            ctx.SetMetric("latency_intercept_us", my - sxy / sxx * mx);
+            ctx.SetMetric("latency_r2", sxy * sxy / (sxx * syy));
+        }
+    }
+
+    void FinishFcp(RunContext& ctx, double window)
+    {
+        Table& t = ctx.AddTable("flows", {"id", "goodput_MBps", "iops", "mean_latency_us",
+                                          "p99_latency_us", "credit_stall_us"});
+        std::vector<std::string> labels;
+        std::vector<double> rates;
+        std::vector<double> all;
+        double bytes = 0;
+        double ios = 0;
+        for (uint32_t k = 0; k < m_initiators.size(); ++k)
+        {
+            const auto& lat = m_initiators[k]->GetWindowLatenciesUs();
+            double b = m_initiators[k]->GetWindowBytes();
+            double mean = lat.empty() ? 0 : std::accumulate(lat.begin(), lat.end(), 0.0) / lat.size();
+            rates.push_back(b / window / 1e6);
+            t.Append({double(k), rates.back(), lat.size() / window, mean, Percentile(lat, 0.99),
+                      m_t.hostPorts[k + 1]->GetCreditStallTime().GetSeconds() * 1e6});
+            labels.push_back(m_t.portLabels[k + 1]);
+            all.insert(all.end(), lat.begin(), lat.end());
+            bytes += b;
+            ios += lat.size();
+        }
+        ctx.SetLabels("flows", labels);
+        ctx.SetMetric("total_MBps", bytes / window / 1e6);
+        ctx.SetMetric("per_flow_MBps", rates);
+        ctx.SetMetric("jain_fairness", lfsim::JainFairness(rates));
+        ctx.SetMetric("iops", ios / window);
+        ctx.SetMetric("mean_latency_us",
+                      all.empty() ? 0.0 : std::accumulate(all.begin(), all.end(), 0.0) / all.size());
+        ctx.SetMetric("p50_latency_us", Percentile(all, 0.5));
+        ctx.SetMetric("p99_latency_us", Percentile(all, 0.99));
+        // The target's port: where incast congestion shows as buffers held and credits spent.
+        Ptr<FcNetDevice> toTarget = DynamicCast<FcChannel>(m_t.hostPorts[0]->GetChannel())
+                                        ->GetPeer(m_t.hostPorts[0]);
+        ctx.SetMetric("target_port_min_credits", double(toTarget->GetCounters().minCredits));
+    }
+
+    Ptr<FcScenario> m_sc;
+    FcTopology m_t;
+    Time m_stop;
+    Ptr<UniformRandomVariable> m_start;
+    Ptr<FcSink> m_sink;
+    Ptr<FcPingPong> m_client;
+    Ptr<FcPingPong> m_server;
+    Ptr<FcpTarget> m_target;
+    std::vector<Ptr<FcpInitiator>> m_initiators;
+};
+
+const bool g_registered = lfsim::RegisterFabric(
+    {"fc",
+     "Fibre Channel with BB_Credit flow control (FC-FS), fabric switches and FCP",
+     {"ns3::FcScenario", "ns3::FcNetDevice", "ns3::FcChannel", "ns3::FcSwitch",
+      "ns3::FcStreamSender", "ns3::FcPingPong", "ns3::FcpInitiator", "ns3::FcpTarget"},
+     {{"credits", "BB_Credit available at each port (transmit side)"},
+      {"rx_buffers", "receive buffers in use at each port"},
+      {"tx_queue", "frames waiting at each port"},
+      {"primitives", "every R_RDY / BB_SCs / BB_SCr sent and received"},
+      {"goodput", "FCP payload completed per initiator per sample interval (needs "
+                  "sample_interval)"}},
+     [] { return std::make_unique<FcFabric>(); }});
+
+} // namespace
+
+} // namespace ns3

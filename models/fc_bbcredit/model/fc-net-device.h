@@ -1,0 +1,185 @@
+/*
+ * A Fibre Channel port (N_Port of an HBA, or F_Port/E_Port of a switch) with buffer-to-buffer
+ * flow control: BB_Credit, R_RDY and BB_SC_N credit recovery (FC-FS-3 clause 18).
+ */
+#ifndef FC_NET_DEVICE_H
+#define FC_NET_DEVICE_H
+
+#include "fc-primitive.h"
+#include "fc-speed.h"
+
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/node.h"
+#include "ns3/traced-callback.h"
+#include "ns3/traced-value.h"
+
+#include <deque>
+
+namespace ns3
+{
+
+class FcChannel;
+
+class FcNetDevice : public NetDevice
+{
+  public:
+    static TypeId GetTypeId();
+    FcNetDevice();
+
+    /// Switch ports hand received frames here instead of delivering them up:
+    /// (port, frame, time the SOF arrived, time the EOF will have arrived).
+    typedef Callback<void, Ptr<FcNetDevice>, Ptr<Packet>, Time, Time> ForwardCallback;
+
+    void Attach(Ptr<FcChannel> channel);
+    /// Fabric/port login: take the peer's advertised BB_Credit and BB_SC_N (done once both
+    /// ends are attached, as FLOGI/PLOGI would).
+    void Login();
+    void SetForwardCallback(ForwardCallback cb) { m_forward = cb; }
+    void SetTxDequeueCallback(Callback<void> cb) { m_dequeueCb = cb; }
+
+    /// Queue a frame (FcFrameHeader + payload). `release`: the input port whose buffer holds
+    /// the frame (switches), freed when the frame's EOF has left this port.
+    void Enqueue(Ptr<Packet> frame, Ptr<FcNetDevice> release = nullptr);
+    /// Free one receive buffer: an R_RDY goes back to the sender.
+    void ReleaseBuffer();
+
+    // Called by FcChannel.
+    void StartReceive(Ptr<Packet> frame, Time txTime);
+    void ReceivePrimitive(FcPrimitive p);
+
+    FcSpeed GetSpeed() const { return m_speed; }
+    Time GetWordTime() const { return m_wordTime; }
+    uint32_t GetBbCredit() const { return m_bbCredit; }
+    uint32_t GetLoginCredit() const { return m_loginCredit; }
+    uint32_t GetCredits() const { return m_credits; }
+    uint32_t GetRxBuffersInUse() const { return m_rxBuffers; }
+    uint32_t GetTxQueueLength() const { return m_txq.size(); }
+    uint32_t GetBbScN() const { return m_bbScNUsed; }
+    void SetFcId(uint32_t id);
+    uint32_t GetFcId() const { return m_fcId; }
+
+    struct Counters
+    {
+        uint64_t framesTx = 0;
+        uint64_t framesRx = 0;
+        uint64_t bytesTx = 0;  ///< wire bytes of frames (delimiters included)
+        uint64_t rrdyTx = 0;
+        uint64_t rrdyRx = 0;
+        uint64_t bbScsTx = 0;
+        uint64_t bbScrTx = 0;
+        uint64_t framesRecovered = 0;   ///< R_RDYs returned for frames lost (BB_SCs)
+        uint64_t creditsRecovered = 0;  ///< credits restored for R_RDYs lost (BB_SCr)
+        uint64_t creditOverflows = 0;   ///< R_RDY with credits already at the login value
+        uint64_t bufferOverruns = 0;    ///< frame received with every buffer in use
+        uint64_t minCredits = UINT64_MAX;
+        uint64_t maxRxBuffers = 0;
+        Time creditStall;  ///< time with frames waiting, the line free and no credit
+    };
+
+    const Counters& GetCounters() const { return m_c; }
+    /// Time with frames waiting, the line free and no credit, up to now.
+    Time GetCreditStallTime() const;
+
+    typedef void (*RecoveryCallback)(uint8_t primitive, uint32_t restored);
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override { m_ifIndex = index; }
+    uint32_t GetIfIndex() const override { return m_ifIndex; }
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override { return m_address; }
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override { return m_mtu; }
+    bool IsLinkUp() const override { return m_channel != nullptr; }
+    void AddLinkChangeCallback(Callback<void> callback) override {}
+    bool IsBroadcast() const override { return false; }
+    Address GetBroadcast() const override { return Mac48Address::GetBroadcast(); }
+    bool IsMulticast() const override { return false; }
+    Address GetMulticast(Ipv4Address) const override { return Mac48Address::GetBroadcast(); }
+    Address GetMulticast(Ipv6Address) const override { return Mac48Address::GetBroadcast(); }
+    bool IsPointToPoint() const override { return true; }
+    bool IsBridge() const override { return false; }
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet>, const Address&, const Address&, uint16_t) override { return false; }
+    Ptr<Node> GetNode() const override { return m_node; }
+    void SetNode(Ptr<Node> node) override { m_node = node; }
+    bool NeedsArp() const override { return false; }
+    void SetReceiveCallback(ReceiveCallback cb) override { m_rxCallback = cb; }
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override {}
+    bool SupportsSendFrom() const override { return false; }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct TxItem
+    {
+        Ptr<Packet> frame;
+        Ptr<FcNetDevice> release;
+    };
+
+    void TryTransmit();
+    void TransmitDone();
+    void Deliver(Ptr<Packet> frame);
+    void QueuePrimitive(FcPrimitive p);
+    void SetSpeedIndex(int s);
+    int GetSpeedIndex() const { return static_cast<int>(m_speed); }
+
+    Ptr<Node> m_node;
+    Ptr<FcChannel> m_channel;
+    uint32_t m_ifIndex = 0;
+    Mac48Address m_address;
+    uint16_t m_mtu = FC_MAX_PAYLOAD;
+    uint32_t m_fcId = 0;
+
+    // Attributes
+    FcSpeed m_speed = FcSpeed::GFC8;
+    uint32_t m_bbCredit;
+    uint32_t m_bbScN;
+    uint32_t m_minIdleWords;
+    Time m_rxProcessingDelay;
+
+    // Derived timings
+    Time m_wordTime;
+    Time m_gapTime;
+
+    // Transmitter state
+    std::deque<TxItem> m_txq;
+    std::deque<FcPrimitive> m_primq;
+    bool m_busy = false;
+    bool m_busyWithFrame = false;
+    Ptr<FcNetDevice> m_releaseOnDone;
+    Time m_gapEnd;
+    EventId m_gapEvent;
+    bool m_stalled = false;
+    Time m_stallStart;
+    uint32_t m_loginCredit = 0;
+    uint32_t m_bbScNUsed = 0;
+    uint32_t m_scMask = 0;  ///< 2^BB_SC_N - 1
+    uint32_t m_framesSinceBbScs = 0;
+    uint32_t m_rrdySinceBbScr = 0;
+    uint32_t m_bbRrdyCnt = 0;  ///< R_RDYs received since the last BB_SCr, mod 2^N
+
+    // Receiver state
+    uint32_t m_bbRcCnt = 0;  ///< frames received since the last BB_SCs, mod 2^N
+
+    TracedValue<uint32_t> m_credits;
+    TracedValue<uint32_t> m_rxBuffers;
+    TracedValue<uint32_t> m_txQueueLen;
+    TracedCallback<Ptr<const Packet>> m_frameTxTrace;
+    TracedCallback<Ptr<const Packet>> m_frameRxTrace;
+    TracedCallback<uint8_t> m_primitiveTxTrace;
+    TracedCallback<uint8_t> m_primitiveRxTrace;
+    TracedCallback<uint8_t, uint32_t> m_recoveryTrace;
+
+    Counters m_c;
+    ForwardCallback m_forward;
+    ReceiveCallback m_rxCallback;
+    Callback<void> m_dequeueCb;
+};
+
+} // namespace ns3
+
+#endif

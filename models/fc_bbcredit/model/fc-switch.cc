@@ -1,0 +1,88 @@
+#include "fc-switch.h"
+
+#include "fc-frame-header.h"
+
+#include "ns3/enum.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FcSwitch);
+
+TypeId
+FcSwitch::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FcSwitch")
+            .SetParent<Object>()
+            .SetGroupName("FcBbCredit")
+            .AddConstructor<FcSwitch>()
+            .AddAttribute("ForwardingLatency",
+                          "Crossbar latency from the routing decision (header received, or EOF "
+                          "for store-and-forward) to the frame being eligible at the output.",
+                          TimeValue(NanoSeconds(700)),
+                          MakeTimeAccessor(&FcSwitch::m_latency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("Switching",
+                          "CutThrough or StoreAndForward.",
+                          EnumValue(CUT_THROUGH),
+                          MakeEnumAccessor(&FcSwitch::m_switching),
+                          MakeEnumChecker(CUT_THROUGH, "CutThrough",
+                                          STORE_AND_FORWARD, "StoreAndForward"))
+            .AddAttribute("PortBbCredit",
+                          "Receive buffers per switch port, advertised as its BB_Credit.",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&FcSwitch::m_portBbCredit),
+                          MakeUintegerChecker<uint32_t>(1, 32767));
+    return tid;
+}
+
+void
+FcSwitch::DoDispose()
+{
+    m_ports.clear();
+    Object::DoDispose();
+}
+
+uint32_t
+FcSwitch::AddPort(Ptr<FcNetDevice> port)
+{
+    port->SetAttribute("BbCredit", UintegerValue(m_portBbCredit));
+    port->SetForwardCallback(MakeCallback(&FcSwitch::Forward, this));
+    m_ports.push_back(port);
+    return m_ports.size() - 1;
+}
+
+void
+FcSwitch::Forward(Ptr<FcNetDevice> in, Ptr<Packet> frame, Time sofArrival, Time eofArrival)
+{
+    FcFrameHeader h;
+    frame->PeekHeader(h);
+    auto it = m_routes.find(h.dId);
+    if (it == m_routes.end())
+    {
+        // Class 3: an unroutable frame is discarded; its buffer is freed at once.
+        ++m_unroutable;
+        Simulator::Schedule(eofArrival - Simulator::Now(), &FcNetDevice::ReleaseBuffer, in);
+        return;
+    }
+    Ptr<FcNetDevice> out = m_ports[it->second];
+    Time ready;
+    if (m_switching == CUT_THROUGH)
+    {
+        // Start once the header is in and routed, but never so early that the output would
+        // overtake the input (a faster output waits for the tail).
+        Time headerIn = sofArrival + FcWireTime(in->GetSpeed(), FC_SOF + FC_HEADER) + m_latency;
+        Time outTx = FcWireTime(out->GetSpeed(), FcFrameWireBytes(frame->GetSize() - FC_HEADER));
+        ready = std::max(headerIn, eofArrival - outTx);
+    }
+    else
+    {
+        ready = eofArrival + m_latency;
+    }
+    Simulator::Schedule(ready - Simulator::Now(), &FcNetDevice::Enqueue, out, frame, in);
+}
+
+} // namespace ns3

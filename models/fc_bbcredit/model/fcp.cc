@@ -1,0 +1,337 @@
+#include "fcp.h"
+
+#include "ns3/enum.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+namespace
+{
+void
+PutU32(uint8_t* b, uint32_t v)
+{
+    b[0] = v >> 24;
+    b[1] = v >> 16;
+    b[2] = v >> 8;
+    b[3] = v;
+}
+
+uint32_t
+GetU32(const uint8_t* b)
+{
+    return (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) | (uint32_t(b[2]) << 8) | b[3];
+}
+
+Ptr<Packet>
+FrameWith(const FcFrameHeader& h, const uint8_t* iu, uint32_t n)
+{
+    Ptr<Packet> p = Create<Packet>(iu, n);
+    p->AddHeader(h);
+    return p;
+}
+
+void
+ReadIu(Ptr<const Packet> frame, uint8_t* buf, uint32_t n)
+{
+    uint8_t all[FC_HEADER + 64];
+    frame->CopyData(all, FC_HEADER + n);
+    std::copy(all + FC_HEADER, all + FC_HEADER + n, buf);
+}
+} // namespace
+
+NS_OBJECT_ENSURE_REGISTERED(FcpInitiator);
+
+TypeId
+FcpInitiator::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FcpInitiator")
+            .SetParent<Application>()
+            .SetGroupName("FcBbCredit")
+            .AddConstructor<FcpInitiator>()
+            .AddAttribute("Direction", "Write or Read.", EnumValue(WRITE),
+                          MakeEnumAccessor(&FcpInitiator::m_direction),
+                          MakeEnumChecker(WRITE, "Write", READ, "Read"))
+            .AddAttribute("IoSize", "Bytes per I/O (FCP_DL).", UintegerValue(65536),
+                          MakeUintegerAccessor(&FcpInitiator::m_ioSize),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 30))
+            .AddAttribute("QueueDepth", "Outstanding exchanges.", UintegerValue(4),
+                          MakeUintegerAccessor(&FcpInitiator::m_queueDepth),
+                          MakeUintegerChecker<uint32_t>(1, 65535))
+            .AddAttribute("MaxPayload", "Data field bytes per FCP_DATA frame.",
+                          UintegerValue(2048),
+                          MakeUintegerAccessor(&FcpInitiator::m_maxPayload),
+                          MakeUintegerChecker<uint32_t>(4, FC_MAX_PAYLOAD))
+            .AddTraceSource("Io", "An I/O completed: (bytes, latency).",
+                            MakeTraceSourceAccessor(&FcpInitiator::m_ioTrace),
+                            "ns3::FcpInitiator::IoCallback");
+    return tid;
+}
+
+void
+FcpInitiator::Setup(Ptr<FcNetDevice> port, uint32_t targetId, uint32_t firstBurst)
+{
+    m_port = port;
+    m_target = targetId;
+    m_firstBurst = firstBurst;
+    port->SetReceiveCallback(MakeCallback(&FcpInitiator::Receive, this));
+}
+
+void
+FcpInitiator::SetWindow(Time from, Time to)
+{
+    m_from = from;
+    m_to = to;
+}
+
+FcFrameHeader
+FcpInitiator::Header(uint8_t rCtl, uint16_t oxId, uint16_t rxId) const
+{
+    FcFrameHeader h;
+    h.rCtl = rCtl;
+    h.type = FcType::FCP;
+    h.dId = m_target;
+    h.sId = m_port->GetFcId();
+    h.oxId = oxId;
+    h.rxId = rxId;
+    return h;
+}
+
+void
+FcpInitiator::StartApplication()
+{
+    m_running = true;
+    for (uint32_t i = 0; i < m_queueDepth; ++i)
+    {
+        Issue();
+    }
+}
+
+void
+FcpInitiator::StopApplication()
+{
+    m_running = false;
+}
+
+void
+FcpInitiator::Issue()
+{
+    uint16_t ox = m_nextOx;
+    m_nextOx = (m_nextOx + 1) % 0xffff;  // 0xFFFF is "unassigned"
+    Io& io = m_ios[ox];
+    io.start = Simulator::Now();
+    io.sent = 0;
+
+    // FCP_CMND IU: FCP_LUN(8) FCP_CNTL(4) FCP_CDB(16) FCP_DL(4).
+    uint8_t iu[FCP_CMND_SIZE] = {};
+    iu[11] = (m_direction == WRITE) ? 0x01 : 0x02;  // WRDATA / RDDATA
+    iu[12] = (m_direction == WRITE) ? 0x8a : 0x88;  // WRITE(16) / READ(16)
+    PutU32(iu + 12 + 10, m_ioSize / 512);           // transfer length in 512 B blocks
+    PutU32(iu + 28, m_ioSize);
+    FcFrameHeader h = Header(FcRctl::UNSOLICITED_CMD, ox, 0xffff);
+    h.fCtl = FcFctl::FIRST_SEQUENCE | FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
+    m_port->Enqueue(FrameWith(h, iu, FCP_CMND_SIZE));
+
+    uint32_t first = std::min(m_firstBurst, m_ioSize);
+    if (m_direction == WRITE && first > 0)
+    {
+        FcFrameHeader d = Header(FcRctl::SOLICITED_DATA, ox, 0xffff);
+        SendFcSequence(m_port, d, first, m_maxPayload, 0);
+        io.sent = first;
+    }
+}
+
+bool
+FcpInitiator::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const Address&)
+{
+    FcFrameHeader h;
+    frame->PeekHeader(h);
+    auto it = m_ios.find(h.oxId);
+    if (it == m_ios.end())
+    {
+        return true;
+    }
+    if (h.rCtl == FcRctl::DATA_DESCRIPTOR)
+    {
+        uint8_t iu[FCP_XFER_RDY_SIZE];
+        ReadIu(frame, iu, FCP_XFER_RDY_SIZE);
+        uint32_t offset = GetU32(iu);
+        uint32_t len = GetU32(iu + 4);
+        FcFrameHeader d = Header(FcRctl::SOLICITED_DATA, h.oxId, h.rxId);
+        SendFcSequence(m_port, d, len, m_maxPayload, offset);
+        it->second.sent += len;
+    }
+    else if (h.rCtl == FcRctl::COMMAND_STATUS)
+    {
+        Time now = Simulator::Now();
+        Time lat = now - it->second.start;
+        m_ios.erase(it);
+        ++m_completed;
+        if (now >= m_from && now < m_to)
+        {
+            m_windowBytes += m_ioSize;
+            m_latUs.push_back(lat.GetSeconds() * 1e6);
+        }
+        m_ioTrace(m_ioSize, lat);
+        if (m_running)
+        {
+            Issue();
+        }
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+NS_OBJECT_ENSURE_REGISTERED(FcpTarget);
+
+TypeId
+FcpTarget::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FcpTarget")
+            .SetParent<Application>()
+            .SetGroupName("FcBbCredit")
+            .AddConstructor<FcpTarget>()
+            .AddAttribute("MaxBurstLength",
+                          "Largest burst one FCP_XFER_RDY solicits, and largest read sequence "
+                          "(bytes).",
+                          UintegerValue(65536),
+                          MakeUintegerAccessor(&FcpTarget::m_maxBurst),
+                          MakeUintegerChecker<uint32_t>(4, 1u << 30))
+            .AddAttribute("FirstBurstSize",
+                          "Write data an initiator may send without FCP_XFER_RDY (0: none).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FcpTarget::m_firstBurst),
+                          MakeUintegerChecker<uint32_t>(0, 1u << 30))
+            .AddAttribute("MaxPayload", "Data field bytes per FCP_DATA frame.",
+                          UintegerValue(2048),
+                          MakeUintegerAccessor(&FcpTarget::m_maxPayload),
+                          MakeUintegerChecker<uint32_t>(4, FC_MAX_PAYLOAD))
+            .AddAttribute("ServiceTime",
+                          "Device time per I/O: before read data, after the last write data.",
+                          TimeValue(MicroSeconds(10)),
+                          MakeTimeAccessor(&FcpTarget::m_serviceTime),
+                          MakeTimeChecker(Time(0)));
+    return tid;
+}
+
+void
+FcpTarget::Setup(Ptr<FcNetDevice> port)
+{
+    m_port = port;
+    port->SetReceiveCallback(MakeCallback(&FcpTarget::Receive, this));
+}
+
+FcFrameHeader
+FcpTarget::Header(const Exchange& x, uint8_t rCtl) const
+{
+    FcFrameHeader h;
+    h.rCtl = rCtl;
+    h.type = FcType::FCP;
+    h.dId = x.sId;
+    h.sId = m_port->GetFcId();
+    h.oxId = x.oxId;
+    h.rxId = x.rxId;
+    h.fCtl = FcFctl::EXCHANGE_CONTEXT | FcFctl::FIRST_SEQUENCE;
+    return h;
+}
+
+bool
+FcpTarget::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const Address&)
+{
+    FcFrameHeader h;
+    frame->PeekHeader(h);
+    uint64_t key = (uint64_t(h.sId) << 16) | h.oxId;
+    if (h.rCtl == FcRctl::UNSOLICITED_CMD)
+    {
+        uint8_t iu[FCP_CMND_SIZE];
+        ReadIu(frame, iu, FCP_CMND_SIZE);
+        Exchange x;
+        x.sId = h.sId;
+        x.oxId = h.oxId;
+        x.rxId = m_nextRx;
+        m_nextRx = (m_nextRx + 1) % 0xffff;
+        x.write = iu[11] & 0x01;
+        x.length = GetU32(iu + 28);
+        if (x.write)
+        {
+            x.burstEnd = std::min(m_firstBurst, x.length);
+            m_x[key] = x;
+            if (x.burstEnd == 0)
+            {
+                SendXferRdy(key);
+            }
+        }
+        else
+        {
+            m_x[key] = x;
+            Simulator::Schedule(m_serviceTime, &FcpTarget::SendReadData, this, key);
+        }
+    }
+    else if (h.rCtl == FcRctl::SOLICITED_DATA)
+    {
+        auto it = m_x.find(key);
+        if (it == m_x.end())
+        {
+            return true;
+        }
+        Exchange& x = it->second;
+        x.received += FcPayloadOf(frame);
+        if (x.received >= x.length)
+        {
+            Simulator::Schedule(m_serviceTime, &FcpTarget::SendRsp, this, key);
+        }
+        else if (x.received == x.burstEnd)
+        {
+            SendXferRdy(key);
+        }
+    }
+    return true;
+}
+
+void
+FcpTarget::SendXferRdy(uint64_t key)
+{
+    Exchange& x = m_x[key];
+    uint32_t offset = static_cast<uint32_t>(x.burstEnd);
+    uint32_t len = std::min<uint64_t>(m_maxBurst, x.length - x.burstEnd);
+    x.burstEnd += len;
+    // FCP_XFER_RDY IU: FCP_DATA_RO(4) FCP_BURST_LEN(4) reserved(4).
+    uint8_t iu[FCP_XFER_RDY_SIZE] = {};
+    PutU32(iu, offset);
+    PutU32(iu + 4, len);
+    FcFrameHeader h = Header(x, FcRctl::DATA_DESCRIPTOR);
+    h.fCtl |= FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
+    m_port->Enqueue(FrameWith(h, iu, FCP_XFER_RDY_SIZE));
+}
+
+void
+FcpTarget::SendReadData(uint64_t key)
+{
+    Exchange& x = m_x[key];
+    uint64_t offset = 0;
+    while (offset < x.length)
+    {
+        uint64_t len = std::min<uint64_t>(m_maxBurst, x.length - offset);
+        FcFrameHeader h = Header(x, FcRctl::SOLICITED_DATA);
+        SendFcSequence(m_port, h, len, m_maxPayload, offset);
+        offset += len;
+    }
+    SendRsp(key);
+}
+
+void
+FcpTarget::SendRsp(uint64_t key)
+{
+    Exchange x = m_x[key];
+    m_x.erase(key);
+    uint8_t iu[FCP_RSP_SIZE] = {};  // SCSI status GOOD, no residual, no sense
+    FcFrameHeader h = Header(x, FcRctl::COMMAND_STATUS);
+    h.fCtl |= FcFctl::LAST_SEQUENCE | FcFctl::END_SEQUENCE;
+    m_port->Enqueue(FrameWith(h, iu, FCP_RSP_SIZE));
+}
+
+} // namespace ns3

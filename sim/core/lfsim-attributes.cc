@@ -1,0 +1,167 @@
+#include "lfsim-attributes.h"
+
+#include "ns3/attribute.h"
+#include "ns3/nstime.h"
+#include "ns3/type-id.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <regex>
+#include <stdexcept>
+
+namespace lfsim
+{
+
+void
+EnsureTimeResolution()
+{
+    static const bool done = [] {
+        ns3::Time::SetResolution(ns3::Time::PS);
+        return true;
+    }();
+    (void) done;
+}
+
+// Set the resolution as soon as the library is loaded, before any model builds a Time.
+static const bool g_resolution = (EnsureTimeResolution(), true);
+
+static ns3::TypeId
+Lookup(const std::string& typeId)
+{
+    ns3::TypeId tid;
+    if (!ns3::TypeId::LookupByNameFailSafe(typeId, &tid))
+    {
+        throw std::invalid_argument("unknown class " + typeId);
+    }
+    return tid;
+}
+
+std::vector<AttributeInfo>
+Attributes(const std::string& typeId)
+{
+    EnsureTimeResolution();
+    ns3::TypeId tid = Lookup(typeId);
+    std::vector<AttributeInfo> out;
+    for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+    {
+        ns3::TypeId::AttributeInformation a = tid.GetAttribute(i);
+        out.push_back({a.name,
+                       a.checker->GetValueTypeName(),
+                       a.checker->GetUnderlyingTypeInformation(),
+                       a.initialValue->SerializeToString(a.checker),
+                       a.help});
+    }
+    return out;
+}
+
+// "uint32_t 1:32767" -> " in 1..32767"
+static std::string
+RangeOf(const std::string& info)
+{
+    auto sp = info.find(' ');
+    auto colon = info.find(':', sp == std::string::npos ? 0 : sp);
+    if (sp == std::string::npos || colon == std::string::npos)
+    {
+        return "";
+    }
+    return " in " + info.substr(sp + 1, colon - sp - 1) + ".." + info.substr(colon + 1);
+}
+
+static const std::regex&
+TimeRegex()
+{
+    static const std::regex re(
+        R"(^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(s|ms|us|ns|ps|fs|min|h|d)$)");
+    return re;
+}
+
+bool
+ParseTime(const std::string& s, ns3::Time* out)
+{
+    if (!std::regex_match(s, TimeRegex()))
+    {
+        return false;
+    }
+    *out = ns3::Time(s);
+    return true;
+}
+
+std::string
+CheckValue(const std::string& typeId, const std::string& attribute, const std::string& value)
+{
+    EnsureTimeResolution();
+    ns3::TypeId tid = Lookup(typeId);
+    ns3::TypeId::AttributeInformation a;
+    if (!tid.LookupAttributeByName(attribute, &a))
+    {
+        return "an attribute of " + typeId;
+    }
+    const std::string type = a.checker->GetValueTypeName();
+    const std::string info = a.checker->GetUnderlyingTypeInformation();
+    std::string accepted;
+    // Pre-checks in the form each type accepts; ns-3's own parsers abort on some bad strings.
+    static const std::regex uintRe(R"(^\s*\+?\d+\s*$)");
+    static const std::regex intRe(R"(^[+-]?\d+\s*$)");
+    if (type == "ns3::TimeValue")
+    {
+        accepted = "a time with a unit (s, ms, us, ns, ps), e.g. 10us";
+        if (!std::regex_match(value, TimeRegex()))
+        {
+            return accepted;
+        }
+    }
+    else if (type == "ns3::UintegerValue")
+    {
+        accepted = "an integer" + RangeOf(info);
+        if (!std::regex_match(value, uintRe))
+        {
+            return accepted;
+        }
+    }
+    else if (type == "ns3::IntegerValue")
+    {
+        accepted = "an integer" + RangeOf(info);
+        if (!std::regex_match(value, intRe))
+        {
+            return accepted;
+        }
+    }
+    else if (type == "ns3::DoubleValue")
+    {
+        accepted = "a number" + RangeOf(info);
+        char* end = nullptr;
+        double d = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end != '\0' || !std::isfinite(d))
+        {
+            return accepted;
+        }
+    }
+    else if (type == "ns3::DataRateValue")
+    {
+        accepted = "a data rate with a unit (bps, kbps, Mbps, Gbps, MBps, ...), e.g. 25Gbps";
+    }
+    else if (type == "ns3::BooleanValue")
+    {
+        accepted = "true or false";
+        if (value != "true" && value != "false" && value != "1" && value != "0")
+        {
+            return accepted;
+        }
+    }
+    else if (type == "ns3::EnumValue")
+    {
+        accepted = "one of " + info;
+    }
+    else
+    {
+        accepted = info;
+    }
+    ns3::Ptr<ns3::AttributeValue> v = a.checker->Create();
+    if (!v->DeserializeFromString(value, a.checker) || !a.checker->Check(*v))
+    {
+        return accepted;
+    }
+    return "";
+}
+
+} // namespace lfsim

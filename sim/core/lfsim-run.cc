@@ -1,0 +1,242 @@
+#include "lfsim-run.h"
+
+#include "lfsim-attributes.h"
+
+#include "ns3/config.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
+#include <chrono>
+#include <stdexcept>
+
+namespace lfsim
+{
+
+Table::Table(std::vector<std::string> columns)
+    : m_columns(std::move(columns)),
+      m_data(m_columns.size())
+{
+}
+
+void
+Table::Append(std::initializer_list<double> row)
+{
+    size_t i = 0;
+    for (double v : row)
+    {
+        m_data[i++].push_back(v);
+    }
+}
+
+void
+Table::Reserve(size_t rows)
+{
+    for (auto& c : m_data)
+    {
+        c.reserve(rows);
+    }
+}
+
+const std::vector<double>&
+Table::Column(const std::string& name) const
+{
+    for (size_t i = 0; i < m_columns.size(); ++i)
+    {
+        if (m_columns[i] == name)
+        {
+            return m_data[i];
+        }
+    }
+    throw std::out_of_range("no column " + name);
+}
+
+bool
+RunContext::Records(const std::string& recorder) const
+{
+    for (const auto& r : config.record)
+    {
+        if (r == recorder)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+Table&
+RunContext::Series(const std::string& name, const std::vector<std::string>& valueColumns)
+{
+    std::vector<std::string> cols{"time_s", "id"};
+    cols.insert(cols.end(), valueColumns.begin(), valueColumns.end());
+    return series.emplace(name, Table(cols)).first->second;
+}
+
+Table&
+RunContext::AddTable(const std::string& name, const std::vector<std::string>& columns)
+{
+    return tables.emplace(name, Table(columns)).first->second;
+}
+
+void
+RunContext::SetLabels(const std::string& name, std::vector<std::string> l)
+{
+    labels[name] = std::move(l);
+}
+
+void
+RunContext::SamplePeriodically(std::function<void()> fn)
+{
+    if (m_samplers.empty() && config.sampleInterval.IsStrictlyPositive())
+    {
+        ns3::Simulator::Schedule(ns3::Time(0), &RunContext::Sample, this);
+    }
+    m_samplers.push_back(std::move(fn));
+}
+
+void
+RunContext::Sample()
+{
+    for (auto& f : m_samplers)
+    {
+        f();
+    }
+    if (ns3::Simulator::Now() + config.sampleInterval <= config.stopTime)
+    {
+        ns3::Simulator::Schedule(config.sampleInterval, &RunContext::Sample, this);
+    }
+}
+
+static std::vector<FabricInfo>&
+Registry()
+{
+    static std::vector<FabricInfo> r;
+    return r;
+}
+
+bool
+RegisterFabric(FabricInfo info)
+{
+    Registry().push_back(std::move(info));
+    return true;
+}
+
+const std::vector<FabricInfo>&
+Fabrics()
+{
+    return Registry();
+}
+
+const FabricInfo&
+FindFabric(const std::string& name)
+{
+    for (const auto& f : Registry())
+    {
+        if (f.name == name)
+        {
+            return f;
+        }
+    }
+    std::string accepted;
+    for (const auto& f : Registry())
+    {
+        accepted += (accepted.empty() ? "" : ", ") + f.name;
+    }
+    throw std::invalid_argument("fabric: '" + name + "' does not exist; accepted: " + accepted);
+}
+
+namespace
+{
+// Progress reporting by wall clock, checked from a periodic simulation event. The number of
+// these events is subtracted from the event count so that `events` does not depend on it.
+struct Progress
+{
+    const ProgressFn* fn;
+    double stopS;
+    ns3::Time step;
+    std::chrono::steady_clock::time_point last;
+    uint64_t events = 0;
+
+    void Tick()
+    {
+        ++events;
+        auto now = std::chrono::steady_clock::now();
+        if (now - last > std::chrono::milliseconds(250))
+        {
+            last = now;
+            (*fn)(ns3::Simulator::Now().GetSeconds(), stopS);
+        }
+        ns3::Simulator::Schedule(step, &Progress::Tick, this);
+    }
+};
+} // namespace
+
+void
+StopRunNow()
+{
+    ns3::Simulator::Stop();
+}
+
+RunResult
+Run(const RunConfig& cfg, const ProgressFn& progress)
+{
+    EnsureTimeResolution();
+    const FabricInfo& info = FindFabric(cfg.fabric);
+    if (!cfg.stopTime.IsStrictlyPositive())
+    {
+        throw std::invalid_argument("stop_time: must be positive");
+    }
+    for (const auto& a : cfg.attributes)
+    {
+        std::string why = CheckValue(a[0], a[1], a[2]);
+        if (!why.empty())
+        {
+            throw std::invalid_argument(a[0] + "::" + a[1] + ": got '" + a[2] +
+                                        "'; accepted: " + why);
+        }
+        ns3::Config::SetDefault(a[0] + "::" + a[1], ns3::StringValue(a[2]));
+    }
+    ns3::RngSeedManager::SetSeed(cfg.seed);
+    ns3::RngSeedManager::SetRun(1);
+
+    RunContext ctx(cfg);
+    std::unique_ptr<Fabric> fabric = info.factory();
+    uint64_t eventsBefore = ns3::Simulator::GetEventCount();
+    fabric->Build(ctx);
+
+    Progress prog{&progress, cfg.stopTime.GetSeconds(), cfg.stopTime / 1000,
+                  std::chrono::steady_clock::now()};
+    if (progress)
+    {
+        ns3::Simulator::Schedule(prog.step, &Progress::Tick, &prog);
+    }
+    ns3::Simulator::Stop(cfg.stopTime);
+    ns3::Simulator::Run();
+
+    RunResult r;
+    r.simTimeS = ns3::Simulator::Now().GetSeconds();
+    r.events = ns3::Simulator::GetEventCount() - eventsBefore - prog.events;
+    fabric->Finish(ctx);
+    fabric.reset();
+    ns3::Simulator::Destroy();
+    r.metrics = std::move(ctx.metrics);
+    r.series = std::move(ctx.series);
+    r.tables = std::move(ctx.tables);
+    r.labels = std::move(ctx.labels);
+    return r;
+}
+
+double
+JainFairness(const std::vector<double>& x)
+{
+    double s = 0;
+    double s2 = 0;
+    for (double v : x)
+    {
+        s += v;
+        s2 += v * v;
+    }
+    return s2 > 0 ? s * s / (x.size() * s2) : 1.0;
+}
+
+} // namespace lfsim

@@ -1,0 +1,128 @@
+/*
+ * lfsim: the run loop every fabric shares — configuration, recorders, metrics, fabric registry.
+ */
+#ifndef LFSIM_RUN_H
+#define LFSIM_RUN_H
+
+#include "ns3/nstime.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace lfsim
+{
+
+/// Column-oriented table of doubles (all columns have the same length).
+class Table
+{
+  public:
+    Table() = default;
+    explicit Table(std::vector<std::string> columns);
+
+    void Append(std::initializer_list<double> row);
+    size_t Rows() const { return m_data.empty() ? 0 : m_data[0].size(); }
+    const std::vector<std::string>& Columns() const { return m_columns; }
+    std::vector<double>& Column(size_t i) { return m_data[i]; }
+    const std::vector<double>& Column(const std::string& name) const;
+    void Reserve(size_t rows);
+
+  private:
+    std::vector<std::string> m_columns;
+    std::vector<std::vector<double>> m_data;
+};
+
+using MetricValue = std::variant<double, std::vector<double>, std::string>;
+
+struct RunConfig
+{
+    std::string fabric;
+    uint32_t seed = 1;
+    ns3::Time stopTime;
+    ns3::Time sampleInterval;  ///< zero: recorders sample on change only
+    std::vector<std::string> record;
+    /// (TypeId name, attribute name, value string), applied with Config::SetDefault.
+    std::vector<std::array<std::string, 3>> attributes;
+};
+
+/// What a fabric sees while it builds and after the run.
+class RunContext
+{
+  public:
+    explicit RunContext(const RunConfig& cfg)
+        : config(cfg)
+    {
+    }
+
+    const RunConfig& config;
+
+    bool Records(const std::string& recorder) const;
+    /// A time series (long form: time_s, id, values...). The reference stays valid.
+    Table& Series(const std::string& name, const std::vector<std::string>& valueColumns);
+    Table& AddTable(const std::string& name, const std::vector<std::string>& columns);
+    void SetLabels(const std::string& name, std::vector<std::string> labels);
+    void SetMetric(const std::string& name, MetricValue v) { metrics[name] = std::move(v); }
+    /// Calls fn every sample interval (if one is configured) until the stop time.
+    void SamplePeriodically(std::function<void()> fn);
+
+    std::map<std::string, MetricValue> metrics;
+    std::map<std::string, Table> series;
+    std::map<std::string, Table> tables;
+    std::map<std::string, std::vector<std::string>> labels;
+
+  private:
+    void Sample();
+    std::vector<std::function<void()>> m_samplers;
+};
+
+class Fabric
+{
+  public:
+    virtual ~Fabric() = default;
+    /// Build topology and applications and connect recorders. Throws std::invalid_argument.
+    virtual void Build(RunContext& ctx) = 0;
+    /// Called after the simulation ends: compute metrics and tables.
+    virtual void Finish(RunContext& ctx) = 0;
+};
+
+struct FabricInfo
+{
+    std::string name;
+    std::string description;
+    std::vector<std::string> typeIds;                        ///< configurable classes
+    std::vector<std::pair<std::string, std::string>> recorders;  ///< name, description
+    std::function<std::unique_ptr<Fabric>()> factory;
+};
+
+/// Used by a model's static registrar (one line per fabric).
+bool RegisterFabric(FabricInfo info);
+const std::vector<FabricInfo>& Fabrics();
+const FabricInfo& FindFabric(const std::string& name);  ///< throws std::invalid_argument
+
+struct RunResult
+{
+    double simTimeS = 0;
+    uint64_t events = 0;
+    std::map<std::string, MetricValue> metrics;
+    std::map<std::string, Table> series;
+    std::map<std::string, Table> tables;
+    std::map<std::string, std::vector<std::string>> labels;
+};
+
+using ProgressFn = std::function<void(double simS, double stopS)>;
+RunResult Run(const RunConfig& cfg, const ProgressFn& progress = nullptr);
+
+/// Ends the current run early (e.g. a workload that has finished).
+void StopRunNow();
+
+/// Jain's fairness index of a set of rates.
+double JainFairness(const std::vector<double>& x);
+
+} // namespace lfsim
+
+#endif

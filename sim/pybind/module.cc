@@ -1,0 +1,181 @@
+// lfsim._core: the C++ run loop seen from Python. Contract: sim/CORE_API.md.
+#include "lfsim-attributes.h"
+#include "lfsim-run.h"
+
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+namespace
+{
+
+// Hands a column to numpy without copying: the vector moves to the heap, a capsule owns it.
+py::array
+ToNumpy(std::vector<double>&& v)
+{
+    auto* owned = new std::vector<double>(std::move(v));
+    py::capsule owner(owned, [](void* p) { delete static_cast<std::vector<double>*>(p); });
+    return py::array_t<double>({owned->size()}, {sizeof(double)}, owned->data(), owner);
+}
+
+py::dict
+TablesToDict(std::map<std::string, lfsim::Table>& tables)
+{
+    py::dict out;
+    for (auto& [name, t] : tables)
+    {
+        py::dict cols;
+        for (size_t i = 0; i < t.Columns().size(); ++i)
+        {
+            cols[py::str(t.Columns()[i])] = ToNumpy(std::move(t.Column(i)));
+        }
+        out[py::str(name)] = cols;
+    }
+    return out;
+}
+
+std::string
+Str(const py::handle& h)
+{
+    return py::str(h).cast<std::string>();
+}
+
+py::dict
+RunPy(const py::dict& config, const py::object& progress)
+{
+    lfsim::RunConfig cfg;
+    lfsim::EnsureTimeResolution();
+    cfg.fabric = Str(config["fabric"]);
+    cfg.seed = config["seed"].cast<uint32_t>();
+    for (const char* key : {"stop_time", "sample_interval"})
+    {
+        std::string v = config.contains(key) ? Str(config[key]) : "0s";
+        ns3::Time t;
+        if (!lfsim::ParseTime(v, &t))
+        {
+            throw py::value_error(std::string(key) + ": got '" + v +
+                                  "'; accepted: a time with a unit (s, ms, us, ns, ps), e.g. 2ms");
+        }
+        (std::string(key) == "stop_time" ? cfg.stopTime : cfg.sampleInterval) = t;
+    }
+    if (config.contains("record"))
+    {
+        for (auto r : config["record"])
+        {
+            cfg.record.push_back(Str(r));
+        }
+    }
+    if (config.contains("attributes"))
+    {
+        for (auto item : config["attributes"].cast<py::dict>())
+        {
+            std::string tid = Str(item.first);
+            for (auto kv : item.second.cast<py::dict>())
+            {
+                cfg.attributes.push_back({tid, Str(kv.first), Str(kv.second)});
+            }
+        }
+    }
+    lfsim::ProgressFn fn;
+    if (!progress.is_none())
+    {
+        fn = [progress](double s, double stop) { progress(s, stop); };
+    }
+    lfsim::RunResult r;
+    try
+    {
+        r = lfsim::Run(cfg, fn);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw py::value_error(e.what());
+    }
+
+    py::dict metrics;
+    for (auto& [k, v] : r.metrics)
+    {
+        if (auto* d = std::get_if<double>(&v))
+        {
+            metrics[py::str(k)] = *d;
+        }
+        else if (auto* l = std::get_if<std::vector<double>>(&v))
+        {
+            metrics[py::str(k)] = py::cast(*l);
+        }
+        else
+        {
+            metrics[py::str(k)] = std::get<std::string>(v);
+        }
+    }
+    py::dict out;
+    out["sim_time_s"] = r.simTimeS;
+    out["events"] = r.events;
+    out["metrics"] = metrics;
+    out["series"] = TablesToDict(r.series);
+    out["tables"] = TablesToDict(r.tables);
+    out["labels"] = py::cast(r.labels);
+    return out;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_core, m)
+{
+    m.doc() = "lfsim C++ core (ns-3 " "3.37" ")";
+    m.def("fabrics", [] {
+        py::list out;
+        for (const auto& f : lfsim::Fabrics())
+        {
+            py::dict d;
+            d["name"] = f.name;
+            d["description"] = f.description;
+            d["type_ids"] = f.typeIds;
+            py::dict rec;
+            for (const auto& [n, desc] : f.recorders)
+            {
+                rec[py::str(n)] = desc;
+            }
+            d["recorders"] = rec;
+            out.append(d);
+        }
+        return out;
+    });
+    m.def("attributes", [](const std::string& tid) {
+        py::list out;
+        try
+        {
+            for (const auto& a : lfsim::Attributes(tid))
+            {
+                py::dict d;
+                d["name"] = a.name;
+                d["value_type"] = a.valueType;
+                d["info"] = a.info;
+                d["default"] = a.defaultValue;
+                d["help"] = a.help;
+                out.append(d);
+            }
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw py::value_error(e.what());
+        }
+        return out;
+    });
+    m.def("check_value",
+          [](const std::string& tid, const std::string& attr, const std::string& value) -> py::object {
+              std::string why;
+              try
+              {
+                  why = lfsim::CheckValue(tid, attr, value);
+              }
+              catch (const std::invalid_argument& e)
+              {
+                  throw py::value_error(e.what());
+              }
+              return why.empty() ? py::object(py::none()) : py::object(py::str(why));
+          });
+    m.def("run", &RunPy, py::arg("config"), py::arg("progress") = py::none());
+}
