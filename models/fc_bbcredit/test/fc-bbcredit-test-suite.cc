@@ -1,0 +1,615 @@
+/*
+ * Unit tests of the FC model: exact timings from baud and transmission code, frame layout,
+ * BB_Credit invariants, the closed-form distance law, BB_SC_N recovery, switching latencies,
+ * FCP exchange sequences and conservation of frames.
+ */
+#include "fc-applications.h"
+#include "fc-frame-header.h"
+#include "fc-helper.h"
+#include "fcp.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <map>
+
+using namespace ns3;
+
+namespace
+{
+
+const char* kSpeeds[] = {"1GFC", "2GFC", "4GFC", "8GFC", "16GFC", "32GFC"};
+
+/// Seconds per line byte, computed here from the FC-PI figures (independent of fc-speed.cc).
+double
+SecondsPerByte(int speed)
+{
+    const double baud[] = {1.0625e9, 2.125e9, 4.25e9, 8.5e9, 14.025e9, 28.05e9};
+    const double lineBitsPerByte[] = {10, 10, 10, 10, 8.0 * 66 / 64, 8.0 * 257 / 256};
+    return lineBitsPerByte[speed] / baud[speed];
+}
+
+class FcTestCase : public TestCase
+{
+  public:
+    using TestCase::TestCase;
+
+  protected:
+    void DoTeardown() override
+    {
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+class LineRateTest : public FcTestCase
+{
+  public:
+    LineRateTest()
+        : FcTestCase("Line rates and serialization times per speed")
+    {
+    }
+
+    void DoRun() override
+    {
+        // Data rates of the FC-PI tables: 1GFC 106.25 MB/s ... 16GFC 1700 MB/s.
+        NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC1), 106.25e6, 1, "1GFC");
+        NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC8), 850e6, 1, "8GFC");
+        NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC16), 1700e6, 1, "16GFC");
+        NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC32),
+                                  28.05e9 * 256 / 257 / 8, 1, "32GFC");
+        for (int s = 0; s < 6; ++s)
+        {
+            // A full frame: SOF 4 + header 24 + 2112 + CRC 4 + EOF 4 = 2148 bytes.
+            Time t = FcWireTime(static_cast<FcSpeed>(s), 2148);
+            double want = 2148 * SecondsPerByte(s);
+            NS_TEST_EXPECT_MSG_EQ_TOL(t.GetSeconds(), want, 1e-12, kSpeeds[s]);
+        }
+        // 1GFC: one word is 40 line bits = 37.647 ns.
+        NS_TEST_EXPECT_MSG_EQ(FcWireTime(FcSpeed::GFC1, 4).GetPicoSeconds(), 37647, "word");
+        NS_TEST_EXPECT_MSG_EQ(FcFrameWireBytes(0), 36u, "empty frame");
+        NS_TEST_EXPECT_MSG_EQ(FcFrameWireBytes(1), 40u, "fill bytes pad to a word");
+        NS_TEST_EXPECT_MSG_EQ(FcFrameWireBytes(2112), 2148u, "full frame");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+class HeaderTest : public FcTestCase
+{
+  public:
+    HeaderTest()
+        : FcTestCase("FC frame header: 24 bytes in FC-FS word order")
+    {
+    }
+
+    void DoRun() override
+    {
+        FcFrameHeader h;
+        h.rCtl = 0x06;
+        h.dId = 0x010200;
+        h.csCtl = 0;
+        h.sId = 0x010300;
+        h.type = 0x08;
+        h.fCtl = 0x290000;
+        h.seqId = 7;
+        h.dfCtl = 0;
+        h.seqCnt = 0x1234;
+        h.oxId = 0xabcd;
+        h.rxId = 0xffff;
+        h.parameter = 0xdeadbeef;
+        Ptr<Packet> p = Create<Packet>();
+        p->AddHeader(h);
+        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 24u, "header size");
+        uint8_t b[24];
+        p->CopyData(b, 24);
+        const uint8_t want[24] = {0x06, 0x01, 0x02, 0x00, 0x00, 0x01, 0x03, 0x00,
+                                  0x08, 0x29, 0x00, 0x00, 0x07, 0x00, 0x12, 0x34,
+                                  0xab, 0xcd, 0xff, 0xff, 0xde, 0xad, 0xbe, 0xef};
+        for (int i = 0; i < 24; ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(int(b[i]), int(want[i]), "byte " << i);
+        }
+        FcFrameHeader back;
+        p->RemoveHeader(back);
+        NS_TEST_EXPECT_MSG_EQ(back.dId, h.dId, "D_ID");
+        NS_TEST_EXPECT_MSG_EQ(back.fCtl, h.fCtl, "F_CTL");
+        NS_TEST_EXPECT_MSG_EQ(back.parameter, h.parameter, "parameter");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+struct Stamp
+{
+    std::vector<std::pair<Time, uint32_t>> credits;
+    std::vector<Time> rx;
+};
+
+void
+RecordCredit(Stamp* s, uint32_t, uint32_t v)
+{
+    s->credits.push_back({Simulator::Now(), v});
+}
+
+bool
+RecordRx(Stamp* s, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&)
+{
+    s->rx.push_back(Simulator::Now());
+    return true;
+}
+
+class SingleFrameTimingTest : public FcTestCase
+{
+  public:
+    SingleFrameTimingTest()
+        : FcTestCase("One frame: delivery at Tf+Tp+d, credit back at Tf+2Tp+Tw+d")
+    {
+    }
+
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("4GFC"));
+        Config::SetDefault("ns3::FcNetDevice::RxProcessingDelay", StringValue("3us"));
+        Config::SetDefault("ns3::FcChannel::Length", DoubleValue(2000));
+        FcHelper helper;
+        FcTopology t = helper.PointToPoint();
+        Stamp s;
+        t.hostPorts[0]->TraceConnectWithoutContext("Credits", MakeBoundCallback(&RecordCredit, &s));
+        t.hostPorts[1]->SetReceiveCallback(MakeBoundCallback(&RecordRx, &s));
+        FcFrameHeader h;
+        h.dId = t.hostPorts[1]->GetFcId();
+        Simulator::Schedule(MicroSeconds(1), &FcNetDevice::Enqueue, t.hostPorts[0],
+                            MakeFcFrame(h, 1000), nullptr);
+        Simulator::Run();
+        double spb = SecondsPerByte(2);
+        double tf = (36 + 1000) * spb;
+        double tp = 2000 * 5e-9;
+        double tw = 4 * spb;
+        NS_TEST_ASSERT_MSG_EQ(s.rx.size(), 1u, "one delivery");
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.rx[0].GetSeconds(), 1e-6 + tf + tp + 3e-6, 2e-12, "delivery");
+        NS_TEST_ASSERT_MSG_EQ(s.credits.size(), 2u, "down then up");
+        NS_TEST_EXPECT_MSG_EQ(s.credits[0].second, 7u, "one credit spent of 8");
+        NS_TEST_EXPECT_MSG_EQ(s.credits[1].second, 8u, "credit returned");
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.credits[1].first.GetSeconds(),
+                                  1e-6 + tf + 2 * tp + tw + 3e-6, 3e-12, "R_RDY arrival");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+/// Streams full frames for `stop` and returns payload MB/s counted in [warm, stop).
+double
+StreamThroughput(int speed, uint32_t credits, double lengthM, Time warm, Time stop,
+                 FcTopology* keep = nullptr)
+{
+    Config::SetDefault("ns3::FcNetDevice::Speed", StringValue(kSpeeds[speed]));
+    Config::SetDefault("ns3::FcNetDevice::BbCredit", UintegerValue(credits));
+    Config::SetDefault("ns3::FcChannel::Length", DoubleValue(lengthM));
+    FcHelper helper;
+    FcTopology t = helper.PointToPoint();
+    Ptr<FcSink> sink = CreateObject<FcSink>();
+    t.hosts.Get(1)->AddApplication(sink);
+    sink->Setup(t.hostPorts[1]);
+    sink->SetWindow(warm, stop);
+    Ptr<FcStreamSender> tx = CreateObject<FcStreamSender>();
+    t.hosts.Get(0)->AddApplication(tx);
+    tx->Setup(t.hostPorts[0], t.hostPorts[1]->GetFcId());
+    Simulator::Stop(stop);
+    Simulator::Run();
+    double r = sink->GetWindowBytes() / (stop - warm).GetSeconds() / 1e6;
+    if (keep)
+    {
+        *keep = t;
+    }
+    return r;
+}
+
+/// The distance law: N frames per round trip, or line rate once N frame slots cover it.
+double
+ClosedForm(int speed, uint32_t credits, double lengthM)
+{
+    double spb = SecondsPerByte(speed);
+    double slot = (2148 + 6 * 4) * spb;  // frame + six idle words
+    double rt = 2148 * spb + 2 * lengthM * 5e-9 + 4 * spb;  // frame, both ways, one R_RDY
+    return 2112.0 * credits / std::max(credits * slot, rt) / 1e6;
+}
+
+class DistanceLawTest : public FcTestCase
+{
+  public:
+    DistanceLawTest()
+        : FcTestCase("Throughput = min(line, N frames per round trip) within 1 %")
+    {
+    }
+
+    void DoRun() override
+    {
+        const uint32_t creditSet[] = {1, 2, 5, 16, 60};
+        const double lengths[] = {10, 1000, 10000, 50000};
+        for (int s = 0; s < 6; ++s)
+        {
+            for (uint32_t n : creditSet)
+            {
+                for (double l : lengths)
+                {
+                    double want = ClosedForm(s, n, l);
+                    double rt = 2148 * SecondsPerByte(s) + 2 * l * 5e-9;
+                    // Long enough for the window edges to be far below 1 %.
+                    Time warm = Seconds(2 * rt);
+                    Time stop = warm + Seconds(std::max(300 * rt, 3000 * 2172 * SecondsPerByte(s)));
+                    double got = StreamThroughput(s, n, l, warm, stop);
+                    Simulator::Destroy();
+                    NS_TEST_EXPECT_MSG_EQ_TOL(got / want, 1.0, 0.01,
+                                              kSpeeds[s] << " N=" << n << " L=" << l
+                                                         << " got " << got << " want " << want);
+                }
+            }
+        }
+    }
+};
+
+class CreditRuleOfThumbTest : public FcTestCase
+{
+  public:
+    CreditRuleOfThumbTest()
+        : FcTestCase("About one credit per km at 2GFC with full frames, doubling per speed")
+    {
+    }
+
+    /// Fewest credits that reach 99 % of the zero-distance throughput.
+    uint32_t Needed(int speed, double lengthM)
+    {
+        double top = StreamThroughput(speed, 200, 10, MilliSeconds(1), MilliSeconds(6));
+        Simulator::Destroy();
+        for (uint32_t n = 1; n < 400; ++n)
+        {
+            double rt = 2 * lengthM * 5e-9;
+            double got = StreamThroughput(speed, n, lengthM, Seconds(2 * rt), Seconds(40 * rt));
+            Simulator::Destroy();
+            if (got >= 0.99 * top)
+            {
+                return n;
+            }
+        }
+        return 0;
+    }
+
+    void DoRun() override
+    {
+        uint32_t n2 = Needed(1, 20000);
+        uint32_t n4 = Needed(2, 20000);
+        uint32_t n8 = Needed(3, 20000);
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(n2, 18u, "2GFC, 20 km: about 20 credits");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(n2, 23u, "2GFC, 20 km: about 20 credits");
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(n4) / n2, 2.0, 0.15, "4GFC needs twice 2GFC");
+        NS_TEST_EXPECT_MSG_EQ_TOL(double(n8) / n4, 2.0, 0.15, "8GFC needs twice 4GFC");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+class CreditInvariantTest : public FcTestCase
+{
+  public:
+    CreditInvariantTest()
+        : FcTestCase("Credits stay in [0, login], buffers never overrun, nothing dropped")
+    {
+    }
+
+    void DoRun() override
+    {
+        Stamp s;
+        Config::SetDefault("ns3::FcNetDevice::RxProcessingDelay", StringValue("7us"));
+        FcTopology t;
+        // Credits trace connected after the build; StreamThroughput keeps the topology.
+        Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("8GFC"));
+        Config::SetDefault("ns3::FcNetDevice::BbCredit", UintegerValue(3));
+        FcHelper helper;
+        t = helper.PointToPoint();
+        t.hostPorts[0]->TraceConnectWithoutContext("Credits", MakeBoundCallback(&RecordCredit, &s));
+        Ptr<FcSink> sink = CreateObject<FcSink>();
+        t.hosts.Get(1)->AddApplication(sink);
+        sink->Setup(t.hostPorts[1]);
+        Ptr<FcStreamSender> tx = CreateObject<FcStreamSender>();
+        t.hosts.Get(0)->AddApplication(tx);
+        tx->Setup(t.hostPorts[0], t.hostPorts[1]->GetFcId());
+        tx->SetStopTime(MilliSeconds(2));
+        Simulator::Stop(MilliSeconds(3));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_GT(s.credits.size(), 100u, "credits moved");
+        bool hitZero = false;
+        for (auto& [when, v] : s.credits)
+        {
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(v, 3u, "credits above login at " << when);
+            hitZero |= (v == 0);
+        }
+        NS_TEST_EXPECT_MSG_EQ(hitZero, true, "the receiver's delay exhausts the credits");
+        const auto& tc = t.hostPorts[0]->GetCounters();
+        const auto& rc = t.hostPorts[1]->GetCounters();
+        NS_TEST_EXPECT_MSG_EQ(rc.bufferOverruns, 0u, "no overrun");
+        NS_TEST_EXPECT_MSG_EQ(tc.creditOverflows, 0u, "no R_RDY beyond login");
+        // Conservation once drained: every frame sent arrived, every credit came back.
+        NS_TEST_EXPECT_MSG_EQ(tc.framesTx, rc.framesRx, "frames conserved");
+        NS_TEST_EXPECT_MSG_EQ(rc.rrdyTx, tc.rrdyRx, "R_RDYs conserved");
+        NS_TEST_EXPECT_MSG_EQ(t.hostPorts[0]->GetCredits(), 3u, "all credits back");
+        NS_TEST_EXPECT_MSG_EQ(sink->GetTotalBytes(), tc.framesTx * 2112, "payload delivered");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+class RecoveryTest : public FcTestCase
+{
+  public:
+    RecoveryTest()
+        : FcTestCase("BB_SC_N: lost frames and lost R_RDYs leak credit unless recovered")
+    {
+    }
+
+    struct Outcome
+    {
+        double early;  ///< MB/s in the first 2 ms
+        double late;   ///< MB/s in the last 5 ms
+        uint32_t creditsAtEnd;
+        uint64_t recoveredFrames;
+        uint64_t recoveredCredits;
+        uint64_t lostFrames;
+        uint64_t lostPrims;
+    };
+
+    Outcome Run(uint32_t bbScN, bool loseFrames)
+    {
+        Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("2GFC"));
+        Config::SetDefault("ns3::FcNetDevice::BbCredit", UintegerValue(16));
+        Config::SetDefault("ns3::FcNetDevice::BbScN", UintegerValue(bbScN));
+        Config::SetDefault("ns3::FcChannel::Length", DoubleValue(10000));
+        Config::SetDefault(loseFrames ? "ns3::FcChannel::LoseFrameEvery"
+                                      : "ns3::FcChannel::LoseRRdyEvery",
+                           UintegerValue(20));
+        FcHelper helper;
+        FcTopology t = helper.PointToPoint();
+        Ptr<FcSink> early = CreateObject<FcSink>();
+        t.hosts.Get(1)->AddApplication(early);
+        early->Setup(t.hostPorts[1]);
+        early->SetWindow(MilliSeconds(0), MilliSeconds(2));
+        Ptr<FcStreamSender> tx = CreateObject<FcStreamSender>();
+        t.hosts.Get(0)->AddApplication(tx);
+        tx->Setup(t.hostPorts[0], t.hostPorts[1]->GetFcId());
+        // A second counting window on the same sink is read from the total.
+        Simulator::Stop(MilliSeconds(20));
+        uint64_t at15 = 0;
+        Simulator::Schedule(MilliSeconds(15), [&] { at15 = early->GetTotalBytes(); });
+        Simulator::Run();
+        Outcome o;
+        o.early = early->GetWindowBytes() / 2e-3 / 1e6;
+        o.late = (early->GetTotalBytes() - at15) / 5e-3 / 1e6;
+        o.creditsAtEnd = t.hostPorts[0]->GetCredits();
+        o.recoveredFrames = t.hostPorts[1]->GetCounters().framesRecovered;
+        o.recoveredCredits = t.hostPorts[0]->GetCounters().creditsRecovered;
+        o.lostFrames = t.channels[0]->GetFramesLost();
+        o.lostPrims = t.channels[0]->GetPrimitivesLost();
+        Simulator::Destroy();
+        Config::Reset();
+        return o;
+    }
+
+    void DoRun() override
+    {
+        for (bool frames : {true, false})
+        {
+            std::string what = frames ? "lost frames" : "lost R_RDYs";
+            Outcome leak = Run(0, frames);
+            // 16 credits at 10 km 2GFC run at line rate (~206 MB/s) until losses eat them.
+            NS_TEST_EXPECT_MSG_GT(leak.early, 150.0, what << ": starts near line rate");
+            NS_TEST_EXPECT_MSG_EQ(leak.late, 0.0, what << ": collapses to zero");
+            NS_TEST_EXPECT_MSG_EQ(leak.creditsAtEnd, 0u, what << ": every credit leaked");
+            NS_TEST_EXPECT_MSG_EQ(leak.recoveredFrames + leak.recoveredCredits, 0u, "no recovery");
+
+            Outcome rec = Run(3, frames);
+            // With recovery, throughput stays at line rate less the lost frames (1 in 20).
+            double line = ClosedForm(1, 16, 10000);
+            double expect = frames ? line * 19 / 20 : line;
+            NS_TEST_EXPECT_MSG_EQ_TOL(rec.late / expect, 1.0, 0.03, what << ": recovered");
+            uint64_t lost = frames ? rec.lostFrames : rec.lostPrims;
+            uint64_t back = frames ? rec.recoveredFrames : rec.recoveredCredits;
+            NS_TEST_EXPECT_MSG_GT(lost, 80u, what << ": losses happened");
+            // Every loss is recovered except those whose BB_SC has not arrived by the end.
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(lost - back, 8u, what << ": all but the last recovered");
+        }
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+class SwitchLatencyTest : public FcTestCase
+{
+  public:
+    SwitchLatencyTest()
+        : FcTestCase("Switch: cut-through and store-and-forward latencies")
+    {
+    }
+
+    double OneFrame(const char* mode)
+    {
+        Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("8GFC"));
+        Config::SetDefault("ns3::FcSwitch::Switching", StringValue(mode));
+        Config::SetDefault("ns3::FcSwitch::ForwardingLatency", StringValue("500ns"));
+        Config::SetDefault("ns3::FcChannel::Length", DoubleValue(100));
+        FcHelper helper;
+        FcTopology t = helper.Star(3);
+        Stamp s;
+        t.hostPorts[2]->SetReceiveCallback(MakeBoundCallback(&RecordRx, &s));
+        FcFrameHeader h;
+        h.dId = t.hostPorts[2]->GetFcId();
+        t.hostPorts[1]->Enqueue(MakeFcFrame(h, 2112));
+        Simulator::Run();
+        double r = s.rx.empty() ? -1 : s.rx[0].GetSeconds();
+        Simulator::Destroy();
+        Config::Reset();
+        return r;
+    }
+
+    void DoRun() override
+    {
+        double spb = SecondsPerByte(3);
+        double tf = 2148 * spb;
+        double tp = 100 * 5e-9;
+        double ct = OneFrame("CutThrough");
+        double sf = OneFrame("StoreAndForward");
+        NS_TEST_EXPECT_MSG_EQ_TOL(ct, 28 * spb + 500e-9 + tf + 2 * tp, 2e-12, "cut-through");
+        NS_TEST_EXPECT_MSG_EQ_TOL(sf, 2 * tf + 500e-9 + 2 * tp, 2e-12, "store-and-forward");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+void
+CountRctl(std::map<int, int>* m, Ptr<const Packet> p)
+{
+    FcFrameHeader h;
+    p->PeekHeader(h);
+    (*m)[h.rCtl]++;
+}
+
+class FcpSequenceTest : public FcTestCase
+{
+  public:
+    FcpSequenceTest()
+        : FcTestCase("FCP: CMND, XFER_RDY per burst, DATA frames, RSP")
+    {
+    }
+
+    std::map<int, int> OneIo(const char* dir, uint32_t firstBurst)
+    {
+        Config::SetDefault("ns3::FcpInitiator::Direction", StringValue(dir));
+        Config::SetDefault("ns3::FcpInitiator::IoSize", UintegerValue(65536));
+        Config::SetDefault("ns3::FcpInitiator::QueueDepth", UintegerValue(1));
+        Config::SetDefault("ns3::FcpTarget::MaxBurstLength", UintegerValue(16384));
+        Config::SetDefault("ns3::FcpTarget::FirstBurstSize", UintegerValue(firstBurst));
+        FcHelper helper;
+        FcTopology t = helper.Star(2);
+        Ptr<FcpTarget> tgt = CreateObject<FcpTarget>();
+        t.hosts.Get(0)->AddApplication(tgt);
+        tgt->Setup(t.hostPorts[0]);
+        Ptr<FcpInitiator> ini = CreateObject<FcpInitiator>();
+        t.hosts.Get(1)->AddApplication(ini);
+        ini->Setup(t.hostPorts[1], t.hostPorts[0]->GetFcId(), tgt->GetFirstBurstSize());
+        ini->SetStopTime(NanoSeconds(1));  // exactly one I/O
+        std::map<int, int> m;
+        t.hostPorts[0]->TraceConnectWithoutContext("FrameTx", MakeBoundCallback(&CountRctl, &m));
+        t.hostPorts[1]->TraceConnectWithoutContext("FrameTx", MakeBoundCallback(&CountRctl, &m));
+        Simulator::Run();
+        m[-1] = ini->GetCompleted();
+        Simulator::Destroy();
+        Config::Reset();
+        return m;
+    }
+
+    void DoRun() override
+    {
+        auto w = OneIo("Write", 0);
+        NS_TEST_EXPECT_MSG_EQ(w[-1], 1, "write completes");
+        NS_TEST_EXPECT_MSG_EQ(w[FcRctl::UNSOLICITED_CMD], 1, "one FCP_CMND");
+        NS_TEST_EXPECT_MSG_EQ(w[FcRctl::DATA_DESCRIPTOR], 4, "64 KB in 16 KB bursts");
+        NS_TEST_EXPECT_MSG_EQ(w[FcRctl::SOLICITED_DATA], 32, "64 KB in 2 KB frames");
+        NS_TEST_EXPECT_MSG_EQ(w[FcRctl::COMMAND_STATUS], 1, "one FCP_RSP");
+        auto fb = OneIo("Write", 16384);
+        NS_TEST_EXPECT_MSG_EQ(fb[FcRctl::DATA_DESCRIPTOR], 3, "first burst needs no XFER_RDY");
+        NS_TEST_EXPECT_MSG_EQ(fb[FcRctl::SOLICITED_DATA], 32, "same data");
+        auto r = OneIo("Read", 0);
+        NS_TEST_EXPECT_MSG_EQ(r[-1], 1, "read completes");
+        NS_TEST_EXPECT_MSG_EQ(r[FcRctl::DATA_DESCRIPTOR], 0, "reads have no XFER_RDY");
+        NS_TEST_EXPECT_MSG_EQ(r[FcRctl::SOLICITED_DATA], 32, "read data");
+        NS_TEST_EXPECT_MSG_EQ(r[FcRctl::COMMAND_STATUS], 1, "one FCP_RSP");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+class IncastConservationTest : public FcTestCase
+{
+  public:
+    IncastConservationTest()
+        : FcTestCase("Incast through one switch: lossless, frames and credits conserved")
+    {
+    }
+
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::FcSwitch::PortBbCredit", UintegerValue(4));
+        Config::SetDefault("ns3::FcpTarget::ServiceTime", StringValue("1us"));
+        FcHelper helper;
+        FcTopology t = helper.TwoSwitch(9);
+        Ptr<FcpTarget> tgt = CreateObject<FcpTarget>();
+        t.hosts.Get(0)->AddApplication(tgt);
+        tgt->Setup(t.hostPorts[0]);
+        std::vector<Ptr<FcpInitiator>> inis;
+        for (uint32_t i = 1; i < 9; ++i)
+        {
+            Ptr<FcpInitiator> ini = CreateObject<FcpInitiator>();
+            t.hosts.Get(i)->AddApplication(ini);
+            ini->Setup(t.hostPorts[i], t.hostPorts[0]->GetFcId(), 0);
+            ini->SetStopTime(MilliSeconds(2));
+            inis.push_back(ini);
+        }
+        Simulator::Run();  // runs until every exchange has drained
+        uint64_t done = 0;
+        for (auto& i : inis)
+        {
+            done += i->GetCompleted();
+        }
+        NS_TEST_EXPECT_MSG_GT(done, 40u, "I/Os completed (about 1.6 MB in 2 ms at 8GFC, plus 32 draining)");
+        for (auto& ch : t.channels)
+        {
+            auto a = DynamicCast<FcNetDevice>(ch->GetDevice(0));
+            auto b = DynamicCast<FcNetDevice>(ch->GetDevice(1));
+            NS_TEST_EXPECT_MSG_EQ(a->GetCounters().framesTx, b->GetCounters().framesRx, "a->b");
+            NS_TEST_EXPECT_MSG_EQ(b->GetCounters().framesTx, a->GetCounters().framesRx, "b->a");
+            NS_TEST_EXPECT_MSG_EQ(a->GetCredits(), a->GetLoginCredit(), "credits home");
+            NS_TEST_EXPECT_MSG_EQ(b->GetCredits(), b->GetLoginCredit(), "credits home");
+        }
+        uint64_t minCredits = UINT64_MAX;
+        for (auto& p : t.ports)
+        {
+            NS_TEST_EXPECT_MSG_EQ(p->GetCounters().bufferOverruns, 0u, "no overrun");
+            NS_TEST_EXPECT_MSG_EQ(p->GetRxBuffersInUse(), 0u, "buffers freed");
+            minCredits = std::min(minCredits, p->GetCounters().minCredits);
+        }
+        NS_TEST_EXPECT_MSG_EQ(minCredits, 0u, "the incast did exhaust credits somewhere");
+        for (auto& sw : t.switches)
+        {
+            uint64_t in = 0;
+            uint64_t out = 0;
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                in += sw->GetPort(p)->GetCounters().framesRx;
+                out += sw->GetPort(p)->GetCounters().framesTx;
+            }
+            NS_TEST_EXPECT_MSG_EQ(in, out, "a switch forwards every frame it receives");
+        }
+    }
+};
+
+class FcBbCreditTestSuite : public TestSuite
+{
+  public:
+    FcBbCreditTestSuite()
+        : TestSuite("fc-bbcredit", UNIT)
+    {
+        AddTestCase(new LineRateTest, TestCase::QUICK);
+        AddTestCase(new HeaderTest, TestCase::QUICK);
+        AddTestCase(new SingleFrameTimingTest, TestCase::QUICK);
+        AddTestCase(new CreditInvariantTest, TestCase::QUICK);
+        AddTestCase(new SwitchLatencyTest, TestCase::QUICK);
+        AddTestCase(new FcpSequenceTest, TestCase::QUICK);
+        AddTestCase(new IncastConservationTest, TestCase::QUICK);
+        AddTestCase(new RecoveryTest, TestCase::QUICK);
+        AddTestCase(new DistanceLawTest, TestCase::QUICK);
+        AddTestCase(new CreditRuleOfThumbTest, TestCase::QUICK);
+    }
+};
+
+static FcBbCreditTestSuite g_fcBbCreditTestSuite;
+
+} // namespace
