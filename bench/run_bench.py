@@ -28,9 +28,16 @@ def main() -> int:
         "sim_time_s": s["sim_time_s"],
     }
     out = subprocess.run(
-        [str(ROOT / "build" / "ns3-baseline"), "--senders=8", "--rate=8Gbps",
-         "--payload=2048", f"--stop={BASELINE_STOP}"],
-        check=True, capture_output=True, text=True,
+        [
+            str(ROOT / "build" / "ns3-baseline"),
+            "--senders=8",
+            "--rate=8Gbps",
+            "--payload=2048",
+            f"--stop={BASELINE_STOP}",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     )
     base = json.loads(out.stdout.strip().splitlines()[-1])
     rows = []
@@ -40,8 +47,10 @@ def main() -> int:
         rows.append((name, d))
     print(f"{'':22} {'packet-hops/s':>14} {'events/s':>12} {'hops':>10} {'wall s':>7}")
     for name, d in rows:
-        print(f"{name:22} {d['hops_per_s']:14,.0f} {d['events_per_s']:12,.0f} "
-              f"{d['packet_hops']:10,.0f} {d['wall_time_s']:7.2f}")
+        print(
+            f"{name:22} {d['hops_per_s']:14,.0f} {d['events_per_s']:12,.0f} "
+            f"{d['packet_hops']:10,.0f} {d['wall_time_s']:7.2f}"
+        )
     ratio_h = ours["hops_per_s"] / base["hops_per_s"]
     ratio_e = ours["events_per_s"] / base["events_per_s"]
     print(f"ratio lfsim/ns-3: packet-hops/s {ratio_h:.2f}x, events/s {ratio_e:.2f}x")

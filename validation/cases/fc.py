@@ -48,16 +48,21 @@ def _pingpong(ctx):
     h, rate = calibrate(sustained, knee_kb * KIB, float(cfg["MaxSize"]))
     used_h = float(str(cfg["HostOverhead"]).rstrip("us").replace("+", "")) * 1e-6
     used_r = float(str(cfg["HostCopyRate"]).replace("MBps", "")) * 1e6
-    bare = ctx.run("fc_pingpong", {"FcPingPong.HostOverhead": "0us",
-                                   "FcPingPong.HostCopyRate": "0bps"})
+    bare = ctx.run(
+        "fc_pingpong", {"FcPingPong.HostOverhead": "0us", "FcPingPong.HostCopyRate": "0bps"}
+    )
     bare_ceiling = KIB / bare.metrics["latency_slope_us_per_KB"]  # bytes per us = MB/s
     big = t[t["size_KB"] >= 200]["throughput_MBps"]
     flat = float((big.max() - big.min()) / big.mean())
 
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.8))
     ax[0].plot(t["size_KB"], t["throughput_MBps"], label="lfsim, calibrated host")
-    ax[0].plot(bare.table("pingpong")["size_KB"], bare.table("pingpong")["throughput_MBps"],
-               label="lfsim, no host overhead", ls="--")
+    ax[0].plot(
+        bare.table("pingpong")["size_KB"],
+        bare.table("pingpong")["throughput_MBps"],
+        label="lfsim, no host overhead",
+        ls="--",
+    )
     ax[0].axhline(sustained, color="k", lw=0.8, label=f"measured sustained {sustained:g} MB/s")
     ax[0].axvline(knee_kb, color="grey", lw=0.8, ls=":", label=f"stated knee {knee_kb:g} KB")
     ax[0].set_xlabel("message size (KB)")
@@ -72,21 +77,66 @@ def _pingpong(ctx):
     plt.close(fig)
 
     return [
-        Row("sustained throughput, messages >= 200 KB", "MB/s", sustained,
-            r.metrics["sustained_MBps"], tolerance=0.03),
-        Row("knee (first size at 90 % of the 220 KB throughput)", "KB", knee_kb,
-            r.metrics["knee_KB"], tolerance=10, kind="absolute"),
-        Row("throughput flat from 200 KB on (max-min)/mean", "", None, flat, kind="shape",
-            passed=flat < 0.01, criterion="< 1 %"),
-        Row("one-way latency linear in size (R^2)", "", None, r.metrics["latency_r2"],
-            kind="shape", passed=r.metrics["latency_r2"] > 0.999, criterion="R^2 > 0.999"),
-        Row(f"no-host-overhead ceiling vs 106.25 x 2048/2108 = {CEILING_MBPS:.2f} MB/s", "MB/s",
-            None, bare_ceiling, kind="shape",
-            passed=abs(bare_ceiling / CEILING_MBPS - 1) < 0.005, criterion="within 0.5 %"),
-        Row("scenario HostOverhead = calibration", "us", None, used_h * 1e6, kind="shape",
-            passed=abs(used_h / h - 1) < 0.01, criterion=f"{h * 1e6:.1f} us ± 1 %"),
-        Row("scenario HostCopyRate = calibration", "MB/s", None, used_r / 1e6, kind="shape",
-            passed=abs(used_r / rate - 1) < 0.01, criterion=f"{rate / 1e6:.0f} MB/s ± 1 %"),
+        Row(
+            "sustained throughput, messages >= 200 KB",
+            "MB/s",
+            sustained,
+            r.metrics["sustained_MBps"],
+            tolerance=0.03,
+        ),
+        Row(
+            "knee (first size at 90 % of the 220 KB throughput)",
+            "KB",
+            knee_kb,
+            r.metrics["knee_KB"],
+            tolerance=10,
+            kind="absolute",
+        ),
+        Row(
+            "throughput flat from 200 KB on (max-min)/mean",
+            "",
+            None,
+            flat,
+            kind="shape",
+            passed=flat < 0.01,
+            criterion="< 1 %",
+        ),
+        Row(
+            "one-way latency linear in size (R^2)",
+            "",
+            None,
+            r.metrics["latency_r2"],
+            kind="shape",
+            passed=r.metrics["latency_r2"] > 0.999,
+            criterion="R^2 > 0.999",
+        ),
+        Row(
+            f"no-host-overhead ceiling vs 106.25 x 2048/2108 = {CEILING_MBPS:.2f} MB/s",
+            "MB/s",
+            None,
+            bare_ceiling,
+            kind="shape",
+            passed=abs(bare_ceiling / CEILING_MBPS - 1) < 0.005,
+            criterion="within 0.5 %",
+        ),
+        Row(
+            "scenario HostOverhead = calibration",
+            "us",
+            None,
+            used_h * 1e6,
+            kind="shape",
+            passed=abs(used_h / h - 1) < 0.01,
+            criterion=f"{h * 1e6:.1f} us ± 1 %",
+        ),
+        Row(
+            "scenario HostCopyRate = calibration",
+            "MB/s",
+            None,
+            used_r / 1e6,
+            kind="shape",
+            passed=abs(used_r / rate - 1) < 0.01,
+            criterion=f"{rate / 1e6:.0f} MB/s ± 1 %",
+        ),
     ]
 
 
