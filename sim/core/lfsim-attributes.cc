@@ -2,6 +2,7 @@
 
 #include "ns3/attribute.h"
 #include "ns3/nstime.h"
+#include "ns3/pointer.h"
 #include "ns3/type-id.h"
 
 #include <cmath>
@@ -36,6 +37,29 @@ Lookup(const std::string& typeId)
     return tid;
 }
 
+/// A Time as the shortest exact string: 10us, 700ns, 1234567ps.
+static std::string
+ExactTime(ns3::Time t)
+{
+    int64_t ps = t.GetPicoSeconds();
+    if (ps == 0)
+    {
+        return "0s";
+    }
+    const std::pair<int64_t, const char*> units[] = {{1000000000000LL, "s"},
+                                                     {1000000000LL, "ms"},
+                                                     {1000000LL, "us"},
+                                                     {1000LL, "ns"}};
+    for (const auto& [f, name] : units)
+    {
+        if (ps % f == 0)
+        {
+            return std::to_string(ps / f) + name;
+        }
+    }
+    return std::to_string(ps) + "ps";
+}
+
 std::vector<AttributeInfo>
 Attributes(const std::string& typeId)
 {
@@ -45,10 +69,15 @@ Attributes(const std::string& typeId)
     for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
     {
         ns3::TypeId::AttributeInformation a = tid.GetAttribute(i);
+        std::string def = a.initialValue->SerializeToString(a.checker);
+        if (auto t = ns3::DynamicCast<const ns3::TimeValue>(a.initialValue))
+        {
+            def = ExactTime(t->Get());  // ns-3 prints 6 significant digits
+        }
         out.push_back({a.name,
                        a.checker->GetValueTypeName(),
                        a.checker->GetUnderlyingTypeInformation(),
-                       a.initialValue->SerializeToString(a.checker),
+                       def,
                        a.help});
     }
     return out;
@@ -136,7 +165,7 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
             return accepted;
         }
     }
-    else if (type == "ns3::DataRateValue")
+    else if (type == "ns3::DataRateValue" || type == "DataRateValue")
     {
         accepted = "a data rate with a unit (bps, kbps, Mbps, Gbps, MBps, ...), e.g. 25Gbps";
     }

@@ -7,7 +7,6 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
-#include <chrono>
 #include <stdexcept>
 
 namespace lfsim
@@ -154,18 +153,14 @@ struct Progress
     const ProgressFn* fn;
     double stopS;
     ns3::Time step;
-    std::chrono::steady_clock::time_point last;
     uint64_t events = 0;
 
     void Tick()
     {
         ++events;
-        auto now = std::chrono::steady_clock::now();
-        if (now - last > std::chrono::milliseconds(250))
-        {
-            last = now;
-            (*fn)(ns3::Simulator::Now().GetSeconds(), stopS);
-        }
+        // Called every tick (cheap): the caller rate-limits what it shows and may throw to
+        // interrupt the run (Ctrl-C from Python).
+        (*fn)(ns3::Simulator::Now().GetSeconds(), stopS);
         ns3::Simulator::Schedule(step, &Progress::Tick, this);
     }
 };
@@ -202,21 +197,28 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
     RunContext ctx(cfg);
     std::unique_ptr<Fabric> fabric = info.factory();
     uint64_t eventsBefore = ns3::Simulator::GetEventCount();
-    fabric->Build(ctx);
-
-    Progress prog{&progress, cfg.stopTime.GetSeconds(), cfg.stopTime / 1000,
-                  std::chrono::steady_clock::now()};
-    if (progress)
-    {
-        ns3::Simulator::Schedule(prog.step, &Progress::Tick, &prog);
-    }
-    ns3::Simulator::Stop(cfg.stopTime);
-    ns3::Simulator::Run();
-
     RunResult r;
-    r.simTimeS = ns3::Simulator::Now().GetSeconds();
-    r.events = ns3::Simulator::GetEventCount() - eventsBefore - prog.events;
-    fabric->Finish(ctx);
+    Progress prog{&progress, cfg.stopTime.GetSeconds(), cfg.stopTime / 1000};
+    try
+    {
+        fabric->Build(ctx);
+        if (progress)
+        {
+            ns3::Simulator::Schedule(prog.step, &Progress::Tick, &prog);
+        }
+        ns3::Simulator::Stop(cfg.stopTime);
+        ns3::Simulator::Run();
+        r.simTimeS = ns3::Simulator::Now().GetSeconds();
+        r.events = ns3::Simulator::GetEventCount() - eventsBefore - prog.events;
+        fabric->Finish(ctx);
+    }
+    catch (...)
+    {
+        // Leave the simulator clean for the next run in this process.
+        fabric.reset();
+        ns3::Simulator::Destroy();
+        throw;
+    }
     fabric.reset();
     ns3::Simulator::Destroy();
     r.metrics = std::move(ctx.metrics);

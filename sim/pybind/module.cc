@@ -7,6 +7,9 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
+#include <memory>
+
 namespace py = pybind11;
 
 namespace
@@ -79,11 +82,21 @@ RunPy(const py::dict& config, const py::object& progress)
             }
         }
     }
-    lfsim::ProgressFn fn;
-    if (!progress.is_none())
-    {
-        fn = [progress](double s, double stop) { progress(s, stop); };
-    }
+    // Always ticking, so Ctrl-C interrupts a run; the Python callback every ~0.25 s of wall.
+    auto last = std::make_shared<std::chrono::steady_clock::time_point>(
+        std::chrono::steady_clock::now());
+    lfsim::ProgressFn fn = [progress, last](double s, double stop) {
+        if (PyErr_CheckSignals() != 0)
+        {
+            throw py::error_already_set();
+        }
+        auto now = std::chrono::steady_clock::now();
+        if (!progress.is_none() && now - *last > std::chrono::milliseconds(250))
+        {
+            *last = now;
+            progress(s, stop);
+        }
+    };
     lfsim::RunResult r;
     try
     {

@@ -99,6 +99,15 @@ class FcFabric : public lfsim::Fabric
     void Build(RunContext& ctx) override
     {
         m_sc = CreateObject<FcScenario>();
+        if (m_sc->topology == FcScenario::POINT_TO_POINT && m_sc->hosts != 2)
+        {
+            throw std::invalid_argument("FcScenario.Hosts: got " + std::to_string(m_sc->hosts) +
+                                        "; accepted: 2 with Topology PointToPoint");
+        }
+        if (m_sc->warmup >= ctx.config.stopTime)
+        {
+            throw std::invalid_argument("FcScenario.Warmup: must be shorter than stop_time");
+        }
         FcHelper helper;
         switch (m_sc->topology)
         {
@@ -297,22 +306,24 @@ class FcFabric : public lfsim::Fabric
         }
         if (ctx.Records("goodput") && sampled)
         {
-            // Payload delivered per flow, as a rate over each sample interval.
+            // Frame payload each sending host put on its link, as a rate per sample interval.
             Table* t = &ctx.Series("goodput", {"goodput_MBps"});
             std::vector<std::string> labels;
+            std::vector<Ptr<FcNetDevice>> senders;
             for (uint32_t i = 1; i < m_t.hostPorts.size(); ++i)
             {
-                labels.push_back(m_t.portLabels[i] + "->h0");
+                labels.push_back(m_t.portLabels[i]);
+                senders.push_back(m_t.hostPorts[i]);
             }
             ctx.SetLabels("goodput", labels);
             double dt = ctx.config.sampleInterval.GetSeconds();
-            auto last = std::make_shared<std::vector<double>>(m_initiators.size(), 0.0);
-            auto inis = m_initiators;
-            ctx.SamplePeriodically([t, inis, last, dt] {
-                for (uint32_t k = 0; k < inis.size(); ++k)
+            auto last = std::make_shared<std::vector<uint64_t>>(senders.size(), 0);
+            ctx.SamplePeriodically([t, senders, last, dt] {
+                for (uint32_t k = 0; k < senders.size(); ++k)
                 {
-                    double b = inis[k]->GetCompletedBytes();
-                    t->Append({Simulator::Now().GetSeconds(), double(k), (b - (*last)[k]) / dt / 1e6});
+                    uint64_t b = senders[k]->GetCounters().payloadTx;
+                    t->Append({Simulator::Now().GetSeconds(), double(k),
+                               (b - (*last)[k]) / dt / 1e6});
                     (*last)[k] = b;
                 }
             });
@@ -441,7 +452,7 @@ const bool g_registered = lfsim::RegisterFabric(
       {"rx_buffers", "receive buffers in use at each port"},
       {"tx_queue", "frames waiting at each port"},
       {"primitives", "every R_RDY / BB_SCs / BB_SCr sent and received"},
-      {"goodput", "FCP payload completed per initiator per sample interval (needs "
+      {"goodput", "frame payload sent by each host per sample interval, MB/s (needs "
                   "sample_interval)"}},
      [] { return std::make_unique<FcFabric>(); }});
 

@@ -266,6 +266,7 @@ FcNetDevice::TryTransmit()
     m_releaseOnDone = item.release;
     ++m_c.framesTx;
     m_c.bytesTx += wire;
+    m_c.payloadTx += item.frame->GetSize() - FC_HEADER;
     m_frameTxTrace(item.frame);
     m_channel->TransmitFrame(this, item.frame, tx);
     Simulator::Schedule(tx, &FcNetDevice::TransmitDone, this);

@@ -64,7 +64,8 @@ class FcNetDevice : public NetDevice
     {
         uint64_t framesTx = 0;
         uint64_t framesRx = 0;
-        uint64_t bytesTx = 0;  ///< wire bytes of frames (delimiters included)
+        uint64_t bytesTx = 0;    ///< wire bytes of frames (delimiters included)
+        uint64_t payloadTx = 0;  ///< data field bytes of frames
         uint64_t rrdyTx = 0;
         uint64_t rrdyRx = 0;
         uint64_t bbScsTx = 0;

@@ -38,7 +38,6 @@ class FcpInitiator : public Application
     void SetWindow(Time from, Time to);
 
     uint64_t GetCompleted() const { return m_completed; }
-    double GetCompletedBytes() const { return double(m_completed) * m_ioSize; }
     uint64_t GetWindowBytes() const { return m_windowBytes; }
     const std::vector<double>& GetWindowLatenciesUs() const { return m_latUs; }
 

@@ -1,0 +1,5 @@
+import sys
+
+from lfsim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,189 @@
+"""The ``lfsim`` command: run, sweep, list, validate.
+
+Bad input (scenario, --set, --grid, paths, options) prints exactly one line
+``lfsim: error: ...`` on stderr and exits 2, before anything runs or is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from ._version import __version__
+from .errors import CoreUnavailable, ScenarioError, SimulationError, one_line
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # argparse would print the usage too; the rule is one line per error.
+        self.exit(2, f"lfsim: error: {one_line(message)} (see '{self.prog} --help')\n")
+
+
+def _fmt_value(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def format_summary(summary: dict) -> str:
+    """A short human summary: the run, then scalar metrics as an aligned table."""
+    from .scenario import split_time, unit_seconds
+
+    # Simulated time in the unit of stop_time (the unit the user thinks in).
+    unit = (split_time(summary.get("stop_time", "")) or (0.0, "s"))[1]
+    sim = summary["sim_time_s"] / unit_seconds(unit)
+    lines = [
+        f"{summary['scenario']} (fabric {summary['fabric']}, seed {summary['seed']}): "
+        f"simulated {sim:.6g} {unit} in {summary['wall_time_s']:.3g} s wall time, "
+        f"{summary['events']:,} events"
+    ]
+    metrics = summary["metrics"]
+    scalars = {k: v for k, v in metrics.items() if not isinstance(v, list)}
+    vectors = {k: v for k, v in metrics.items() if isinstance(v, list)}
+    if scalars:
+        width = max(len(k) for k in scalars)
+        lines += [f"  {k:<{width}}  {_fmt_value(v)}" for k, v in scalars.items()]
+    for k, v in vectors.items():
+        span = f": {min(v):.6g} .. {max(v):.6g}" if v else ""
+        lines.append(f"  {k}: {len(v)} values{span}")
+    return "\n".join(lines)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .runner import run
+    from .scenario import load_scenario, parse_overrides
+
+    sc = load_scenario(args.scenario, parse_overrides(args.set), args.seed)
+    out = Path(args.out) if args.out else Path("results") / sc.name
+    result = run(sc, out=out, plot=args.plot, progress=not args.quiet)
+    if not args.quiet:
+        print(format_summary(result.summary))
+        print(f"results: {out}")
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .scenario import load_scenario, parse_grid, parse_overrides
+    from .sweep import sweep
+
+    grid = parse_grid(args.grid)
+    if not grid:
+        raise ScenarioError("--grid: none given; accepted: one or more --grid KEY=V1,V2,...")
+    base = load_scenario(args.scenario, parse_overrides(args.set), args.seed)
+    out = Path(args.out) if args.out else Path("results") / f"{base.name}_sweep"
+    df = sweep(base, grid, jobs=args.jobs, out=out, progress=not args.quiet)
+    if not args.quiet:
+        import pandas as pd
+
+        with pd.option_context("display.width", 200, "display.max_columns", 50):
+            print(df.to_string(index=False))
+        print(f"results: {out}")
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from .paths import scenarios_dir
+    from .scenario import list_scenarios
+
+    scenarios = list_scenarios()
+    if not scenarios:
+        print(f"no scenarios in {scenarios_dir()}", file=sys.stderr)
+        return 0
+    width = max(len(n) for n in scenarios)
+    for name, desc in scenarios.items():
+        print(f"{name:<{width}}  {desc}")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from .validate import main as validate_main
+
+    return validate_main(args.report, args.case)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"got '{text}'; accepted: an integer >= 1")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"got '{text}'; accepted: an integer in 1..4294967295"
+        ) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="lfsim", description="Lossless storage fabric simulator (ns-3.37).")
+    p.add_argument("--version", action="version", version=f"lfsim {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    set_help = (
+        "override KEY=VALUE; KEY is seed, stop_time, sample_interval, record (comma list), name "
+        "or Class.Attribute (repeatable)"
+    )
+    r = sub.add_parser("run", help="run one scenario and write its results")
+    r.add_argument("scenario", metavar="SCENARIO", help="path to a .yaml file or built-in name")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    r.add_argument("--seed", type=_seed, help="RNG seed (overrides the scenario's)")
+    r.add_argument("--out", metavar="DIR", help="output directory (default results/<name>)")
+    r.add_argument("--plot", action="store_true", help="also write PNG plots into DIR/plots")
+    r.add_argument("--quiet", action="store_true", help="no summary, no progress bar")
+    r.set_defaults(func=_cmd_run)
+
+    s = sub.add_parser("sweep", help="run the cartesian product of a parameter grid")
+    s.add_argument("scenario", metavar="SCENARIO", help="path to a .yaml file or built-in name")
+    s.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="values of one key (repeatable; the points are their cartesian product)",
+    )
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    s.add_argument("--seed", type=_seed, help="RNG seed for every point")
+    s.add_argument("--jobs", type=_positive_int, help="parallel processes (default: CPU count)")
+    s.add_argument("--out", metavar="DIR", help="output directory (default results/<name>_sweep)")
+    s.add_argument("--quiet", action="store_true", help="no table, no progress bar")
+    s.set_defaults(func=_cmd_sweep)
+
+    ls = sub.add_parser("list", help="list the built-in scenarios")
+    ls.set_defaults(func=_cmd_list)
+
+    v = sub.add_parser("validate", help="compare simulations with measured data")
+    v.add_argument(
+        "--report", metavar="PATH", help="Markdown report (default validation/report.md)"
+    )
+    v.add_argument(
+        "--case", action="append", metavar="NAME", help="run only this case (repeatable)"
+    )
+    v.set_defaults(func=_cmd_validate)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ScenarioError as exc:
+        print(f"lfsim: error: {exc}", file=sys.stderr)
+        return 2
+    except (CoreUnavailable, SimulationError) as exc:
+        print(f"lfsim: error: {one_line(str(exc))}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("lfsim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Access to the compiled extension ``lfsim._core``, imported on first use so that pure-Python
+parts (``lfsim list``, ``--help``, unit tests) work before the C++ side is built."""
+
+import importlib
+from functools import cache
+from types import ModuleType
+
+from .errors import CoreUnavailable
+
+
+@cache
+def core() -> ModuleType:
+    try:
+        return importlib.import_module("lfsim._core")
+    except ImportError as exc:
+        raise CoreUnavailable(
+            f"the C++ extension lfsim._core is not available ({exc}); build it with "
+            "scripts/bootstrap.sh"
+        ) from None
+
+
+@cache
+def fabrics() -> dict[str, dict]:
+    """Fabric name -> description dict from ``_core.fabrics()``."""
+    return {f["name"]: f for f in core().fabrics()}
+
+
+@cache
+def attributes(type_id: str) -> tuple[dict, ...]:
+    return tuple(core().attributes(type_id))
+
+
+def check_value(type_id: str, attribute: str, value: str) -> str | None:
+    return core().check_value(type_id, attribute, value)
+
+
+def short_name(type_id: str) -> str:
+    return type_id.rsplit("::", 1)[-1]
+
+
+def fabric_classes(fabric: str) -> dict[str, str]:
+    """Short class name (YAML key) -> full TypeId name, in the fabric's order."""
+    return {short_name(t): t for t in fabrics()[fabric]["type_ids"]}

@@ -1,0 +1,53 @@
+"""Output directories written atomically: built next to the target, then renamed into place,
+so that an interrupted or failed run never leaves a half-written directory behind."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import ScenarioError, quote
+
+
+def check_target(target: Path, key: str) -> None:
+    """Reject, before running, a target that can never become the output directory."""
+    if target.exists() and not target.is_dir():
+        raise ScenarioError(
+            f"{key}: got {quote(target)}, which is a file; accepted: a directory path (an "
+            "existing directory is replaced)"
+        )
+
+
+@contextlib.contextmanager
+def atomic_dir(target: Path) -> Iterator[Path]:
+    """Yield a fresh temporary directory; on success it replaces ``target`` in one rename."""
+    target = Path(target)
+    check_target(target, "out")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        # mkdtemp makes the directory private (0700); give it the usual permissions.
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)
+        yield tmp
+        old = None
+        if target.is_dir():
+            old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")
+            os.rename(target, old)
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            if old is not None:  # put the previous results back
+                os.rename(old, target)
+            raise
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

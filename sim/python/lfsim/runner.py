@@ -1,0 +1,277 @@
+"""Running one scenario: validation, the call into C++, the Result object and its output dir."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from . import core as _core
+from ._version import __version__
+from .errors import ScenarioError, one_line, quote
+from .output import atomic_dir, check_target
+from .scenario import Scenario, load_scenario, split_time, unit_seconds
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+
+class Result:
+    """The outcome of one run.
+
+    ``summary`` is what ``summary.json`` holds, ``metrics`` its metrics, ``config`` the resolved
+    configuration (``config.yaml``), ``out`` the output directory or None. Time series and
+    tables are pandas DataFrames over the arrays returned by C++ (no copy where pandas allows).
+    """
+
+    def __init__(
+        self,
+        summary: dict,
+        config: dict,
+        series: Mapping[str, Mapping[str, np.ndarray]],
+        tables: Mapping[str, Mapping[str, np.ndarray]],
+        labels: Mapping[str, list[str]],
+        out: Path | None = None,
+    ):
+        self.summary = summary
+        self.config = config
+        self.out = out
+        self._series = series
+        self._tables = tables
+        self._labels = labels
+        self._frames: dict[tuple[str, str], pd.DataFrame] = {}
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return self.summary["metrics"]
+
+    @property
+    def series_names(self) -> list[str]:
+        return list(self._series)
+
+    @property
+    def table_names(self) -> list[str]:
+        return list(self._tables)
+
+    def timeseries(self, name: str) -> pd.DataFrame:
+        """Long-form series: ``time_s``, ``id``, ``label``, then the value columns."""
+        return self._frame("series", name, self._series)
+
+    def table(self, name: str) -> pd.DataFrame:
+        return self._frame("table", name, self._tables)
+
+    def _frame(self, kind: str, name: str, source: Mapping) -> pd.DataFrame:
+        if name not in source:
+            have = ", ".join(source) or "none"
+            hint = " (add it to record:)" if kind == "series" else ""
+            raise KeyError(f"no {kind} named '{name}' in this result{hint}; available: {have}")
+        key = (kind, name)
+        if key not in self._frames:
+            self._frames[key] = make_frame(source[name], self._labels.get(name))
+        return self._frames[key]
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<lfsim.Result {s['scenario']} seed={s['seed']} sim_time_s={s['sim_time_s']:g} "
+            f"events={s['events']} series={self.series_names} tables={self.table_names} "
+            f"out={str(self.out) if self.out else None}>"
+        )
+
+
+def make_frame(columns: Mapping[str, np.ndarray], labels: list[str] | None) -> pd.DataFrame:
+    """DataFrame over the C++ arrays, plus a ``label`` column after ``id`` if there is one."""
+    import pandas as pd
+
+    # copy=False: dict input would otherwise be copied (and consolidated into one block).
+    df = pd.DataFrame(dict(columns), copy=False)
+    if "id" in df.columns:
+        df.insert(df.columns.get_loc("id") + 1, "label", label_column(df["id"].to_numpy(), labels))
+    return df
+
+
+def label_column(ids: np.ndarray, labels: list[str] | None) -> pd.Categorical:
+    """Map the float ``id`` column onto its labels; ids without a label show as their number.
+
+    A Categorical keeps one small code per sample instead of one string per sample."""
+    import numpy as np
+    import pandas as pd
+
+    codes = np.where(np.isfinite(ids), ids, -1).astype(np.int64)
+    top = int(codes.max()) + 1 if len(codes) else 0
+    names = list(labels or [])
+    names += [str(i) for i in range(len(names), top)]
+    categories: list[str] = []
+    seen: set[str] = set()
+    for i, name in enumerate(names):  # categories must be unique: repeats get their id
+        categories.append(name if name not in seen else f"{name} ({i})")
+        seen.add(categories[-1])
+    return pd.Categorical.from_codes(np.where(codes >= 0, codes, -1), categories=categories)
+
+
+class _Progress:
+    """tqdm bar on stderr in the unit of stop_time, shown only once a run has lasted 2 s."""
+
+    DELAY_S = 2.0
+
+    def __init__(self, stop_time: str):
+        _, unit = split_time(stop_time) or (0.0, "s")
+        self.unit = unit
+        self.scale = 1.0 / unit_seconds(unit)
+        self.t0 = time.monotonic()
+        self.bar = None
+
+    def __call__(self, sim_time_s: float, stop_time_s: float) -> None:
+        if self.bar is None:
+            if time.monotonic() - self.t0 < self.DELAY_S:
+                return
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=stop_time_s * self.scale,
+                file=sys.stderr,
+                dynamic_ncols=True,
+                bar_format="simulated {n:.4g}/{total:.4g} "
+                + self.unit
+                + " |{bar}| {percentage:3.0f}% [{elapsed}<{remaining}]",
+            )
+        self.bar.n = min(sim_time_s * self.scale, self.bar.total)
+        self.bar.refresh()
+
+    def close(self, sim_time_s: float | None = None) -> None:
+        if self.bar is not None:
+            if sim_time_s is not None:
+                self.bar.n = min(sim_time_s * self.scale, self.bar.total)
+            self.bar.close()
+
+
+def execute(scenario: Scenario, progress: bool = False) -> tuple[dict, float]:
+    """Call ``_core.run``; a ValueError from C++ becomes a ScenarioError. Returns (raw, wall)."""
+    cfg = scenario.core_config()
+    run = _core.core().run  # import (and possibly fail) before starting the clock
+    bar = _Progress(scenario.stop_time) if progress else None
+    t0 = time.perf_counter()
+    raw = None
+    try:
+        raw = run(cfg, bar)
+    except ValueError as exc:
+        raise ScenarioError(
+            one_line(str(exc)) or "the simulator rejected the configuration"
+        ) from None
+    finally:
+        if bar is not None:
+            bar.close(raw["sim_time_s"] if raw else None)
+    return raw, time.perf_counter() - t0
+
+
+def _metric(value: Any) -> Any:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list | tuple) or hasattr(value, "tolist"):
+        seq = value.tolist() if hasattr(value, "tolist") else value
+        if isinstance(seq, list):
+            return [float(v) for v in seq]
+        return float(seq)
+    return float(value)
+
+
+def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
+    series = dict(raw.get("series") or {})
+    tables = dict(raw.get("tables") or {})
+    summary = {
+        "scenario": scenario.name,
+        "fabric": scenario.fabric,
+        "seed": scenario.seed,
+        "stop_time": scenario.stop_time,
+        "sim_time_s": float(raw["sim_time_s"]),
+        "wall_time_s": wall_time_s,
+        "events": int(raw["events"]),
+        "metrics": {str(k): _metric(v) for k, v in (raw.get("metrics") or {}).items()},
+        "series": list(series),
+        "tables": list(tables),
+        "lfsim_version": __version__,
+    }
+    return Result(summary, scenario.config, series, tables, dict(raw.get("labels") or {}))
+
+
+def run(
+    scenario: str | Path | Mapping | Scenario,
+    overrides: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    out: str | Path | None = None,
+    plot: bool = False,
+    progress: bool = False,
+) -> Result:
+    """Validate, run and (with ``out``) write one scenario; see ``lfsim.load_scenario``."""
+    sc = load_scenario(scenario, overrides, seed)
+    target = Path(out) if out is not None else None
+    if plot and target is None:
+        raise ScenarioError("plot: needs an output directory; accepted: plot=True with out=DIR")
+    if target is not None:
+        check_target(target, "out")
+    raw, wall = execute(sc, progress)
+    result = build_result(sc, raw, wall)
+    if target is not None:
+        write_result(result, target, plot)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Output directory
+
+
+def _json_safe(value: Any) -> Any:
+    """Non-finite floats become null: summary.json stays strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def config_yaml(config: dict) -> str:
+    header = (
+        f"# Resolved configuration of scenario '{config['name']}' (lfsim {__version__}): every\n"
+        "# attribute of every class of the fabric. Rerun with: lfsim run PATH/TO/config.yaml\n"
+    )
+    return header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _safe_file_name(name: str) -> str:
+    if not name or name.startswith(".") or any(c in name for c in "/\\\0"):
+        raise ScenarioError(f"output name {quote(name)} cannot be a file name")
+    return name
+
+
+def write_result(result: Result, target: Path, plot: bool = False) -> None:
+    """Write summary.json, config.yaml, series/*.parquet, tables and plots, atomically."""
+    with atomic_dir(target) as tmp:
+        summary = _json_safe(result.summary)
+        (tmp / "summary.json").write_text(
+            json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8"
+        )
+        (tmp / "config.yaml").write_text(config_yaml(result.config), encoding="utf-8")
+        if result.series_names:
+            (tmp / "series").mkdir()
+        for name in result.series_names:
+            result.timeseries(name).to_parquet(
+                tmp / "series" / f"{_safe_file_name(name)}.parquet", index=False
+            )
+        for name in result.table_names:
+            df = result.table(name)
+            df.to_parquet(tmp / f"{_safe_file_name(name)}.parquet", index=False)
+            df.to_csv(tmp / f"{name}.csv", index=False)
+        if plot:
+            from .plotting import plot_result
+
+            plot_result(result, tmp / "plots")
+    result.out = target

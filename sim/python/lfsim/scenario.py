@@ -1,0 +1,510 @@
+"""Scenario files: loading, validation and resolution into the configuration handed to C++.
+
+Everything here runs before a simulation starts or a file is written, so that bad input ends
+in one ``ScenarioError`` line and nothing else.
+"""
+
+from __future__ import annotations
+
+import copy
+import numbers
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field_validator
+
+from . import core as _core
+from .errors import ScenarioError, quote
+from .paths import scenarios_dir
+
+# ---------------------------------------------------------------------------------------------
+# Times: ns-3 parses "<number><unit>" with no space; a bare number would silently mean seconds,
+# so a unit is required here.
+
+_TIME_UNITS = {
+    "d": 86400.0,
+    "h": 3600.0,
+    "min": 60.0,
+    "s": 1.0,
+    "ms": 1e-3,
+    "us": 1e-6,
+    "ns": 1e-9,
+    "ps": 1e-12,
+    "fs": 1e-15,
+}
+_TIME_RE = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(d|h|min|s|ms|us|ns|ps|fs)")
+
+
+def split_time(text: str) -> tuple[float, str] | None:
+    """``"2ms"`` -> ``(2.0, "ms")``; None if it is not an ns-3 time with a unit."""
+    if not isinstance(text, str):
+        return None
+    m = _TIME_RE.fullmatch(text.strip())
+    if not m:
+        return None
+    return float(m.group(1)), m.group(2)
+
+
+def time_seconds(text: str) -> float | None:
+    parts = split_time(text)
+    return None if parts is None else parts[0] * _TIME_UNITS[parts[1]]
+
+
+def unit_seconds(unit: str) -> float:
+    return _TIME_UNITS[unit]
+
+
+# ---------------------------------------------------------------------------------------------
+# Values handed to C++ are strings; YAML scalars are turned into the text ns-3 parses.
+
+
+def to_core_string(value: Any) -> str | None:
+    """YAML/Python scalar -> attribute string; None for anything that is not a scalar."""
+    if isinstance(value, str):
+        return value
+    # numpy.bool_ is not a bool subclass; compare by name to avoid importing numpy here.
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        # repr of a Python float is the shortest text that round-trips exactly.
+        return repr(float(value))
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# YAML reading: safe loader that also rejects duplicate keys (PyYAML keeps the last silently).
+
+
+class _StrictLoader(yaml.SafeLoader):
+    pass
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict:
+    loader.flatten_mapping(node)
+    pairs = loader.construct_pairs(node, deep=True)
+    seen = set()
+    for (key, _), (key_node, _) in zip(pairs, node.value, strict=True):
+        try:
+            duplicate = key in seen
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, "a key must be a plain value", key_node.start_mark
+            ) from None
+        if duplicate:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key '{key}' appears twice", key_node.start_mark
+            )
+        seen.add(key)
+    return dict(pairs)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_yaml(path: Path) -> Any:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ScenarioError(
+            f"{path}: cannot read ({reason}); accepted: a readable YAML file"
+        ) from None
+    try:
+        return yaml.load(text, Loader=_StrictLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ScenarioError(
+            f"{path}: bad YAML{where}: {problem}; accepted: a YAML mapping of scenario keys"
+        ) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# The fixed top-level part, validated with pydantic. Messages come from ACCEPTED, not from
+# pydantic, so that each error names the key and the accepted form in one line.
+
+TOP_LEVEL = ("description", "fabric", "seed", "stop_time", "sample_interval", "record", "name")
+# Top-level keys that --set / overrides / --grid may change (fabric and description may not).
+OVERRIDABLE = ("seed", "stop_time", "sample_interval", "record", "name")
+SEED_MAX = 2**32 - 1
+_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+ACCEPTED = {
+    "description": "one line of text",
+    "seed": f"an integer in 1..{SEED_MAX}",
+    "stop_time": "a time with a unit, e.g. 2ms",
+    "sample_interval": "a time with a unit, e.g. 1us, or 0s to record on change",
+    "name": "a name of letters, digits, '_', '-' and '.'",
+}
+
+
+class _Fixed(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    description: str = ""
+    fabric: str
+    seed: int = 1
+    stop_time: str
+    sample_interval: str = "0s"
+    record: list[str] = []
+    name: str | None = None
+
+    @field_validator("description", mode="before")
+    @classmethod
+    def _description(cls, v: Any) -> str:
+        if v is None:
+            return ""
+        if not isinstance(v, str) or "\n" in v.strip():
+            raise ValueError("description")
+        return v.strip()
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _seed(cls, v: Any) -> int:
+        if isinstance(v, str) and v.strip().isdigit():
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 1 <= v <= SEED_MAX:
+            raise ValueError("seed")
+        return int(v)
+
+    @field_validator("stop_time", mode="before")
+    @classmethod
+    def _stop_time(cls, v: Any) -> str:
+        seconds = time_seconds(v)
+        if seconds is None or seconds <= 0:
+            raise ValueError("stop_time")
+        return v.strip()
+
+    @field_validator("sample_interval", mode="before")
+    @classmethod
+    def _sample_interval(cls, v: Any) -> str:
+        seconds = time_seconds(v)
+        if seconds is None or seconds < 0:
+            raise ValueError("sample_interval")
+        return v.strip()
+
+    @field_validator("record", mode="before")
+    @classmethod
+    def _record(cls, v: Any) -> list[str]:
+        if v is None:
+            return []
+        if isinstance(v, str):  # "a,b" from --set or a one-name shorthand in YAML
+            return [p.strip() for p in v.split(",") if p.strip()]
+        if isinstance(v, list) and all(isinstance(p, str) for p in v):
+            return [p.strip() for p in v]
+        raise ValueError("record")
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _name(cls, v: Any) -> str | None:
+        if v is None:
+            return None
+        if not isinstance(v, str) or not _NAME_RE.fullmatch(v):
+            raise ValueError("name")
+        return v
+
+
+_models: dict[str, type[BaseModel]] = {}
+
+
+def _model_for(fabric: str) -> type[BaseModel]:
+    """The fixed part plus one optional mapping per class of the fabric (extra keys forbidden)."""
+    if fabric not in _models:
+        sections = {cls: (dict[str, Any] | None, None) for cls in _core.fabric_classes(fabric)}
+        _models[fabric] = create_model(f"Scenario_{fabric}", __base__=_Fixed, **sections)
+    return _models[fabric]
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated, fully resolved scenario.
+
+    ``config`` has the layout of a scenario file (short class names) with every class of the
+    fabric and every attribute present, attribute values as strings; it is what
+    ``config.yaml`` contains.
+    """
+
+    name: str
+    path: Path | None
+    config: dict
+
+    @property
+    def fabric(self) -> str:
+        return self.config["fabric"]
+
+    @property
+    def description(self) -> str:
+        return self.config["description"]
+
+    @property
+    def seed(self) -> int:
+        return self.config["seed"]
+
+    @property
+    def stop_time(self) -> str:
+        return self.config["stop_time"]
+
+    def core_config(self) -> dict:
+        """The dict ``_core.run`` takes: attributes keyed by full TypeId name."""
+        cfg = self.config
+        return {
+            "fabric": cfg["fabric"],
+            "seed": cfg["seed"],
+            "stop_time": cfg["stop_time"],
+            "sample_interval": cfg["sample_interval"],
+            "record": list(cfg["record"]),
+            "attributes": {
+                tid: dict(cfg[cls]) for cls, tid in _core.fabric_classes(cfg["fabric"]).items()
+            },
+        }
+
+
+def builtin_names() -> list[str]:
+    d = scenarios_dir()
+    return sorted(p.stem for p in d.glob("*.yaml")) if d.is_dir() else []
+
+
+def find_scenario(ref: str | Path) -> Path:
+    """A path to a YAML file, or the name of a built-in scenario."""
+    text = str(ref)
+    path = Path(text)
+    names = builtin_names()
+    accepted_names = ", ".join(names) if names else f"(none in {scenarios_dir()})"
+    looks_like_path = path.suffix in (".yaml", ".yml") or "/" in text or "\\" in text
+    if path.is_file():
+        return path
+    if looks_like_path:
+        raise ScenarioError(
+            f"scenario file '{text}' does not exist; accepted: a path to a scenario .yaml file "
+            f"or a built-in name: {accepted_names}"
+        )
+    builtin = scenarios_dir() / f"{text}.yaml"
+    if text and builtin.is_file():
+        return builtin
+    raise ScenarioError(
+        f"scenario '{text}' is neither a file nor a built-in scenario; accepted: a path to a "
+        f".yaml file or one of: {accepted_names}"
+    )
+
+
+def list_scenarios() -> dict[str, str]:
+    """Built-in scenario name -> one-line description."""
+    out = {}
+    for name in builtin_names():
+        path = scenarios_dir() / f"{name}.yaml"
+        raw = read_yaml(path)
+        if not isinstance(raw, dict):
+            raise ScenarioError(f"{path}: got {quote(raw)}; accepted: a mapping of scenario keys")
+        out[name] = " ".join(str(raw.get("description") or "").split())
+    return out
+
+
+def _split_key(key: str, classes: Mapping[str, str], fabric: str) -> tuple[str, str | None]:
+    """Override key -> (top-level key, None) or (class, attribute); errors name the key."""
+    if not isinstance(key, str):
+        key = str(key)
+    if "." in key:
+        cls, attr = key.split(".", 1)
+        if cls not in classes:
+            raise ScenarioError(
+                f"{key}: class {cls} does not exist in fabric {fabric}; accepted: "
+                f"{', '.join(sorted(classes))}"
+            )
+        if not attr:
+            raise ScenarioError(f"{key}: no attribute given; accepted: {cls}.Attribute")
+        return cls, attr
+    if key not in OVERRIDABLE:
+        raise ScenarioError(
+            f"override key '{key}' does not exist; accepted: {', '.join(OVERRIDABLE)} or "
+            f"Class.Attribute with Class one of {', '.join(sorted(classes))}"
+        )
+    return key, None
+
+
+def _check_fabric(raw: dict) -> str:
+    known = _core.fabrics()
+    accepted = ", ".join(sorted(known))
+    if "fabric" not in raw:
+        raise ScenarioError(f"scenario key 'fabric' is missing; accepted: one of {accepted}")
+    fabric = raw["fabric"]
+    if not isinstance(fabric, str) or fabric not in known:
+        raise ScenarioError(f"fabric: got {quote(fabric)}; accepted: one of {accepted}")
+    return fabric
+
+
+def _pydantic_error(exc: ValidationError, raw: dict, classes: Mapping[str, str]) -> ScenarioError:
+    err = exc.errors()[0]
+    key = str(err["loc"][0]) if err["loc"] else "scenario"
+    kind = err["type"]
+    all_keys = ", ".join([*TOP_LEVEL, *sorted(classes)])
+    if kind == "extra_forbidden":
+        return ScenarioError(f"scenario key '{key}' does not exist; accepted: {all_keys}")
+    if key in classes:
+        names = ", ".join(sorted(a["name"] for a in _core.attributes(classes[key])))
+        return ScenarioError(
+            f"{key}: got {quote(raw.get(key))}; accepted: a mapping of {key} attributes ({names})"
+        )
+    accepted = ACCEPTED.get(key, "see the scenario documentation")
+    if kind == "missing":
+        return ScenarioError(f"scenario key '{key}' is missing; accepted: {accepted}")
+    return ScenarioError(f"{key}: got {quote(raw.get(key))}; accepted: {accepted}")
+
+
+def _raw_from(scenario: Any) -> tuple[dict, str | None, Path | None]:
+    """Scenario reference -> (raw mapping, default name, path)."""
+    if isinstance(scenario, Scenario):
+        return copy.deepcopy(scenario.config), scenario.name, scenario.path
+    if isinstance(scenario, Mapping):
+        return copy.deepcopy(dict(scenario)), None, None
+    if isinstance(scenario, str | Path):
+        path = find_scenario(scenario)
+        raw = read_yaml(path)
+        if not isinstance(raw, dict):
+            raise ScenarioError(
+                f"{path}: got {quote(raw)}; accepted: a YAML mapping of scenario keys"
+            )
+        return raw, path.stem, path
+    raise ScenarioError(
+        f"scenario: got {quote(type(scenario).__name__)}; accepted: a built-in name, a path, "
+        "a mapping or an lfsim.Scenario"
+    )
+
+
+def load_scenario(
+    scenario: str | Path | Mapping | Scenario,
+    overrides: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+) -> Scenario:
+    """Validate and resolve a scenario.
+
+    ``scenario`` is a built-in name, a path to a YAML file, a mapping with the file's layout or
+    an already resolved ``Scenario``. ``overrides`` maps top-level keys (seed, stop_time,
+    sample_interval, record, name) or ``"Class.Attribute"`` to values; ``seed`` wins over both.
+    Raises ``ScenarioError`` (one line) on any bad input.
+    """
+    raw, default_name, path = _raw_from(scenario)
+    for key in raw:
+        if not isinstance(key, str):
+            raise ScenarioError(
+                f"scenario key {quote(key)} is not a name; accepted: {', '.join(TOP_LEVEL)} or "
+                "a class of the fabric"
+            )
+    fabric = _check_fabric(raw)
+    classes = _core.fabric_classes(fabric)
+
+    for key, value in (overrides or {}).items():
+        target, attr = _split_key(key, classes, fabric)
+        if attr is None:
+            raw[target] = value
+        else:
+            section = raw.get(target)
+            if section is None:
+                section = {}
+            elif not isinstance(section, dict):
+                raise ScenarioError(
+                    f"{target}: got {quote(section)}; accepted: a mapping of {target} attributes"
+                )
+            raw[target] = {**section, attr: value}
+    if seed is not None:
+        raw["seed"] = seed
+
+    try:
+        parsed = _model_for(fabric).model_validate(raw)
+    except ValidationError as exc:
+        raise _pydantic_error(exc, raw, classes) from None
+
+    recorders = _core.fabrics()[fabric].get("recorders", {})
+    for rec in parsed.record:
+        if rec not in recorders:
+            raise ScenarioError(
+                f"record: recorder '{rec}' does not exist in fabric {fabric}; accepted: "
+                f"{', '.join(recorders) or '(none)'}"
+            )
+
+    config: dict[str, Any] = {
+        "name": parsed.name or default_name or "scenario",
+        "description": parsed.description,
+        "fabric": fabric,
+        "seed": parsed.seed,
+        "stop_time": parsed.stop_time,
+        "sample_interval": parsed.sample_interval,
+        "record": list(dict.fromkeys(parsed.record)),  # drop repeats, keep order
+    }
+    for cls, tid in classes.items():
+        given = getattr(parsed, cls) or {}
+        config[cls] = _resolve_class(cls, tid, given)
+    return Scenario(name=config["name"], path=path, config=config)
+
+
+def _resolve_class(cls: str, type_id: str, given: Mapping[str, Any]) -> dict[str, str]:
+    attrs = _core.attributes(type_id)
+    known = {a["name"] for a in attrs}
+    values: dict[str, str] = {}
+    for attr, value in given.items():
+        attr = str(attr)
+        if attr not in known:
+            raise ScenarioError(
+                f"{cls}.{attr} does not exist; accepted: {', '.join(sorted(known)) or '(none)'}"
+            )
+        text = to_core_string(value)
+        if text is None:
+            # Not a scalar: ask C++ what it accepts, using the value's text as the probe.
+            phrase = _core.check_value(type_id, attr, str(value)) or "a single value"
+            raise ScenarioError(f"{cls}.{attr}: got {quote(value)}; accepted: {phrase}")
+        phrase = _core.check_value(type_id, attr, text)
+        if phrase is not None:
+            raise ScenarioError(f"{cls}.{attr}: got {quote(text)}; accepted: {phrase}")
+        values[attr] = text
+    return {a["name"]: values.get(a["name"], str(a["default"])) for a in attrs}
+
+
+# ---------------------------------------------------------------------------------------------
+# Command-line forms: KEY=VALUE (--set) and KEY=V1,V2,... (--grid).
+
+_SET_FORM = (
+    f"KEY=VALUE with KEY one of {', '.join(OVERRIDABLE)} or Class.Attribute, e.g. "
+    "FcNetDevice.BbCredit=16"
+)
+
+
+def parse_assignment(text: str, option: str = "--set") -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key or any(c.isspace() for c in key):
+        raise ScenarioError(f"{option}: got {quote(text)}; accepted: {_SET_FORM}")
+    return key, value
+
+
+def parse_overrides(items: Iterable[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or ():
+        key, value = parse_assignment(item)
+        out[key] = value
+    return out
+
+
+def parse_grid(items: Iterable[str] | None) -> dict[str, list[str]]:
+    grid: dict[str, list[str]] = {}
+    for item in items or ():
+        key, value = parse_assignment(item, "--grid")
+        values = [v.strip() for v in value.split(",")]
+        if not value.strip() or any(v == "" for v in values):
+            raise ScenarioError(
+                f"--grid: got {quote(item)}; accepted: KEY=V1,V2,... with non-empty values"
+            )
+        if key in grid:
+            raise ScenarioError(
+                f"--grid: key '{key}' given twice; accepted: each key once, values comma-separated"
+            )
+        grid[key] = values
+    return grid

@@ -1,0 +1,373 @@
+"""Validation harness: simulated quantities against measured data.
+
+Case modules live in ``<validation>/cases/*.py`` (``<validation>`` is the repository's
+``validation/`` or ``$LFSIM_VALIDATION``); each exports ``CASES: list[Case]``. Measured data
+are CSV files in ``<validation>/data`` whose leading ``#`` lines give their source. A case's
+``evaluate(ctx)`` runs simulations through ``ctx.run`` and returns ``Row``s; the harness
+decides pass/fail for relative and absolute tolerances, prints one line per row, writes a
+Markdown report with the cases' figures and exits 1 if any row fails.
+
+Example case module::
+
+    from lfsim.validate import Case, Row, read_measured
+
+    def _throughput(ctx):
+        measured = read_measured("fc_throughput")
+        r = ctx.run("fc_distance", {"FcChannel.Length": 10000})
+        return [Row("throughput", "MB/s", float(measured["MBps"][0]),
+                    r.metrics["throughput_MBps"], tolerance=0.03)]
+
+    CASES = [Case("fc_throughput", source="fc_throughput.csv row 1",
+                  note="nothing calibrated", evaluate=_throughput)]
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import sys
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+from .errors import ScenarioError, one_line
+from .paths import validation_dir
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .runner import Result
+
+KINDS = ("relative", "absolute", "shape")
+
+
+@dataclass
+class Row:
+    """One compared quantity.
+
+    ``kind`` "relative": passes if |simulated - measured| <= tolerance * |measured|;
+    "absolute": if |simulated - measured| <= tolerance (in ``unit``); "shape": a check with no
+    single measured number (``measured`` may be None) whose ``passed`` the case sets itself,
+    described by ``criterion``.
+    """
+
+    quantity: str
+    unit: str
+    measured: float | None
+    simulated: float
+    tolerance: float | None = None
+    kind: str = "relative"
+    passed: bool | None = None
+    criterion: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"Row.kind: got '{self.kind}'; accepted: {', '.join(KINDS)}")
+        if self.kind in ("relative", "absolute"):
+            if self.measured is None or self.tolerance is None:
+                raise ValueError(
+                    f"Row {self.quantity}: a {self.kind} row needs measured and tolerance"
+                )
+            self.passed = bool(self._within())
+        elif self.passed is None:
+            raise ValueError(f"Row {self.quantity}: a shape row needs passed=True/False")
+
+    def _within(self) -> bool:
+        meas, sim, tol = float(self.measured), float(self.simulated), float(self.tolerance)
+        if not (math.isfinite(meas) and math.isfinite(sim)):
+            return False
+        bound = tol * abs(meas) if self.kind == "relative" else tol
+        return abs(sim - meas) <= bound
+
+    @property
+    def error_pct(self) -> float | None:
+        if self.measured is None or self.measured == 0:
+            return None
+        return (float(self.simulated) - float(self.measured)) / abs(float(self.measured)) * 100
+
+    @property
+    def tolerance_text(self) -> str:
+        if self.kind == "relative":
+            return f"±{self.tolerance * 100:g}%"
+        if self.kind == "absolute":
+            return f"±{self.tolerance:g} {self.unit}".strip()
+        return self.criterion or "shape"
+
+
+@dataclass
+class Case:
+    """A validation case: ``evaluate(ctx) -> list[Row]``.
+
+    ``source``: one line naming the measured file/row; ``note``: one line saying what was
+    calibrated and on which data (or that nothing was).
+    """
+
+    name: str
+    source: str
+    note: str
+    evaluate: Callable[[Context], list[Row]]
+
+
+class Context:
+    """What a case gets: cached runs, measured data and a place for its figures."""
+
+    def __init__(self, case: Case, files_dir: Path, cache: dict):
+        self.case = case
+        self.files_dir = files_dir
+        self.figures: list[Path] = []
+        self._cache = cache
+
+    def run(
+        self, scenario: Any, overrides: Mapping[str, Any] | None = None, seed: int | None = None
+    ) -> Result:
+        """``lfsim.run`` without output files; identical resolved configurations run once."""
+        from .runner import build_result, execute
+        from .scenario import load_scenario
+
+        sc = load_scenario(scenario, overrides, seed)
+        key = json.dumps([sc.name, sc.core_config()], sort_keys=True)
+        if key not in self._cache:
+            raw, wall = execute(sc)
+            self._cache[key] = build_result(sc, raw, wall)
+        return self._cache[key]
+
+    def plot_path(self, name: str) -> Path:
+        """Path for a figure of this case (``<report dir>/report_files/<case>-<name>.png``);
+        figures saved there are embedded in the report under the case's table."""
+        stem = name if Path(name).suffix else f"{name}.png"
+        path = self.files_dir / f"{self.case.name}-{stem}"
+        self.files_dir.mkdir(parents=True, exist_ok=True)
+        if path not in self.figures:
+            self.figures.append(path)
+        return path
+
+    def measured(self, name: str) -> pd.DataFrame:
+        return read_measured(name)
+
+
+def _data_path(name: str) -> Path:
+    data = validation_dir() / "data"
+    path = data / (name if Path(name).suffix else f"{name}.csv")
+    if not path.is_file():
+        have = ", ".join(sorted(p.name for p in data.glob("*.csv"))) if data.is_dir() else ""
+        raise FileNotFoundError(f"no measured data file {path}; available: {have or 'none'}")
+    return path
+
+
+def read_measured(name: str) -> pd.DataFrame:
+    """``validation/data/<name>.csv`` as a DataFrame; leading ``#`` lines (source) skipped."""
+    import pandas as pd
+
+    df = pd.read_csv(_data_path(name), comment="#")
+    df.columns = [str(c).strip() for c in df.columns]
+    return df
+
+
+def measured_source(name: str) -> list[str]:
+    """The ``#`` comment lines at the top of a measured data file (where the numbers are from)."""
+    lines = []
+    with open(_data_path(name), encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("#"):
+                break
+            lines.append(line[1:].strip())
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    case: Case
+    rows: list[Row] = field(default_factory=list)
+    figures: list[Path] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.error is None and bool(self.rows) and all(r.passed for r in self.rows)
+
+
+def discover(vdir: Path) -> tuple[list[Case], list[str]]:
+    """Import every ``cases/*.py``; returns the cases and the modules that failed to load."""
+    cases_dir = vdir / "cases"
+    cases: list[Case] = []
+    broken: list[str] = []
+    sys.path.insert(0, str(cases_dir))  # lets case modules share helpers in the same folder
+    try:
+        for path in sorted(cases_dir.glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            modname = f"lfsim_validation_cases.{path.stem}"
+            try:
+                spec = importlib.util.spec_from_file_location(modname, path)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[modname] = module
+                spec.loader.exec_module(module)
+                found = getattr(module, "CASES", None)
+                if not isinstance(found, list) or not all(isinstance(c, Case) for c in found):
+                    raise TypeError(f"{path} must define CASES: list[lfsim.validate.Case]")
+            except Exception:
+                traceback.print_exc()
+                broken.append(str(path))
+                continue
+            cases.extend(found)
+    finally:
+        sys.path.remove(str(cases_dir))
+    return cases, broken
+
+
+def evaluate_case(case: Case, files_dir: Path, cache: dict) -> Outcome:
+    ctx = Context(case, files_dir, cache)
+    outcome = Outcome(case)
+    try:
+        rows = case.evaluate(ctx)
+        if not isinstance(rows, list) or not all(isinstance(r, Row) for r in rows):
+            raise TypeError(f"case {case.name}: evaluate must return a list of Row")
+        if not rows:
+            raise ValueError(f"case {case.name}: evaluate returned no rows")
+        outcome.rows = rows
+    except ScenarioError as exc:
+        outcome.error = str(exc)
+    except Exception as exc:
+        traceback.print_exc()
+        outcome.error = one_line(f"{type(exc).__name__}: {exc}")
+    outcome.figures = [p for p in ctx.figures if p.is_file()]
+    return outcome
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{float(value):.6g}"
+
+
+def _row_cells(row: Row) -> list[str]:
+    err = row.error_pct
+    return [
+        row.quantity,
+        row.unit,
+        _fmt(row.measured),
+        _fmt(row.simulated),
+        "-" if err is None else f"{err:+.2f}",
+        row.tolerance_text,
+        "PASS" if row.passed else "FAIL",
+    ]
+
+
+def print_outcome(outcome: Outcome, out=None) -> None:
+    """One line per row: case, quantity [unit], measured, simulated, error %, tolerance, verdict."""
+    out = out or sys.stdout
+    name = outcome.case.name
+    if outcome.error is not None:
+        print(f"{name}  (case failed to run): {outcome.error}  FAIL", file=out)
+    cells = [_row_cells(row) for row in outcome.rows]
+    qtys = [f"{c[0]} [{c[1]}]" if c[1] else c[0] for c in cells]
+    width = max((len(q) for q in qtys), default=0)  # aligned within a case
+    tol_width = max((len(c[5]) for c in cells), default=0)
+    for qty, (_, _, meas, sim, err, tol, verdict) in zip(qtys, cells, strict=True):
+        print(
+            f"{name}  {qty:<{width}}  measured {meas:>10}  simulated {sim:>10}  "
+            f"error% {err:>8}  tol {tol:<{tol_width}}  {verdict}",
+            file=out,
+        )
+    out.flush()
+
+
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def tally(outcomes: list[Outcome]) -> str:
+    rows = [r for o in outcomes for r in o.rows]
+    passed = sum(bool(r.passed) for r in rows)
+    crashed = sum(o.error is not None for o in outcomes)
+    text = f"{len(outcomes)} case{'' if len(outcomes) == 1 else 's'}"
+    if crashed:
+        text += f" ({crashed} failed to run)"
+    return text + f", {len(rows)} rows: {passed} passed, {len(rows) - passed} failed"
+
+
+def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = ()) -> None:
+    lines = [
+        "# lfsim validation report",
+        "",
+        f"lfsim {__version__}. {tally(outcomes)}. Error % is (simulated − measured) / |measured|.",
+        "",
+    ]
+    if broken:
+        lines += [f"**Case modules that failed to import:** {_md(', '.join(broken))}", ""]
+    for o in outcomes:
+        status = "PASS" if o.passed else "FAIL"
+        lines += [
+            f"## {_md(o.case.name)} — {status}",
+            "",
+            f"- Source: {_md(o.case.source)}",
+            f"- Calibration: {_md(o.case.note)}",
+            "",
+        ]
+        if o.error is not None:
+            lines += [f"**The case failed to run:** {_md(o.error)}", ""]
+        if o.rows:
+            lines += [
+                "| quantity | unit | measured | simulated | error % | tolerance | result |",
+                "|---|---|---:|---:|---:|---|---|",
+            ]
+            lines += ["| " + " | ".join(_md(c) for c in _row_cells(r)) + " |" for r in o.rows]
+            lines.append("")
+        for fig in o.figures:
+            rel = os.path.relpath(fig, report.parent).replace(os.sep, "/")
+            lines += [f"![{_md(o.case.name)}: {_md(fig.stem)}]({rel})", ""]
+    report.parent.mkdir(parents=True, exist_ok=True)
+    tmp = report.with_name(f".{report.name}.tmp")
+    tmp.write_text("\n".join(lines), encoding="utf-8")
+    os.replace(tmp, report)  # atomic: a reader never sees half a report
+
+
+def main(report: str | Path | None = None, case_names: list[str] | None = None) -> int:
+    """``lfsim validate``: 0 if every row passes, 1 if any fails, 2 on a usage error."""
+    vdir = validation_dir()
+    if not (vdir / "cases").is_dir():
+        raise ScenarioError(
+            f"validation cases folder {vdir / 'cases'} does not exist; accepted: a validation "
+            "directory with cases/*.py (set LFSIM_VALIDATION)"
+        )
+    cases, broken = discover(vdir)
+    names = [c.name for c in cases]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ScenarioError(f"validation case names must be unique; repeated: {', '.join(dupes)}")
+    if case_names:
+        unknown = [n for n in case_names if n not in names]
+        if unknown:
+            raise ScenarioError(
+                f"--case: got '{unknown[0]}'; accepted: {', '.join(names) or '(no cases found)'}"
+            )
+        cases = [c for c in cases if c.name in case_names]
+    report_path = Path(report) if report is not None else vdir / "report.md"
+    files_dir = report_path.parent / "report_files"
+    for case in cases:  # stale figures of the cases about to run
+        for old in files_dir.glob(f"{case.name}-*"):
+            old.unlink()
+
+    cache: dict = {}
+    outcomes = []
+    for case in cases:
+        outcome = evaluate_case(case, files_dir, cache)
+        print_outcome(outcome)
+        outcomes.append(outcome)
+    write_report(outcomes, report_path, broken)
+
+    failed = sum(not o.passed for o in outcomes) + len(broken)
+    broken_text = f"; {len(broken)} case module(s) failed to import" if broken else ""
+    print(f"validate: {tally(outcomes)}{broken_text}; report: {report_path}")
+    if not cases:
+        print(f"validate: no cases found in {vdir / 'cases'}", file=sys.stderr)
+        return 1
+    return 1 if failed else 0

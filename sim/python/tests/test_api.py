@@ -1,0 +1,92 @@
+"""The Python API (lfsim.run / Result) on the real simulator."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import SMALL_OVERRIDES
+
+import lfsim
+from lfsim import runner
+
+
+def test_run_returns_dataframes_with_labels():
+    r = lfsim.run("fc_distance", {**SMALL_OVERRIDES, "record": "credits,rx_buffers"})
+    assert r.out is None
+    assert r.summary["scenario"] == "fc_distance" and r.metrics is r.summary["metrics"]
+    assert set(r.series_names) == {"credits", "rx_buffers"}
+    df = r.timeseries("credits")
+    assert isinstance(df, pd.DataFrame)
+    assert list(df.columns) == ["time_s", "id", "label", "credits"]
+    # One label per port, and the sender's port starts with its full BB_Credit (8 here).
+    assert df.groupby("id")["label"].nunique().eq(1).all()
+    assert df["credits"].max() == 8 and df["credits"].min() >= 0
+    assert (
+        r.config
+        == lfsim.load_scenario(
+            "fc_distance", SMALL_OVERRIDES | {"record": "credits,rx_buffers"}
+        ).config
+    )
+    with pytest.raises(KeyError, match="no series named 'tx_queue'"):
+        r.timeseries("tx_queue")
+
+
+def test_dataframes_share_memory_with_core_arrays():
+    r = lfsim.run("fc_distance", SMALL_OVERRIDES)
+    raw = r._series["credits"]
+    df = r.timeseries("credits")
+    for col in ("time_s", "id", "credits"):
+        assert np.shares_memory(df[col].to_numpy(), raw[col]), col
+
+
+def test_tables_and_per_flow_labels():
+    r = lfsim.run("fc_incast", {"stop_time": "3ms"})
+    assert r.table_names
+    for name in r.table_names:
+        t = r.table(name)
+        assert len(t) > 0
+        if "id" in t.columns:
+            assert t["label"].notna().all()
+
+
+def test_same_seed_in_one_process_is_identical():
+    """ns-3 keeps global state between runs; a second run in the same process must not see it."""
+    a = lfsim.run("fc_incast", {"stop_time": "3ms"}, seed=4)
+    b = lfsim.run("fc_incast", {"stop_time": "3ms"}, seed=4)
+    assert a.metrics == b.metrics and a.summary["events"] == b.summary["events"]
+
+
+def test_run_with_out_writes_atomically(tmp_path):
+    out = tmp_path / "deep" / "run"
+    r = lfsim.run("fc_distance", SMALL_OVERRIDES, out=out, plot=True)
+    assert r.out == out
+    assert (out / "summary.json").is_file() and (out / "plots" / "credits.png").is_file()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["run"]
+
+
+def test_bad_input_raises_scenario_error_and_writes_nothing(tmp_path):
+    out = tmp_path / "never"
+    with pytest.raises(lfsim.ScenarioError, match=r"^FcChannel.Length: got '-1'; accepted: "):
+        lfsim.run("fc_distance", {"FcChannel.Length": -1}, out=out)
+    with pytest.raises(lfsim.ScenarioError, match="plot: needs an output directory"):
+        lfsim.run("fc_distance", SMALL_OVERRIDES, plot=True)
+    assert not out.exists()
+
+
+def test_value_error_from_core_becomes_scenario_error():
+    """A configuration that only C++ rejects (validation bypassed on purpose)."""
+    sc = lfsim.load_scenario("fc_distance", SMALL_OVERRIDES)
+    cfg = {**sc.config, "FcNetDevice": {**sc.config["FcNetDevice"], "BbCredit": "0"}}
+    tampered = lfsim.Scenario(name=sc.name, path=None, config=cfg)
+    with pytest.raises(lfsim.ScenarioError) as err:
+        runner.execute(tampered)
+    assert "\n" not in str(err.value) and "BbCredit" in str(err.value)
+
+
+def test_progress_bar_appears_only_after_the_delay(capsys, monkeypatch):
+    lfsim.run("fc_distance", SMALL_OVERRIDES, progress=True)
+    assert capsys.readouterr().err == ""  # a short run shows no bar
+    monkeypatch.setattr(runner._Progress, "DELAY_S", 0.0)
+    # ~1 s of wall time: C++ calls back every 0.25 s.
+    lfsim.run("fc_incast", {"stop_time": "800ms", "record": ""}, progress=True)
+    err = capsys.readouterr().err
+    assert "simulated" in err and "/800 ms |" in err  # in the unit of stop_time

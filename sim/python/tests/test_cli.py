@@ -1,0 +1,218 @@
+"""The ``lfsim`` command end to end, through a subprocess, on the real simulator."""
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import SMALL
+
+import lfsim
+
+
+def _summary(out):
+    return json.loads((out / "summary.json").read_text())
+
+
+def test_run_writes_summary_config_and_series(cli, tmp_path):
+    out = tmp_path / "r"
+    p = cli("run", "fc_distance", *SMALL, "--set", "record=credits,rx_buffers", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert str(out) in p.stdout and "throughput_MBps" in p.stdout
+
+    s = _summary(out)
+    for key in ("scenario", "seed", "sim_time_s", "wall_time_s", "events", "metrics"):
+        assert key in s
+    assert s["scenario"] == "fc_distance" and s["fabric"] == "fc"
+    assert s["lfsim_version"] == lfsim.__version__
+    assert s["sim_time_s"] == pytest.approx(2e-3)
+    assert s["events"] > 0
+
+    cfg = yaml.safe_load((out / "config.yaml").read_text())
+    assert cfg["stop_time"] == "2ms" and cfg["FcScenario"]["Warmup"] == "200us"
+    assert cfg["record"] == ["credits", "rx_buffers"]
+    assert "FcSwitch" in cfg  # every class, even one this topology does not use
+
+    for name in ("credits", "rx_buffers"):
+        df = pd.read_parquet(out / "series" / f"{name}.parquet")
+        assert list(df.columns[:3]) == ["time_s", "id", "label"]
+        assert len(df) > 0
+        # Labels name the ports; every id has one.
+        assert df["label"].notna().all()
+        assert df.groupby("id")["label"].nunique().eq(1).all()
+        assert df["time_s"].is_monotonic_increasing
+        assert df["time_s"].max() <= 2e-3
+    # Nothing else left next to the output (the temporary directory was renamed).
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["r"]
+
+
+def test_credit_series_respects_bb_credit(cli, tmp_path):
+    """Protocol check on the written series: available credit stays within 0..BB_Credit."""
+    out = tmp_path / "r"
+    p = cli(
+        "run",
+        "fc_distance",
+        *SMALL,
+        "--set",
+        "FcNetDevice.BbCredit=5",
+        "--out",
+        str(out),
+        "--quiet",
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == ""
+    credits = pd.read_parquet(out / "series" / "credits.parquet")["credits"]
+    assert credits.min() >= 0 and credits.max() == 5
+
+
+def test_rerun_of_config_yaml_reproduces_metrics(cli, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert cli("run", "fc_distance", *SMALL, "--seed", "3", "--out", str(a)).returncode == 0
+    p = cli("run", str(a / "config.yaml"), "--out", str(b))
+    assert p.returncode == 0, p.stderr
+    assert _summary(a)["metrics"] == _summary(b)["metrics"]
+    assert _summary(b)["seed"] == 3 and _summary(b)["scenario"] == "fc_distance"
+    # The resolved configuration is a fixed point.
+    assert yaml.safe_load((a / "config.yaml").read_text()) == yaml.safe_load(
+        (b / "config.yaml").read_text()
+    )
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(a / "series" / "credits.parquet"),
+        pd.read_parquet(b / "series" / "credits.parquet"),
+    )
+
+
+def test_same_seed_twice_gives_identical_metrics(cli, tmp_path):
+    for d in ("x", "y"):
+        p = cli("run", "fc_incast", "--set", "stop_time=3ms", "--seed", "5", "--out", d)
+        assert p.returncode == 0, p.stderr
+    assert _summary(tmp_path / "x")["metrics"] == _summary(tmp_path / "y")["metrics"]
+
+
+def test_default_out_dir_and_replacement(cli, tmp_path):
+    assert cli("run", "fc_distance", *SMALL, "--quiet").returncode == 0
+    out = tmp_path / "results" / "fc_distance"
+    first = _summary(out)
+    (out / "stale.txt").write_text("from an earlier run")
+    p = cli("run", "fc_distance", *SMALL, "--set", "FcNetDevice.BbCredit=2")
+    assert p.returncode == 0, p.stderr
+    assert not (out / "stale.txt").exists()  # the directory was replaced, not merged
+    # 10 km at 2GFC: 2 credits cannot cover the round trip that 8 nearly do.
+    assert _summary(out)["metrics"]["throughput_MBps"] < first["metrics"]["throughput_MBps"]
+    assert sorted(x.name for x in (tmp_path / "results").iterdir()) == ["fc_distance"]
+
+
+def test_plot_writes_one_png_per_series_and_table(cli, tmp_path):
+    p = cli("run", "fc_incast", "--set", "stop_time=3ms", "--out", "inc", "--plot", "--quiet")
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "inc"
+    s = _summary(out)
+    assert s["series"] and s["tables"]
+    pngs = sorted(x.stem for x in (out / "plots").glob("*.png"))
+    assert pngs == sorted(s["series"] + s["tables"])
+    for png in (out / "plots").glob("*.png"):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for table in s["tables"]:
+        df = pd.read_parquet(out / f"{table}.parquet")
+        csv = pd.read_csv(out / f"{table}.csv")
+        assert list(csv.columns) == list(df.columns)
+        assert len(csv) == len(df)
+
+
+def test_list_and_version(cli):
+    p = cli("list")
+    assert p.returncode == 0
+    names = [line.split()[0] for line in p.stdout.splitlines()]
+    assert "fc_distance" in names
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("fc_distance "))
+    assert lfsim.list_scenarios()["fc_distance"] in line
+    v = cli("--version")
+    assert v.returncode == 0 and v.stdout.strip() == f"lfsim {lfsim.__version__}"
+    m = subprocess.run([sys.executable, "-m", "lfsim", "--version"], capture_output=True, text=True)
+    assert m.returncode == 0 and m.stdout == v.stdout
+
+
+BAD_FILES = {
+    "unknown_key.yaml": "fabric: fc\nstop_time: 1ms\nfoo: 1\n",
+    "bad_yaml.yaml": "fabric: fc\nstop_time: [1ms\n",
+    "bad_fabric.yaml": "fabric: nosuch\nstop_time: 1ms\n",
+    "bad_section.yaml": "fabric: fc\nstop_time: 1ms\nFcNetDevice: 5\n",
+    "duplicate.yaml": "fabric: fc\nstop_time: 1ms\nstop_time: 2ms\n",
+    "missing_stop.yaml": "fabric: fc\n",
+    "not_mapping.yaml": "- fabric\n- fc\n",
+}
+
+BAD_INPUTS = [
+    (
+        ["run", "fc_distance", "--set", "FcNetDevice.BbCredit=-3"],
+        "FcNetDevice.BbCredit: got '-3'; accepted: an integer in 1..32767",
+    ),
+    (
+        ["run", "fc_distance", "--set", "FcNetDevice.Foo=1"],
+        "FcNetDevice.Foo does not exist; accepted: BbCredit, ",
+    ),
+    (
+        ["run", "fc_distance", "--set", "stop_time=5 parsecs"],
+        "stop_time: got '5 parsecs'; accepted: a time with a unit, e.g. 2ms",
+    ),
+    (["run", "fc_distance", "--set", "sample_interval=fast"], "sample_interval: got 'fast'"),
+    (["run", "fc_distance", "--set", "record=nosuch"], "record: recorder 'nosuch' does not exist"),
+    (["run", "fc_distance", "--set", "FcNetDevice.Speed=3GFC"], "FcNetDevice.Speed: got '3GFC'"),
+    (["run", "fc_distance", "--set", "Nope.Attr=1"], "Nope.Attr: class Nope does not exist"),
+    (["run", "fc_distance", "--set", "fabric=roce"], "override key 'fabric' does not exist"),
+    (["run", "fc_distance", "--set", "BbCredit"], "--set: got 'BbCredit'; accepted: KEY=VALUE"),
+    (["run", "fc_distance", "--seed", "0"], "seed: got '0'; accepted: an integer in 1.."),
+    (["run", "fc_distance", "--seed", "abc"], "--seed"),
+    (["run", "fc_distance", "--no-such-option"], "unrecognized arguments"),
+    (["run", "no_such_scenario"], "scenario 'no_such_scenario' is neither a file nor a built-in"),
+    (["run", "missing/file.yaml"], "scenario file 'missing/file.yaml' does not exist"),
+    (["run", "unknown_key.yaml"], "scenario key 'foo' does not exist; accepted: description, "),
+    (["run", "bad_yaml.yaml"], "bad YAML at line 3"),
+    (["run", "bad_fabric.yaml"], "fabric: got 'nosuch'; accepted: one of fc"),
+    (["run", "bad_section.yaml"], "FcNetDevice: got '5'; accepted: a mapping of FcNetDevice"),
+    (["run", "duplicate.yaml"], "key 'stop_time' appears twice"),
+    (["run", "missing_stop.yaml"], "scenario key 'stop_time' is missing"),
+    (["run", "not_mapping.yaml"], "accepted: a YAML mapping of scenario keys"),
+    (["run", "fc_distance", "--out", "a_file"], "out: got 'a_file', which is a file"),
+    (
+        ["sweep", "fc_distance", "--grid", "FcNetDevice.BbCredit=4,8,0"],
+        "FcNetDevice.BbCredit: got '0'",
+    ),
+    (["sweep", "fc_distance", "--grid", "FcNetDevice.BbCredit"], "--grid: got"),
+    (["sweep", "fc_distance"], "--grid: none given"),
+    (["sweep", "fc_distance", "--grid", "seed=1", "--jobs", "0"], "--jobs"),
+]
+
+
+@pytest.mark.parametrize(("args", "expected"), BAD_INPUTS, ids=lambda x: " ".join(x)[:60])
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(cli, tmp_path, args, expected):
+    for name, text in BAD_FILES.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "a_file").write_text("not a directory")
+    before = sorted(x.name for x in tmp_path.iterdir())
+    p = cli(*args)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith("lfsim: error: ")
+    assert expected in lines[0]
+    assert "Traceback" not in p.stderr and p.stdout == ""
+    assert sorted(x.name for x in tmp_path.iterdir()) == before  # no results/, no temp dir
+
+
+def test_builtin_scenarios_come_from_lfsim_scenarios(cli, tmp_path):
+    d = tmp_path / "mine"
+    d.mkdir()
+    (d / "tiny.yaml").write_text(
+        "description: a tiny test scenario\nfabric: fc\nstop_time: 1ms\nFcNetDevice:\n"
+        "  Speed: 1GFC\n"
+    )
+    env = {"LFSIM_SCENARIOS": str(d)}
+    p = cli("list", env=env)
+    assert p.returncode == 0 and p.stdout.split() == ["tiny", "a", "tiny", "test", "scenario"]
+    p = cli("run", "tiny", "--quiet", env=env)
+    assert p.returncode == 0, p.stderr
+    cfg = yaml.safe_load((tmp_path / "results" / "tiny" / "config.yaml").read_text())
+    assert cfg["name"] == "tiny" and cfg["FcNetDevice"]["Speed"] == "1GFC"

@@ -1,0 +1,85 @@
+"""Scenario loading and resolution against the real attribute tables of ``_core``."""
+
+import lfsim._core as core
+import pytest
+
+import lfsim
+from lfsim.scenario import (
+    parse_assignment,
+    parse_grid,
+    split_time,
+    time_seconds,
+    to_core_string,
+)
+
+
+def test_time_strings_need_a_unit():
+    assert split_time("2ms") == (2.0, "ms")
+    assert time_seconds("1.5us") == pytest.approx(1.5e-6)
+    assert time_seconds("1e-3s") == pytest.approx(1e-3)
+    for bad in ("2", "2 ms", "5 parsecs", "ms", "", None, 2.0):
+        assert split_time(bad) is None
+
+
+def test_yaml_values_become_core_strings():
+    assert to_core_string(True) == "true"
+    assert to_core_string(False) == "false"
+    assert to_core_string(8) == "8"
+    assert to_core_string(0.1) == "0.1"
+    assert float(to_core_string(1 / 3)) == 1 / 3  # round-trips exactly
+    assert to_core_string("2GFC") == "2GFC"
+    assert to_core_string([1]) is None
+
+
+def test_assignment_and_grid_syntax():
+    assert parse_assignment("FcNetDevice.BbCredit=16") == ("FcNetDevice.BbCredit", "16")
+    assert parse_assignment("record=a,b") == ("record", "a,b")
+    assert parse_grid(["FcChannel.Length=10, 20"]) == {"FcChannel.Length": ["10", "20"]}
+    for bad in ("nokey", "=5", "a b=1"):
+        with pytest.raises(lfsim.ScenarioError):
+            parse_assignment(bad)
+    for bad in (["x=1,,2"], ["x="], ["x=1", "x=2"]):
+        with pytest.raises(lfsim.ScenarioError):
+            parse_grid(bad)
+
+
+def test_resolved_config_has_every_class_and_attribute():
+    sc = lfsim.load_scenario("fc_distance")
+    fabric = {f["name"]: f for f in core.fabrics()}["fc"]
+    cfg = sc.core_config()
+    assert sorted(cfg["attributes"]) == sorted(fabric["type_ids"])
+    for tid in fabric["type_ids"]:
+        names = [a["name"] for a in core.attributes(tid)]
+        assert list(cfg["attributes"][tid]) == names
+        assert all(isinstance(v, str) for v in cfg["attributes"][tid].values())
+    # The scenario's own values win over the defaults; untouched ones keep the default.
+    assert cfg["attributes"]["ns3::FcNetDevice"]["Speed"] == "2GFC"
+    assert cfg["attributes"]["ns3::FcChannel"]["Length"] == "10000"
+    defaults = {a["name"]: a["default"] for a in core.attributes("ns3::FcSwitch")}
+    assert cfg["attributes"]["ns3::FcSwitch"] == defaults
+    assert sc.config["sample_interval"] == "0s"  # filled default
+
+
+def test_precedence_scenario_then_overrides_then_seed():
+    sc = lfsim.load_scenario(
+        "fc_distance", {"FcNetDevice.BbCredit": 16, "seed": 7, "record": "credits,rx_buffers"}
+    )
+    assert sc.config["FcNetDevice"]["BbCredit"] == "16"
+    assert sc.seed == 7
+    assert sc.config["record"] == ["credits", "rx_buffers"]
+    assert lfsim.load_scenario("fc_distance", {"seed": 7}, seed=3).seed == 3
+
+
+def test_inline_mapping_and_errors_are_one_line():
+    sc = lfsim.load_scenario({"fabric": "fc", "stop_time": "1ms", "FcChannel": {"Length": 5}})
+    assert sc.name == "scenario" and sc.config["FcChannel"]["Length"] == "5"
+    with pytest.raises(lfsim.ScenarioError) as err:
+        lfsim.load_scenario("fc_distance", {"FcNetDevice.BbCredit": -3})
+    assert str(err.value) == "FcNetDevice.BbCredit: got '-3'; accepted: an integer in 1..32767"
+    assert isinstance(err.value, ValueError)
+
+
+def test_list_scenarios_has_descriptions():
+    listed = lfsim.list_scenarios()
+    assert "fc_distance" in listed
+    assert listed["fc_distance"] and "\n" not in listed["fc_distance"]
