@@ -33,19 +33,14 @@ main(int argc, char** argv)
 
     FcHelper helper;
     FcTopology t = helper.PointToPoint();
-    Ptr<FcSink> sink = CreateObject<FcSink>();
-    t.hosts.Get(1)->AddApplication(sink);
-    sink->Setup(t.hostPorts[1]);
-    Ptr<FcStreamSender> tx = CreateObject<FcStreamSender>();
-    t.hosts.Get(0)->AddApplication(tx);
-    tx->Setup(t.hostPorts[0], t.hostPorts[1]->GetFcId());
+    Ptr<FcSink> sink = helper.InstallStream(t).sink;
     Time end(stop);
     sink->SetWindow(end / 5, end);
     Simulator::Stop(end);
     Simulator::Run();
     std::cout << speed << ", " << credits << " credits, " << length / 1000 << " km: "
               << sink->GetWindowBytes() / (end * 4 / 5).GetSeconds() / 1e6 << " MB/s payload, "
-              << "sender stalled for credit " << t.hostPorts[0]->GetCreditStallTime().GetMicroSeconds()
+              << "sender stalled for credit " << t.hostPorts[1]->GetCreditStallTime().GetMicroSeconds()
               << " us" << std::endl;
     Simulator::Destroy();
     return 0;

@@ -132,15 +132,11 @@ class FcFabric : public lfsim::Fabric
         switch (m_sc->workload)
         {
         case FcScenario::STREAM: {
-            m_sink = CreateObject<FcSink>();
-            m_t.hosts.Get(0)->AddApplication(m_sink);
-            m_sink->Setup(m_t.hostPorts[0]);
+            FcStreamApps apps = helper.InstallStream(m_t);
+            m_sink = apps.sink;
             m_sink->SetWindow(m_sc->warmup, m_stop);
-            for (uint32_t i = 1; i < n; ++i)
+            for (auto& s : apps.senders)
             {
-                Ptr<FcStreamSender> s = CreateObject<FcStreamSender>();
-                m_t.hosts.Get(i)->AddApplication(s);
-                s->Setup(m_t.hostPorts[i], target);
                 s->SetStartTime(StartTime());
             }
             break;
@@ -263,6 +259,8 @@ class FcFabric : public lfsim::Fabric
             uint32_t (FcNetDevice::*get)() const;
         };
         const Spec specs[] = {{"credits", "Credits", &FcNetDevice::GetCredits},
+                              {"frames_in_flight", "FramesInFlight",
+                               &FcNetDevice::GetFramesInFlight},
                               {"rx_buffers", "RxBuffers", &FcNetDevice::GetRxBuffersInUse},
                               {"tx_queue", "TxQueue", &FcNetDevice::GetTxQueueLength}};
         for (const Spec& s : specs)
@@ -449,6 +447,7 @@ const bool g_registered = lfsim::RegisterFabric(
      {"ns3::FcScenario", "ns3::FcNetDevice", "ns3::FcChannel", "ns3::FcSwitch",
       "ns3::FcStreamSender", "ns3::FcPingPong", "ns3::FcpInitiator", "ns3::FcpTarget"},
      {{"credits", "BB_Credit available at each port (transmit side)"},
+      {"frames_in_flight", "frames sent and not yet answered by R_RDY, at each port"},
       {"rx_buffers", "receive buffers in use at each port"},
       {"tx_queue", "frames waiting at each port"},
       {"primitives", "every R_RDY / BB_SCs / BB_SCr sent and received"},

@@ -169,6 +169,23 @@ FcHelper::Route(FcTopology& t)
     }
 }
 
+FcStreamApps
+FcHelper::InstallStream(FcTopology& t)
+{
+    FcStreamApps apps;
+    apps.sink = CreateObject<FcSink>();
+    t.hosts.Get(0)->AddApplication(apps.sink);
+    apps.sink->Setup(t.hostPorts[0]);
+    for (uint32_t i = 1; i < t.hostPorts.size(); ++i)
+    {
+        Ptr<FcStreamSender> s = CreateObject<FcStreamSender>();
+        t.hosts.Get(i)->AddApplication(s);
+        s->Setup(t.hostPorts[i], t.hostPorts[0]->GetFcId());
+        apps.senders.push_back(s);
+    }
+    return apps;
+}
+
 int64_t
 FcHelper::AssignStreams(FcTopology& t, int64_t stream)
 {

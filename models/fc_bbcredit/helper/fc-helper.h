@@ -6,6 +6,7 @@
 #ifndef FC_HELPER_H
 #define FC_HELPER_H
 
+#include "fc-applications.h"
 #include "fc-channel.h"
 #include "fc-net-device.h"
 #include "fc-switch.h"
@@ -29,6 +30,13 @@ struct FcTopology
     std::vector<std::string> portLabels;  ///< "h1", "sw0/p2", ...
 };
 
+/// Applications of a stream workload: hosts 1.. stream full frames to a sink on host 0.
+struct FcStreamApps
+{
+    Ptr<FcSink> sink;
+    std::vector<Ptr<FcStreamSender>> senders;
+};
+
 class FcHelper
 {
   public:
@@ -38,6 +46,8 @@ class FcHelper
     FcTopology Star(uint32_t hosts);
     /// Host 0 on switch 1, hosts 1.. on switch 0, one inter-switch link.
     FcTopology TwoSwitch(uint32_t hosts);
+    /// A sink on host 0 and a streamer to it on every other host.
+    FcStreamApps InstallStream(FcTopology& t);
     /// Fixed RNG streams for every channel; returns the number used.
     int64_t AssignStreams(FcTopology& t, int64_t stream);
 

@@ -59,6 +59,10 @@ FcNetDevice::GetTypeId()
                             "BB_Credit available to transmit (login value minus frames in flight).",
                             MakeTraceSourceAccessor(&FcNetDevice::m_credits),
                             "ns3::TracedValueCallback::Uint32")
+            .AddTraceSource("FramesInFlight",
+                            "Frames sent whose credit has not returned (login value - Credits).",
+                            MakeTraceSourceAccessor(&FcNetDevice::m_inFlight),
+                            "ns3::TracedValueCallback::Uint32")
             .AddTraceSource("RxBuffers",
                             "Receive buffers in use.",
                             MakeTraceSourceAccessor(&FcNetDevice::m_rxBuffers),
@@ -129,7 +133,7 @@ FcNetDevice::Login()
     NS_ABORT_MSG_IF(!peer, "login needs both ends attached");
     NS_ABORT_MSG_IF(peer->m_speed != m_speed, "both ends of a link must run at one speed");
     m_loginCredit = peer->m_bbCredit;
-    m_credits = m_loginCredit;
+    SetCredits(m_loginCredit);
     m_bbScNUsed = (m_bbScN && peer->m_bbScN) ? std::max(m_bbScN, peer->m_bbScN) : 0;
     m_scMask = m_bbScNUsed ? (1u << m_bbScNUsed) - 1 : 0;
     m_gapTime = m_wordTime * int64_t(m_minIdleWords);
@@ -254,7 +258,7 @@ FcNetDevice::TryTransmit()
     TxItem item = std::move(m_txq.front());
     m_txq.pop_front();
     m_txQueueLen = m_txq.size();
-    m_credits = m_credits - 1;
+    SetCredits(m_credits - 1);
     if (m_credits < m_c.minCredits)
     {
         m_c.minCredits = m_credits;
@@ -278,6 +282,13 @@ FcNetDevice::TryTransmit()
     {
         m_dequeueCb();
     }
+}
+
+void
+FcNetDevice::SetCredits(uint32_t c)
+{
+    m_credits = c;
+    m_inFlight = m_loginCredit - c;
 }
 
 Time
@@ -366,7 +377,7 @@ FcNetDevice::ReceivePrimitive(FcPrimitive p)
         }
         else
         {
-            m_credits = m_credits + 1;
+            SetCredits(m_credits + 1);
         }
         if (m_scMask)
         {
@@ -391,7 +402,7 @@ FcNetDevice::ReceivePrimitive(FcPrimitive p)
         m_bbRrdyCnt = 0;
         uint32_t room = m_loginCredit - m_credits;
         uint32_t add = std::min(lost, room);
-        m_credits = m_credits + add;
+        SetCredits(m_credits + add);
         m_c.creditsRecovered += add;
         m_recoveryTrace(static_cast<uint8_t>(p), add);
         break;

@@ -54,6 +54,7 @@ class FcNetDevice : public NetDevice
     uint32_t GetBbCredit() const { return m_bbCredit; }
     uint32_t GetLoginCredit() const { return m_loginCredit; }
     uint32_t GetCredits() const { return m_credits; }
+    uint32_t GetFramesInFlight() const { return m_inFlight; }
     uint32_t GetRxBuffersInUse() const { return m_rxBuffers; }
     uint32_t GetTxQueueLength() const { return m_txq.size(); }
     uint32_t GetBbScN() const { return m_bbScNUsed; }
@@ -125,6 +126,7 @@ class FcNetDevice : public NetDevice
     void TransmitDone();
     void Deliver(Ptr<Packet> frame);
     void QueuePrimitive(FcPrimitive p);
+    void SetCredits(uint32_t c);
     void SetSpeedIndex(int s);
     int GetSpeedIndex() const { return static_cast<int>(m_speed); }
 
@@ -167,6 +169,7 @@ class FcNetDevice : public NetDevice
     uint32_t m_bbRcCnt = 0;  ///< frames received since the last BB_SCs, mod 2^N
 
     TracedValue<uint32_t> m_credits;
+    TracedValue<uint32_t> m_inFlight;  ///< frames sent whose R_RDY has not come back
     TracedValue<uint32_t> m_rxBuffers;
     TracedValue<uint32_t> m_txQueueLen;
     TracedCallback<Ptr<const Packet>> m_frameTxTrace;

@@ -185,29 +185,18 @@ class SingleFrameTimingTest : public FcTestCase
 // ---------------------------------------------------------------------------------------------
 /// Streams full frames for `stop` and returns payload MB/s counted in [warm, stop).
 double
-StreamThroughput(int speed, uint32_t credits, double lengthM, Time warm, Time stop,
-                 FcTopology* keep = nullptr)
+StreamThroughput(int speed, uint32_t credits, double lengthM, Time warm, Time stop)
 {
     Config::SetDefault("ns3::FcNetDevice::Speed", StringValue(kSpeeds[speed]));
     Config::SetDefault("ns3::FcNetDevice::BbCredit", UintegerValue(credits));
     Config::SetDefault("ns3::FcChannel::Length", DoubleValue(lengthM));
     FcHelper helper;
     FcTopology t = helper.PointToPoint();
-    Ptr<FcSink> sink = CreateObject<FcSink>();
-    t.hosts.Get(1)->AddApplication(sink);
-    sink->Setup(t.hostPorts[1]);
+    Ptr<FcSink> sink = helper.InstallStream(t).sink;
     sink->SetWindow(warm, stop);
-    Ptr<FcStreamSender> tx = CreateObject<FcStreamSender>();
-    t.hosts.Get(0)->AddApplication(tx);
-    tx->Setup(t.hostPorts[0], t.hostPorts[1]->GetFcId());
     Simulator::Stop(stop);
     Simulator::Run();
-    double r = sink->GetWindowBytes() / (stop - warm).GetSeconds() / 1e6;
-    if (keep)
-    {
-        *keep = t;
-    }
-    return r;
+    return sink->GetWindowBytes() / (stop - warm).GetSeconds() / 1e6;
 }
 
 /// The distance law: N frames per round trip, or line rate once N frame slots cover it.
@@ -305,19 +294,14 @@ class CreditInvariantTest : public FcTestCase
     {
         Stamp s;
         Config::SetDefault("ns3::FcNetDevice::RxProcessingDelay", StringValue("7us"));
-        FcTopology t;
-        // Credits trace connected after the build; StreamThroughput keeps the topology.
         Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("8GFC"));
         Config::SetDefault("ns3::FcNetDevice::BbCredit", UintegerValue(3));
         FcHelper helper;
-        t = helper.PointToPoint();
-        t.hostPorts[0]->TraceConnectWithoutContext("Credits", MakeBoundCallback(&RecordCredit, &s));
-        Ptr<FcSink> sink = CreateObject<FcSink>();
-        t.hosts.Get(1)->AddApplication(sink);
-        sink->Setup(t.hostPorts[1]);
-        Ptr<FcStreamSender> tx = CreateObject<FcStreamSender>();
-        t.hosts.Get(0)->AddApplication(tx);
-        tx->Setup(t.hostPorts[0], t.hostPorts[1]->GetFcId());
+        FcTopology t = helper.PointToPoint();
+        t.hostPorts[1]->TraceConnectWithoutContext("Credits", MakeBoundCallback(&RecordCredit, &s));
+        FcStreamApps apps = helper.InstallStream(t);
+        Ptr<FcSink> sink = apps.sink;
+        Ptr<FcStreamSender> tx = apps.senders[0];
         tx->SetStopTime(MilliSeconds(2));
         Simulator::Stop(MilliSeconds(3));
         Simulator::Run();
@@ -329,14 +313,14 @@ class CreditInvariantTest : public FcTestCase
             hitZero |= (v == 0);
         }
         NS_TEST_EXPECT_MSG_EQ(hitZero, true, "the receiver's delay exhausts the credits");
-        const auto& tc = t.hostPorts[0]->GetCounters();
-        const auto& rc = t.hostPorts[1]->GetCounters();
+        const auto& tc = t.hostPorts[1]->GetCounters();  // the sender
+        const auto& rc = t.hostPorts[0]->GetCounters();
         NS_TEST_EXPECT_MSG_EQ(rc.bufferOverruns, 0u, "no overrun");
         NS_TEST_EXPECT_MSG_EQ(tc.creditOverflows, 0u, "no R_RDY beyond login");
         // Conservation once drained: every frame sent arrived, every credit came back.
         NS_TEST_EXPECT_MSG_EQ(tc.framesTx, rc.framesRx, "frames conserved");
         NS_TEST_EXPECT_MSG_EQ(rc.rrdyTx, tc.rrdyRx, "R_RDYs conserved");
-        NS_TEST_EXPECT_MSG_EQ(t.hostPorts[0]->GetCredits(), 3u, "all credits back");
+        NS_TEST_EXPECT_MSG_EQ(t.hostPorts[1]->GetCredits(), 3u, "all credits back");
         NS_TEST_EXPECT_MSG_EQ(sink->GetTotalBytes(), tc.framesTx * 2112, "payload delivered");
     }
 };
@@ -372,13 +356,8 @@ class RecoveryTest : public FcTestCase
                            UintegerValue(20));
         FcHelper helper;
         FcTopology t = helper.PointToPoint();
-        Ptr<FcSink> early = CreateObject<FcSink>();
-        t.hosts.Get(1)->AddApplication(early);
-        early->Setup(t.hostPorts[1]);
+        Ptr<FcSink> early = helper.InstallStream(t).sink;
         early->SetWindow(MilliSeconds(0), MilliSeconds(2));
-        Ptr<FcStreamSender> tx = CreateObject<FcStreamSender>();
-        t.hosts.Get(0)->AddApplication(tx);
-        tx->Setup(t.hostPorts[0], t.hostPorts[1]->GetFcId());
         // A second counting window on the same sink is read from the total.
         Simulator::Stop(MilliSeconds(20));
         uint64_t at15 = 0;
@@ -387,9 +366,9 @@ class RecoveryTest : public FcTestCase
         Outcome o;
         o.early = early->GetWindowBytes() / 2e-3 / 1e6;
         o.late = (early->GetTotalBytes() - at15) / 5e-3 / 1e6;
-        o.creditsAtEnd = t.hostPorts[0]->GetCredits();
-        o.recoveredFrames = t.hostPorts[1]->GetCounters().framesRecovered;
-        o.recoveredCredits = t.hostPorts[0]->GetCounters().creditsRecovered;
+        o.creditsAtEnd = t.hostPorts[1]->GetCredits();  // host 1 sends
+        o.recoveredFrames = t.hostPorts[0]->GetCounters().framesRecovered;
+        o.recoveredCredits = t.hostPorts[1]->GetCounters().creditsRecovered;
         o.lostFrames = t.channels[0]->GetFramesLost();
         o.lostPrims = t.channels[0]->GetPrimitivesLost();
         Simulator::Destroy();
