@@ -2,7 +2,6 @@
 
 #include "ns3/attribute.h"
 #include "ns3/nstime.h"
-#include "ns3/pointer.h"
 #include "ns3/type-id.h"
 
 #include <cmath>

@@ -137,7 +137,7 @@ RunPy(const py::dict& config, const py::object& progress)
 
 PYBIND11_MODULE(_core, m)
 {
-    m.doc() = "lfsim C++ core (ns-3 " "3.37" ")";
+    m.doc() = "lfsim C++ core (ns-3.37)";
     m.def("fabrics", [] {
         py::list out;
         for (const auto& f : lfsim::Fabrics())

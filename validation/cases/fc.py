@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from lfsim.scenario import time_seconds
 from lfsim.validate import Case, Row, read_measured
 
 KIB = 1024
@@ -36,17 +35,6 @@ def calibrate(sustained_mbps: float, knee_bytes: float, max_bytes: float) -> tup
     return a * k / 2, 2 / (a - w)
 
 
-_TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
-
-
-def _seconds(text: str) -> float:
-    """An ns-3 time string ("60us", "+6e+07ps", "0.06ms") in seconds."""
-    m = re.fullmatch(r"\+?([0-9.eE+-]+?)(s|ms|us|ns|ps)", str(text).strip())
-    if not m:
-        raise ValueError(f"not a time: {text!r}")
-    return float(m.group(1)) * _TIME_UNITS[m.group(2)]
-
-
 def _value(df, quantity):
     return float(df.loc[df["quantity"] == quantity, "value"].iloc[0])
 
@@ -59,7 +47,7 @@ def _pingpong(ctx):
     t = r.table("pingpong")
     cfg = r.config["FcPingPong"]
     h, rate = calibrate(sustained, knee_kb * KIB, float(cfg["MaxSize"]))
-    used_h = _seconds(cfg["HostOverhead"])
+    used_h = time_seconds(str(cfg["HostOverhead"]))
     used_r = float(str(cfg["HostCopyRate"]).replace("MBps", "")) * 1e6
     bare = ctx.run(
         "fc_pingpong", {"FcPingPong.HostOverhead": "0us", "FcPingPong.HostCopyRate": "0bps"}

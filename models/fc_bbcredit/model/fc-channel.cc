@@ -95,13 +95,15 @@ FcChannel::GetPropagationDelay() const
 }
 
 bool
-FcChannel::Corrupted(uint32_t lineBits)
+FcChannel::Corrupted(Ptr<const FcNetDevice> src)
 {
     if (m_ber <= 0.0)
     {
         return false;
     }
-    double pOk = std::pow(1.0 - m_ber, lineBits);
+    // One transmission word (a SOF or a primitive) in line bits.
+    const FcLineCoding& c = GetFcLineCoding(src->GetSpeed());
+    double pOk = std::pow(1.0 - m_ber, 32.0 * c.codeBits / c.dataBits);
     return m_uniform->GetValue() >= pOk;
 }
 
@@ -110,9 +112,7 @@ FcChannel::TransmitFrame(Ptr<FcNetDevice> src, Ptr<Packet> frame, Time txTime)
 {
     int dir = (src == m_dev[0]) ? 0 : 1;
     ++m_frameCount[dir];
-    uint32_t sofBits = 32 * GetFcLineCoding(src->GetSpeed()).codeBits /
-                       GetFcLineCoding(src->GetSpeed()).dataBits;
-    if ((m_loseFrameEvery && m_frameCount[dir] % m_loseFrameEvery == 0) || Corrupted(sofBits))
+    if ((m_loseFrameEvery && m_frameCount[dir] % m_loseFrameEvery == 0) || Corrupted(src))
     {
         ++m_framesLost;
         m_frameLostTrace(frame);
@@ -137,9 +137,7 @@ FcChannel::TransmitPrimitive(Ptr<FcNetDevice> src, FcPrimitive p, Time wordTime)
         ++m_rrdyCount[dir];
         lost = m_loseRRdyEvery && m_rrdyCount[dir] % m_loseRRdyEvery == 0;
     }
-    uint32_t bits = 32 * GetFcLineCoding(src->GetSpeed()).codeBits /
-                    GetFcLineCoding(src->GetSpeed()).dataBits;
-    if (lost || Corrupted(bits))
+    if (lost || Corrupted(src))
     {
         ++m_primitivesLost;
         m_primitiveLostTrace(static_cast<uint8_t>(p));

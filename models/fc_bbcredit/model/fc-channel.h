@@ -42,7 +42,7 @@ class FcChannel : public Channel
     uint64_t GetPrimitivesLost() const { return m_primitivesLost; }
 
   private:
-    bool Corrupted(uint32_t lineBits);
+    bool Corrupted(Ptr<const FcNetDevice> src);
     Ptr<FcNetDevice> m_dev[2];
     double m_length;
     Time m_delayPerMeter;
