@@ -7,9 +7,12 @@ OUT ?= results
 bootstrap:
 	@scripts/bootstrap.sh
 
+# Needs scenarios/incast.yaml (modes lossy, pfc, pfc_ecn, fc).
 demo: bootstrap
-	@$(VENV)/lfsim run fc_incast --out $(OUT)/fc_incast --plot
-	@echo "demo: results and plots in $(OUT)/fc_incast/"
+	@$(VENV)/lfsim run incast --out $(OUT)/incast --plot
+	@echo "demo: plots in $(OUT)/incast/plots/ (results in $(OUT)/incast/)"
+	@$(VENV)/lfsim sweep incast --grid mode=lossy,pfc,pfc_ecn,fc --out $(OUT)/incast_modes
+	@echo "demo: the comparison table is in $(OUT)/incast_modes/sweep.csv"
 
 test: bootstrap
 	@$(MAKE) --no-print-directory test-cpp test-py validate notebooks lint

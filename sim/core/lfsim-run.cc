@@ -7,7 +7,10 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <stdexcept>
+#include <system_error>
 
 namespace lfsim
 {
@@ -106,6 +109,57 @@ RunContext::Sample()
     }
 }
 
+bool
+RunContext::PcapWanted(const std::string& portLabel) const
+{
+    if (config.pcapDir.empty())
+    {
+        return false;
+    }
+    for (const auto& p : config.pcapPorts)
+    {
+        if (p == "all" || p == portLabel)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string
+RunContext::PcapPath(const std::string& portLabel) const
+{
+    std::string file = portLabel;
+    std::replace(file.begin(), file.end(), '/', '_');
+    return config.pcapDir + "/" + file + ".pcap";
+}
+
+void
+RunContext::CheckPcapPorts(const std::vector<std::string>& allLabels) const
+{
+    m_pcapChecked = true;
+    if (config.pcapDir.empty())
+    {
+        return;
+    }
+    for (const auto& p : config.pcapPorts)
+    {
+        if (p == "all" || std::find(allLabels.begin(), allLabels.end(), p) != allLabels.end())
+        {
+            continue;
+        }
+        std::string accepted;
+        for (const auto& l : allLabels)
+        {
+            accepted += (accepted.empty() ? "" : ", ") + l;
+        }
+        throw std::invalid_argument("--pcap: port '" + p +
+                                    "' does not exist; accepted: all or a comma-separated "
+                                    "list of: " +
+                                    accepted);
+    }
+}
+
 static std::vector<FabricInfo>&
 Registry()
 {
@@ -191,6 +245,21 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
         }
         ns3::Config::SetDefault(a[0] + "::" + a[1], ns3::StringValue(a[2]));
     }
+    if (!cfg.pcapDir.empty())
+    {
+        if (cfg.pcapPorts.empty())
+        {
+            throw std::invalid_argument(
+                "pcap_ports: empty; accepted: all or a list of port labels");
+        }
+        std::error_code ec;
+        std::filesystem::create_directories(cfg.pcapDir, ec);
+        if (ec)
+        {
+            throw std::invalid_argument("pcap_dir: cannot create '" + cfg.pcapDir + "' (" +
+                                        ec.message() + "); accepted: a writable directory");
+        }
+    }
     ns3::RngSeedManager::SetSeed(cfg.seed);
     ns3::RngSeedManager::SetRun(1);
 
@@ -202,6 +271,12 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
     try
     {
         fabric->Build(ctx);
+        if (!cfg.pcapDir.empty() && !ctx.PcapPortsChecked())
+        {
+            throw std::invalid_argument("--pcap: fabric " + cfg.fabric +
+                                        " writes no packet captures; accepted: no --pcap "
+                                        "with this fabric");
+        }
         if (progress)
         {
             ns3::Simulator::Schedule(prog.step, &Progress::Tick, &prog);

@@ -48,6 +48,10 @@ struct RunConfig
     std::vector<std::string> record;
     /// (TypeId name, attribute name, value string), applied with Config::SetDefault.
     std::vector<std::array<std::string, 3>> attributes;
+    /// Packet captures: directory the fabric writes one .pcap per port into (empty: none).
+    std::string pcapDir;
+    /// Port labels to capture, or the single entry "all".
+    std::vector<std::string> pcapPorts;
 };
 
 /// What a fabric sees while it builds and after the run.
@@ -70,6 +74,19 @@ class RunContext
     /// Calls fn every sample interval (if one is configured) until the stop time.
     void SamplePeriodically(std::function<void()> fn);
 
+    /// Packet captures. A fabric that writes captures calls CheckPcapPorts once with the
+    /// labels of all its ports after building its topology, then opens PcapPath(label) (with
+    /// ns3::PcapFileWrapper) for every port where PcapWanted(label). Run() rejects a capture
+    /// request when the fabric never called CheckPcapPorts (it writes no captures).
+    /// True if captures are on and the port is listed (or "all" is).
+    bool PcapWanted(const std::string& portLabel) const;
+    /// pcapDir + "/" + label with '/' replaced by '_' + ".pcap".
+    std::string PcapPath(const std::string& portLabel) const;
+    /// Throws std::invalid_argument naming the first requested label that is not in allLabels.
+    void CheckPcapPorts(const std::vector<std::string>& allLabels) const;
+    /// Whether CheckPcapPorts has been called (used by Run()).
+    bool PcapPortsChecked() const { return m_pcapChecked; }
+
     std::map<std::string, MetricValue> metrics;
     std::map<std::string, Table> series;
     std::map<std::string, Table> tables;
@@ -78,6 +95,7 @@ class RunContext
   private:
     void Sample();
     std::vector<std::function<void()>> m_samplers;
+    mutable bool m_pcapChecked = false;
 };
 
 class Fabric

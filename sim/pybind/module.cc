@@ -82,6 +82,17 @@ RunPy(const py::dict& config, const py::object& progress)
             }
         }
     }
+    if (config.contains("pcap_dir") && !config["pcap_dir"].is_none())
+    {
+        cfg.pcapDir = Str(config["pcap_dir"]);
+    }
+    if (config.contains("pcap_ports") && !config["pcap_ports"].is_none())
+    {
+        for (auto p : config["pcap_ports"])
+        {
+            cfg.pcapPorts.push_back(Str(p));
+        }
+    }
     // Always ticking, so Ctrl-C interrupts a run; the Python callback every ~0.25 s of wall.
     auto last = std::make_shared<std::chrono::steady_clock::time_point>(
         std::chrono::steady_clock::now());

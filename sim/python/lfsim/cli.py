@@ -34,8 +34,9 @@ def format_summary(summary: dict) -> str:
     # Simulated time in the unit of stop_time (the unit the user thinks in).
     unit = (split_time(summary.get("stop_time", "")) or (0.0, "s"))[1]
     sim = summary["sim_time_s"] / unit_seconds(unit)
+    mode = f", mode {summary['mode']}" if summary.get("mode") else ""
     lines = [
-        f"{summary['scenario']} (fabric {summary['fabric']}, seed {summary['seed']}): "
+        f"{summary['scenario']} (fabric {summary['fabric']}{mode}, seed {summary['seed']}): "
         f"simulated {sim:.6g} {unit} in {summary['wall_time_s']:.3g} s wall time, "
         f"{summary['events']:,} events"
     ]
@@ -52,14 +53,17 @@ def format_summary(summary: dict) -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .runner import run
+    from .runner import parse_pcap, run
     from .scenario import load_scenario, parse_overrides
 
     sc = load_scenario(args.scenario, parse_overrides(args.set), args.seed)
+    pcap = parse_pcap(args.pcap, "--pcap") if args.pcap is not None else None
     out = Path(args.out) if args.out else Path("results") / sc.name
-    result = run(sc, out=out, plot=args.plot, progress=not args.quiet)
+    result = run(sc, out=out, plot=args.plot, progress=not args.quiet, pcap=pcap)
     if not args.quiet:
         print(format_summary(result.summary))
+        if pcap is not None:
+            print(f"packet captures: {len(result.pcap_files)} files in {out / 'pcap'}")
         print(f"results: {out}")
     return 0
 
@@ -128,8 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     set_help = (
-        "override KEY=VALUE; KEY is seed, stop_time, sample_interval, record (comma list), name "
-        "or Class.Attribute (repeatable)"
+        "override KEY=VALUE; KEY is mode, seed, stop_time, sample_interval, record (comma list), "
+        "name or Class.Attribute (repeatable)"
     )
     r = sub.add_parser("run", help="run one scenario and write its results")
     r.add_argument("scenario", metavar="SCENARIO", help="path to a .yaml file or built-in name")
@@ -137,6 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=_seed, help="RNG seed (overrides the scenario's)")
     r.add_argument("--out", metavar="DIR", help="output directory (default results/<name>)")
     r.add_argument("--plot", action="store_true", help="also write PNG plots into DIR/plots")
+    r.add_argument(
+        "--pcap",
+        metavar="PORTS",
+        help="capture packets into DIR/pcap/: 'all' or comma-separated port labels, "
+        "e.g. h0,leaf0/p1",
+    )
     r.add_argument("--quiet", action="store_true", help="no summary, no progress bar")
     r.set_defaults(func=_cmd_run)
 

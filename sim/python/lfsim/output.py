@@ -28,8 +28,14 @@ def atomic_dir(target: Path) -> Iterator[Path]:
     """Yield a fresh temporary directory; on success it replaces ``target`` in one rename."""
     target = Path(target)
     check_target(target, "out")
+    # Parents created here are removed again if nothing ends up in them (a failed run).
+    created = [p for p in [target.parent, *target.parent.parents] if not p.exists()]
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    except BaseException:
+        _remove_empty(created)
+        raise
     try:
         # mkdtemp makes the directory private (0700); give it the usual permissions.
         umask = os.umask(0o022)
@@ -50,4 +56,14 @@ def atomic_dir(target: Path) -> Iterator[Path]:
             shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        _remove_empty(created)
         raise
+
+
+def _remove_empty(dirs: list[Path]) -> None:
+    """Remove the given directories, deepest first, as long as they are empty."""
+    for d in dirs:
+        try:
+            d.rmdir()
+        except OSError:
+            return

@@ -2,6 +2,12 @@
 
 Figures are built with matplotlib's object API on the Agg canvas, without pyplot, so that
 plotting never changes the backend of an interactive session (e.g. a notebook).
+
+Most series get the generic plot (each value column against time, one line per id). A few
+recorders have a plot of their own, chosen by recorder name and columns (``SPECIAL``):
+``queue`` (bytes: the ports with the highest peaks, in KB), ``pause`` (prio, quanta, dir: a
+raster of the PAUSE frames each port sent), ``goodput`` (goodput_Gbps: per flow, plus their
+total) and ``rate`` (rate_Gbps: per queue pair).
 """
 
 from __future__ import annotations
@@ -127,6 +133,221 @@ def plot_series(
     return path
 
 
+# ---------------------------------------------------------------------------------------------
+# Plots of particular recorders (RoCE incast: queues, PFC pauses, per-flow goodput and rates).
+# Each ``*_figure(df, title, end_s)`` returns a Figure, or None when the columns are not the
+# expected ones (then the generic plot is used).
+
+TOP_QUEUES = 8  # queue plot: this many ports, those with the highest peaks
+MAX_PAUSE_ROWS = 40  # pause raster: at most this many ports, those that sent most XOFFs
+_MAX_POINTS = 20000  # per line; longer ones are reduced per time bin
+
+
+def _end_time(df: pd.DataFrame, end_s: float | None) -> float:
+    t = df["time_s"].to_numpy()
+    return max(end_s or 0.0, float(np.nanmax(t)) if len(t) else 0.0)
+
+
+def _reduce(t: np.ndarray, v: np.ndarray, how: str, bins: int = 4000):
+    """A long series -> one point per time bin: its maximum (``"max"``: queue peaks stay
+    visible) or its mean (``"mean"``: rates). Short series are returned unchanged."""
+    if len(t) <= _MAX_POINTS:
+        return t, v
+    edges = np.linspace(t[0], t[-1], bins + 1)
+    which = np.clip(np.searchsorted(edges, t, side="right") - 1, 0, bins - 1)
+    count = np.bincount(which, minlength=bins)
+    keep = count > 0
+    if how == "max":
+        out = np.full(bins, -np.inf)
+        np.maximum.at(out, which, v)
+    else:
+        out = np.bincount(which, weights=v, minlength=bins) / np.maximum(count, 1)
+    return edges[:-1][keep], out[keep]
+
+
+def _legend(ax, n: int) -> None:
+    if n:
+        ax.legend(
+            fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            ncols=2 if n > 10 else 1,
+        )
+
+
+def queue_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
+    """Egress queue in KB over time for the ``TOP_QUEUES`` ports with the highest peak."""
+    if not {"time_s", "id", "bytes"} <= set(df.columns):
+        return None
+    t_end = _end_time(df, end_s)
+    unit, factor = time_scale(t_end)
+    t_all = df["time_s"].to_numpy()
+    v_all = df["bytes"].to_numpy() / 1e3
+    groups = _groups(df)
+    peaks = [(float(np.nanmax(v_all[idx])), label, idx) for label, idx in groups if len(idx)]
+    peaks.sort(key=lambda p: -p[0])
+    shown = [p for p in peaks if p[0] > 0][:TOP_QUEUES]
+    fig, axes = _new_figure(1)
+    ax = axes[0]
+    for peak, label, idx in shown:
+        t, v = _reduce(t_all[idx], v_all[idx], "max")
+        # A queue length holds until its next change or sample: steps to the end of the run.
+        ax.plot(
+            np.append(t, t_end) * factor,
+            np.append(v, v[-1]),
+            drawstyle="steps-post",
+            linewidth=1.0,
+            label=f"{label} (peak {peak:.4g} KB)",
+        )
+    if not shown:
+        ax.text(0.5, 0.5, "no queue build-up at any port", ha="center", transform=ax.transAxes)
+        ax.set_xlim(0, t_end * factor or 1.0)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("egress queue (KB)")
+    ax.set_xlabel(f"simulated time ({UNITS[unit]})")
+    ax.grid(alpha=0.3)
+    _legend(ax, len(shown))
+    if len(groups) > len(shown):
+        title += f" (top {len(shown)} of {len(groups)} ports by peak)"
+    fig.suptitle(textwrap.fill(title, 90))
+    return fig
+
+
+def pause_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
+    """Raster of PFC PAUSE frames: one row per port that sent any, a tick per XOFF (quanta >
+    0), a short grey tick per XON (quanta 0); each row names its counts."""
+    if not {"time_s", "id", "prio", "quanta", "dir"} <= set(df.columns):
+        return None
+    t_end = _end_time(df, end_s)
+    unit, factor = time_scale(t_end)
+    direction = df["dir"].to_numpy()
+    sent = df[direction == 0]
+    received = int((direction == 1).sum())
+    t = sent["time_s"].to_numpy() * factor
+    xoff = sent["quanta"].to_numpy() > 0
+    prio = sent["prio"].to_numpy()
+    rows = [
+        (int(xoff[idx].sum()), int((~xoff[idx]).sum()), label, idx)
+        for label, idx in (_groups(sent) if len(sent) else [])
+    ]
+    rows.sort(key=lambda r: (-r[0], -r[1]))
+    total_rows = len(rows)
+    rows = rows[:MAX_PAUSE_ROWS]
+    rows.reverse()  # the busiest port at the top
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8.0, 1.8 + 0.28 * max(len(rows), 3)), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    prios = sorted({int(p) for p in prio[xoff]})
+    colors = {p: f"C{i % 10}" for i, p in enumerate(prios)}
+    for y, (_, _, _, idx) in enumerate(rows):
+        on = idx[xoff[idx]]
+        off = idx[~xoff[idx]]
+        for p in prios:
+            sel = on[prio[on] == p]
+            if len(sel):
+                ax.vlines(t[sel], y - 0.4, y + 0.4, colors=colors[p], linewidth=0.8)
+        if len(off):
+            ax.vlines(t[off], y - 0.15, y + 0.15, colors="0.6", linewidth=0.6)
+    names = [f"{label}  ({n_on} XOFF, {n_off} XON)" for n_on, n_off, label, _ in rows]
+    ax.set_yticks(range(len(rows)), names)
+    ax.set_ylim(-0.7, max(len(rows), 1) - 0.3)
+    ax.set_xlim(0, t_end * factor or 1.0)
+    ax.set_xlabel(f"simulated time ({UNITS[unit]})")
+    ax.grid(alpha=0.3, axis="x")
+    if not rows:
+        ax.text(0.5, 0.5, "no PAUSE frames sent", ha="center", transform=ax.transAxes)
+    if len(prios) > 1:
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], color=colors[p], label=f"priority {p}") for p in prios]
+        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    n_xoff = int(xoff.sum())
+    title += f" — PAUSE sent: {n_xoff} XOFF, {len(sent) - n_xoff} XON; {received} received"
+    if total_rows > len(rows):
+        title += f" (top {len(rows)} of {total_rows} ports)"
+    fig.suptitle(textwrap.fill(title, 90))
+    return fig
+
+
+def flows_figure(df: pd.DataFrame, title: str, end_s: float | None = None, total: bool = False):
+    """One sampled value per flow (goodput, rate) against time; ``total``: add their sum."""
+    values = [c for c in df.columns if c not in ("time_s", "id", "label")]
+    if len(values) != 1 or "time_s" not in df.columns:
+        return None
+    col = values[0]
+    t_end = _end_time(df, end_s)
+    unit, factor = time_scale(t_end)
+    t_all = df["time_s"].to_numpy()
+    v_all = df[col].to_numpy()
+    groups = [(label, idx) for label, idx in _groups(df) if len(idx)]
+    fig, axes = _new_figure(1)
+    ax = axes[0]
+    for label, idx in groups:
+        t, v = _reduce(t_all[idx], v_all[idx], "mean")
+        ax.plot(t * factor, v, linewidth=1.0, label=label or None)
+    n_legend = len(groups) if len(groups) <= MAX_LEGEND else 0
+    first = t_all[groups[0][1]] if groups else t_all
+    same_instants = all(np.array_equal(t_all[idx], first) for _, idx in groups)
+    if total and len(groups) > 1 and same_instants:
+        # Every flow sampled at the same instants: their sum is the aggregate.
+        sums = np.zeros(len(first))
+        for _, idx in groups:
+            sums += np.nan_to_num(v_all[idx])
+        t, v = _reduce(first, sums, "mean")
+        ax.plot(t * factor, v, color="black", linestyle="--", linewidth=1.2, label="total")
+        n_legend += 1
+    ax.set_xlim(0, t_end * factor or 1.0)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel(axis_label(col))
+    ax.set_xlabel(f"simulated time ({UNITS[unit]})")
+    ax.grid(alpha=0.3)
+    _legend(ax, n_legend)
+    if len(groups) > MAX_LEGEND:
+        title += f" ({len(groups)} flows)"
+    fig.suptitle(textwrap.fill(title, 90))
+    return fig
+
+
+def goodput_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
+    """Per-flow goodput and the total; None for other columns (FC's goodput_MBps: generic)."""
+    if "goodput_Gbps" not in df.columns:
+        return None
+    return flows_figure(df, title, end_s, total=True)
+
+
+def rate_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
+    """Sending rate of each queue pair."""
+    if "rate_Gbps" not in df.columns:
+        return None
+    return flows_figure(df, title, end_s)
+
+
+# Recorder name -> figure builder; a builder returning None (not the expected columns) leaves
+# the series to the generic plot_series.
+SPECIAL = {
+    "queue": queue_figure,
+    "pause": pause_figure,
+    "goodput": goodput_figure,
+    "rate": rate_figure,
+}
+
+
+def plot_special(
+    name: str, df: pd.DataFrame, title: str, path: Path, end_s: float | None = None
+) -> Path | None:
+    """The recorder's own plot written to ``path``; None if it has none for these columns."""
+    build = SPECIAL.get(name)
+    fig = build(df, title, end_s) if build else None
+    if fig is None:
+        return None
+    fig.savefig(path, dpi=110)
+    return path
+
+
 def plot_table(df: pd.DataFrame, title: str, path: Path) -> Path | None:
     cols = [c for c in df.columns if c != "label"]
     if len(cols) < 2:
@@ -180,7 +401,10 @@ def plot_result(result: Result, plots_dir: Path) -> list[Path]:
         desc = recorders.get(name, "")
         title = f"{scenario}: {name}" + (f" — {desc}" if desc else "")
         df = result.timeseries(name)
-        p = plot_series(df, title, plots_dir / f"{name}.png", result.summary["sim_time_s"])
+        path, end_s = plots_dir / f"{name}.png", result.summary["sim_time_s"]
+        p = plot_special(name, df, title, path, end_s)
+        if p is None:
+            p = plot_series(df, title, path, end_s)
         if p:
             written.append(p)
     for name in result.table_names:

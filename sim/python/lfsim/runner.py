@@ -27,8 +27,9 @@ class Result:
     """The outcome of one run.
 
     ``summary`` is what ``summary.json`` holds, ``metrics`` its metrics, ``config`` the resolved
-    configuration (``config.yaml``), ``out`` the output directory or None. Time series and
-    tables are pandas DataFrames over the arrays returned by C++ (no copy where pandas allows).
+    configuration (``config.yaml``), ``out`` the output directory or None, ``pcap_files`` the
+    packet captures written (``out/pcap/*.pcap``). Time series and tables are pandas DataFrames
+    over the arrays returned by C++ (no copy where pandas allows).
     """
 
     def __init__(
@@ -51,6 +52,16 @@ class Result:
     @property
     def metrics(self) -> dict[str, Any]:
         return self.summary["metrics"]
+
+    @property
+    def mode(self) -> str | None:
+        return self.summary.get("mode")
+
+    @property
+    def pcap_files(self) -> list[Path]:
+        """Packet captures of this run (empty without ``pcap``), under ``out``."""
+        names = self.summary.get("pcap_files") or []
+        return [self.out / n for n in names] if self.out is not None else []
 
     @property
     def series_names(self) -> list[str]:
@@ -79,8 +90,9 @@ class Result:
 
     def __repr__(self) -> str:
         s = self.summary
+        mode = f" mode={s['mode']}" if s.get("mode") else ""
         return (
-            f"<lfsim.Result {s['scenario']} seed={s['seed']} sim_time_s={s['sim_time_s']:g} "
+            f"<lfsim.Result {s['scenario']}{mode} seed={s['seed']} sim_time_s={s['sim_time_s']:g} "
             f"events={s['events']} series={self.series_names} tables={self.table_names} "
             f"out={str(self.out) if self.out else None}>"
         )
@@ -152,9 +164,19 @@ class _Progress:
             self.bar.close()
 
 
-def execute(scenario: Scenario, progress: bool = False) -> tuple[dict, float]:
-    """Call ``_core.run``; a ValueError from C++ becomes a ScenarioError. Returns (raw, wall)."""
+def execute(
+    scenario: Scenario,
+    progress: bool = False,
+    pcap_dir: Path | None = None,
+    pcap_ports: list[str] | None = None,
+) -> tuple[dict, float]:
+    """Call ``_core.run``; a ValueError from C++ becomes a ScenarioError. Returns (raw, wall).
+
+    With ``pcap_dir`` the fabric writes packet captures of ``pcap_ports`` there."""
     cfg = scenario.core_config()
+    if pcap_dir is not None:
+        cfg["pcap_dir"] = str(pcap_dir)
+        cfg["pcap_ports"] = list(pcap_ports or ["all"])
     run = _core.core().run  # import (and possibly fail) before starting the clock
     bar = _Progress(scenario.stop_time) if progress else None
     t0 = time.perf_counter()
@@ -188,6 +210,7 @@ def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
     summary = {
         "scenario": scenario.name,
         "fabric": scenario.fabric,
+        "mode": scenario.mode,
         "seed": scenario.seed,
         "stop_time": scenario.stop_time,
         "sim_time_s": float(raw["sim_time_s"]),
@@ -196,9 +219,31 @@ def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
         "metrics": {str(k): _metric(v) for k, v in (raw.get("metrics") or {}).items()},
         "series": list(series),
         "tables": list(tables),
+        "pcap_files": [],
         "lfsim_version": __version__,
     }
     return Result(summary, scenario.config, series, tables, dict(raw.get("labels") or {}))
+
+
+PCAP_FORM = "all or a comma-separated list of port labels, e.g. h0,leaf0/p1"
+
+
+def parse_pcap(value: Any, key: str = "pcap") -> list[str]:
+    """``"all"``, ``"h0,leaf0/p1"`` or a list of labels -> list of labels (or ``["all"]``).
+
+    Only the form is checked here; the fabric checks that the ports exist."""
+    if isinstance(value, str):
+        parts = [p.strip() for p in value.split(",")]
+    elif isinstance(value, list | tuple) and all(isinstance(p, str) for p in value):
+        parts = [p.strip() for p in value]
+    else:
+        raise ScenarioError(f"{key}: got {quote(value)}; accepted: {PCAP_FORM}")
+    shown = value if isinstance(value, str) else ",".join(value)
+    if not parts or any(not p or any(c.isspace() or c == "," for c in p) for p in parts):
+        raise ScenarioError(f"{key}: got {quote(shown)}; accepted: {PCAP_FORM}")
+    if "all" in parts and len(parts) > 1:
+        raise ScenarioError(f"{key}: got {quote(shown)}; accepted: 'all' alone, or {PCAP_FORM}")
+    return list(dict.fromkeys(parts))
 
 
 def run(
@@ -208,18 +253,40 @@ def run(
     out: str | Path | None = None,
     plot: bool = False,
     progress: bool = False,
+    pcap: str | list[str] | None = None,
 ) -> Result:
-    """Validate, run and (with ``out``) write one scenario; see ``lfsim.load_scenario``."""
+    """Validate, run and (with ``out``) write one scenario; see ``lfsim.load_scenario``.
+
+    ``pcap``: ``"all"`` or port labels (list or comma-separated) whose packets the fabric
+    captures into ``out/pcap/`` (needs ``out``; ``Result.pcap_files`` lists the files)."""
     sc = load_scenario(scenario, overrides, seed)
+    ports = parse_pcap(pcap) if pcap is not None else None
     target = Path(out) if out is not None else None
     if plot and target is None:
         raise ScenarioError("plot: needs an output directory; accepted: plot=True with out=DIR")
-    if target is not None:
-        check_target(target, "out")
-    raw, wall = execute(sc, progress)
-    result = build_result(sc, raw, wall)
-    if target is not None:
-        write_result(result, target, plot)
+    if ports is not None and target is None:
+        raise ScenarioError(
+            "pcap: needs an output directory; accepted: pcap='all' or a list of ports with out=DIR"
+        )
+    if target is None:
+        raw, wall = execute(sc, progress)
+        return build_result(sc, raw, wall)
+    check_target(target, "out")
+    # The run happens inside the temporary output directory (captures are written during the
+    # run); it replaces the target only when everything has been written.
+    with atomic_dir(target) as tmp:
+        pcap_dir = None
+        if ports is not None:
+            pcap_dir = (tmp / "pcap").resolve()
+            pcap_dir.mkdir()
+        raw, wall = execute(sc, progress, pcap_dir, ports)
+        result = build_result(sc, raw, wall)
+        if pcap_dir is not None:
+            result.summary["pcap_files"] = sorted(
+                f"pcap/{p.name}" for p in pcap_dir.glob("*.pcap") if p.is_file()
+            )
+        _write_files(result, tmp, plot)
+    result.out = target
     return result
 
 
@@ -239,10 +306,17 @@ def _json_safe(value: Any) -> Any:
 
 
 def config_yaml(config: dict) -> str:
+    mode = config.get("mode")
+    of_mode = f" in mode '{mode}'" if mode else ""
     header = (
-        f"# Resolved configuration of scenario '{config['name']}' (lfsim {__version__}): every\n"
-        "# attribute of every class of the fabric. Rerun with: lfsim run PATH/TO/config.yaml\n"
+        f"# Resolved configuration of scenario '{config['name']}'{of_mode} (lfsim {__version__}):"
+        "\n# every attribute of every class of the fabric. Rerun with: lfsim run "
+        "PATH/TO/config.yaml\n"
     )
+    if mode:
+        header += (
+            f"# The mode's settings are merged below; modes: keeps only '{mode}', now empty.\n"
+        )
     return header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=100)
 
 
@@ -255,23 +329,27 @@ def _safe_file_name(name: str) -> str:
 def write_result(result: Result, target: Path, plot: bool = False) -> None:
     """Write summary.json, config.yaml, series/*.parquet, tables and plots, atomically."""
     with atomic_dir(target) as tmp:
-        summary = _json_safe(result.summary)
-        (tmp / "summary.json").write_text(
-            json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8"
-        )
-        (tmp / "config.yaml").write_text(config_yaml(result.config), encoding="utf-8")
-        if result.series_names:
-            (tmp / "series").mkdir()
-        for name in result.series_names:
-            result.timeseries(name).to_parquet(
-                tmp / "series" / f"{_safe_file_name(name)}.parquet", index=False
-            )
-        for name in result.table_names:
-            df = result.table(name)
-            df.to_parquet(tmp / f"{_safe_file_name(name)}.parquet", index=False)
-            df.to_csv(tmp / f"{name}.csv", index=False)
-        if plot:
-            from .plotting import plot_result
-
-            plot_result(result, tmp / "plots")
+        _write_files(result, tmp, plot)
     result.out = target
+
+
+def _write_files(result: Result, tmp: Path, plot: bool) -> None:
+    summary = _json_safe(result.summary)
+    (tmp / "summary.json").write_text(
+        json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8"
+    )
+    (tmp / "config.yaml").write_text(config_yaml(result.config), encoding="utf-8")
+    if result.series_names:
+        (tmp / "series").mkdir()
+    for name in result.series_names:
+        result.timeseries(name).to_parquet(
+            tmp / "series" / f"{_safe_file_name(name)}.parquet", index=False
+        )
+    for name in result.table_names:
+        df = result.table(name)
+        df.to_parquet(tmp / f"{_safe_file_name(name)}.parquet", index=False)
+        df.to_csv(tmp / f"{name}.csv", index=False)
+    if plot:
+        from .plotting import plot_result
+
+        plot_result(result, tmp / "plots")

@@ -10,7 +10,7 @@ import copy
 import numbers
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -130,9 +130,21 @@ def read_yaml(path: Path) -> Any:
 # The fixed top-level part, validated with pydantic. Messages come from ACCEPTED, not from
 # pydantic, so that each error names the key and the accepted form in one line.
 
-TOP_LEVEL = ("description", "fabric", "seed", "stop_time", "sample_interval", "record", "name")
+TOP_LEVEL = (
+    "description",
+    "fabric",
+    "mode",
+    "modes",
+    "seed",
+    "stop_time",
+    "sample_interval",
+    "record",
+    "name",
+)
 # Top-level keys that --set / overrides / --grid may change (fabric and description may not).
-OVERRIDABLE = ("seed", "stop_time", "sample_interval", "record", "name")
+OVERRIDABLE = ("mode", "seed", "stop_time", "sample_interval", "record", "name")
+# Top-level keys a mode may set (besides class sections); they replace the base scenario's.
+MODE_KEYS = ("description", "fabric", "seed", "stop_time", "sample_interval", "record", "name")
 SEED_MAX = 2**32 - 1
 _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
@@ -226,21 +238,40 @@ def _model_for(fabric: str) -> type[BaseModel]:
 
 
 @dataclass(frozen=True)
+class _Source:
+    """What a Scenario was resolved from, so that it can be resolved again with other
+    overrides (e.g. another mode in a sweep): the raw mapping, its default name, the
+    overrides already applied (``seed`` included)."""
+
+    raw: dict
+    default_name: str | None
+    overrides: dict
+
+
+@dataclass(frozen=True)
 class Scenario:
     """A validated, fully resolved scenario.
 
     ``config`` has the layout of a scenario file (short class names) with every class of the
     fabric and every attribute present, attribute values as strings; it is what
-    ``config.yaml`` contains.
+    ``config.yaml`` contains. A scenario with modes is resolved for one of them: ``config``
+    then holds the merged result, ``mode: NAME`` and ``modes: {NAME: {}}`` (so that rerunning
+    it resolves to the same configuration).
     """
 
     name: str
     path: Path | None
     config: dict
+    source: _Source | None = field(default=None, repr=False, compare=False)
 
     @property
     def fabric(self) -> str:
         return self.config["fabric"]
+
+    @property
+    def mode(self) -> str | None:
+        """The mode this scenario was resolved for; None if it defines no modes."""
+        return self.config.get("mode")
 
     @property
     def description(self) -> str:
@@ -360,12 +391,20 @@ def _pydantic_error(exc: ValidationError, raw: dict, classes: Mapping[str, str])
     return ScenarioError(f"{key}: got {quote(raw.get(key))}; accepted: {accepted}")
 
 
-def _raw_from(scenario: Any) -> tuple[dict, str | None, Path | None]:
-    """Scenario reference -> (raw mapping, default name, path)."""
+def _raw_from(scenario: Any) -> tuple[dict, str | None, Path | None, dict]:
+    """Scenario reference -> (raw mapping, default name, path, overrides already applied)."""
     if isinstance(scenario, Scenario):
-        return copy.deepcopy(scenario.config), scenario.name, scenario.path
+        if scenario.source is not None:
+            src = scenario.source
+            return (
+                copy.deepcopy(src.raw),
+                src.default_name,
+                scenario.path,
+                dict(src.overrides),
+            )
+        return copy.deepcopy(scenario.config), scenario.name, scenario.path, {}
     if isinstance(scenario, Mapping):
-        return copy.deepcopy(dict(scenario)), None, None
+        return copy.deepcopy(dict(scenario)), None, None, {}
     if isinstance(scenario, str | Path):
         path = find_scenario(scenario)
         raw = read_yaml(path)
@@ -373,11 +412,65 @@ def _raw_from(scenario: Any) -> tuple[dict, str | None, Path | None]:
             raise ScenarioError(
                 f"{path}: got {quote(raw)}; accepted: a YAML mapping of scenario keys"
             )
-        return raw, path.stem, path
+        return raw, path.stem, path, {}
     raise ScenarioError(
         f"scenario: got {quote(type(scenario).__name__)}; accepted: a built-in name, a path, "
         "a mapping or an lfsim.Scenario"
     )
+
+
+_MODES_FORM = (
+    "a mapping of mode names to mappings of scenario keys, e.g. "
+    "modes: {lossy: {RoceNetDevice: {PfcEnabled: false}}, pfc: {}}"
+)
+
+
+def _parse_modes(raw: dict) -> dict[str, dict] | None:
+    """The ``modes:`` block checked for shape (its contents are checked when a mode is used):
+    mode name -> mapping; None when the scenario defines no modes."""
+    if "modes" not in raw:
+        return None
+    modes = raw["modes"]
+    if not isinstance(modes, dict) or not modes:
+        raise ScenarioError(f"modes: got {quote(modes)}; accepted: {_MODES_FORM}")
+    out: dict[str, dict] = {}
+    for name, body in modes.items():
+        if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+            raise ScenarioError(
+                f"modes: mode name {quote(name)} is not a name; accepted: {_MODES_FORM}, with "
+                "names of letters, digits, '_', '-' and '.'"
+            )
+        if body is None:
+            body = {}
+        if not isinstance(body, dict):
+            raise ScenarioError(
+                f"modes.{name}: got {quote(body)}; accepted: a mapping of scenario keys "
+                f"({', '.join(MODE_KEYS)} or class sections), e.g. "
+                "{RoceSwitch: {EcnEnabled: true}}"
+            )
+        for key in body:
+            if not isinstance(key, str) or key in ("mode", "modes"):
+                raise ScenarioError(
+                    f"modes.{name}: key {quote(key)} is not allowed in a mode; accepted: "
+                    f"{', '.join(MODE_KEYS)} or class sections"
+                )
+        out[name] = body
+    return out
+
+
+def _merge_mode(base: dict, body: dict) -> dict:
+    """A mode over the base scenario: class sections merge attribute by attribute, top-level
+    keys replace. A mode that changes the fabric inherits only the base's top-level keys."""
+    out = {k: v for k, v in base.items() if k not in ("mode", "modes")}
+    if "fabric" in body and "fabric" in base and body["fabric"] != base["fabric"]:
+        out = {k: v for k, v in out.items() if k in MODE_KEYS}
+    for key, value in body.items():
+        mine = out.get(key)
+        if key not in TOP_LEVEL and isinstance(value, dict | None) and isinstance(mine, dict):
+            out[key] = {**mine, **(value or {})}
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
 
 
 def load_scenario(
@@ -388,21 +481,58 @@ def load_scenario(
     """Validate and resolve a scenario.
 
     ``scenario`` is a built-in name, a path to a YAML file, a mapping with the file's layout or
-    an already resolved ``Scenario``. ``overrides`` maps top-level keys (seed, stop_time,
+    an already resolved ``Scenario``. ``overrides`` maps top-level keys (mode, seed, stop_time,
     sample_interval, record, name) or ``"Class.Attribute"`` to values; ``seed`` wins over both.
+    A scenario with ``modes:`` is resolved for ``overrides["mode"]``, else its ``mode:``, else
+    its first mode: the mode is merged over the base, then the overrides applied.
     Raises ``ScenarioError`` (one line) on any bad input.
     """
-    raw, default_name, path = _raw_from(scenario)
+    raw, default_name, path, prior = _raw_from(scenario)
     for key in raw:
         if not isinstance(key, str):
             raise ScenarioError(
                 f"scenario key {quote(key)} is not a name; accepted: {', '.join(TOP_LEVEL)} or "
                 "a class of the fabric"
             )
+    applied = {**prior, **{str(k): v for k, v in (overrides or {}).items()}}
+    if seed is not None:
+        applied["seed"] = seed
+    source = _Source(copy.deepcopy(raw), default_name, dict(applied))
+
+    modes = _parse_modes(raw)
+    rest = {k: v for k, v in applied.items() if k != "mode"}
+    if modes is None:
+        requested = applied.get("mode", raw.get("mode"))
+        if requested is not None:
+            raise ScenarioError(
+                f"mode: got {quote(requested)}; accepted: the name of a mode under modes:, "
+                "and this scenario defines no modes"
+            )
+        config = _resolve(raw, default_name, rest)
+        return Scenario(name=config["name"], path=path, config=config, source=source)
+
+    mode = applied.get("mode", raw.get("mode"))
+    if mode is None:
+        mode = next(iter(modes))
+    if not isinstance(mode, str) or mode not in modes:
+        raise ScenarioError(f"mode: got {quote(mode)}; accepted: one of {', '.join(modes)}")
+    merged = _merge_mode(raw, modes[mode])
+    try:
+        config = _resolve(merged, default_name, rest, mode)
+    except ScenarioError as exc:
+        raise ScenarioError(f"mode {mode}: {exc}") from None
+    return Scenario(name=config["name"], path=path, config=config, source=source)
+
+
+def _resolve(
+    raw: dict, default_name: str | None, overrides: Mapping[str, Any], mode: str | None = None
+) -> dict:
+    """A scenario mapping without modes (or one mode merged in) -> the resolved config."""
     fabric = _check_fabric(raw)
     classes = _core.fabric_classes(fabric)
+    raw = {k: v for k, v in raw.items() if k not in ("mode", "modes")}
 
-    for key, value in (overrides or {}).items():
+    for key, value in overrides.items():
         target, attr = _split_key(key, classes, fabric)
         if attr is None:
             raw[target] = value
@@ -415,8 +545,6 @@ def load_scenario(
                     f"{target}: got {quote(section)}; accepted: a mapping of {target} attributes"
                 )
             raw[target] = {**section, attr: value}
-    if seed is not None:
-        raw["seed"] = seed
 
     try:
         parsed = _model_for(fabric).model_validate(raw)
@@ -435,15 +563,24 @@ def load_scenario(
         "name": parsed.name or default_name or "scenario",
         "description": parsed.description,
         "fabric": fabric,
-        "seed": parsed.seed,
-        "stop_time": parsed.stop_time,
-        "sample_interval": parsed.sample_interval,
-        "record": list(dict.fromkeys(parsed.record)),  # drop repeats, keep order
     }
+    if mode is not None:
+        # Kept so that summary and reruns know the mode; the one mode left is empty because
+        # everything it set is already merged into the classes below.
+        config["mode"] = mode
+        config["modes"] = {mode: {}}
+    config.update(
+        {
+            "seed": parsed.seed,
+            "stop_time": parsed.stop_time,
+            "sample_interval": parsed.sample_interval,
+            "record": list(dict.fromkeys(parsed.record)),  # drop repeats, keep order
+        }
+    )
     for cls, tid in classes.items():
         given = getattr(parsed, cls) or {}
         config[cls] = _resolve_class(cls, tid, given)
-    return Scenario(name=config["name"], path=path, config=config)
+    return config
 
 
 def _resolve_class(cls: str, type_id: str, given: Mapping[str, Any]) -> dict[str, str]:

@@ -32,3 +32,33 @@ def cli(tmp_path):
         return run_cli(*args, cwd=tmp_path, env=env)
 
     return _run
+
+
+# A scenario with modes on the fc fabric: one 2GFC link of 10 km with 8 BB_Credits, and three
+# variants. "near" and "far" change attributes (merged over the base), "pingpong" changes the
+# workload, its stop time and its recorders (top-level keys replace the base's).
+MODES_YAML = """\
+description: one FC link in three variants
+fabric: fc
+seed: 1
+stop_time: 2ms
+record: [credits]
+FcScenario: {Topology: PointToPoint, Workload: Stream, Warmup: 200us}
+FcNetDevice: {Speed: 2GFC, BbCredit: 8}
+FcChannel: {Length: 10000}
+modes:
+  near: {FcChannel: {Length: 10}}
+  far: {FcNetDevice: {BbCredit: 2}}
+  pingpong:
+    FcScenario: {Topology: Star, Hosts: 2, Workload: PingPong}
+    FcPingPong: {MinSize: 1024, MaxSize: 4096, Step: 1024, RoundTrips: 2}
+    stop_time: 1s
+    record: []
+"""
+
+
+@pytest.fixture
+def modes_file(tmp_path):
+    path = tmp_path / "modes.yaml"
+    path.write_text(MODES_YAML)
+    return path

@@ -3,11 +3,12 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from conftest import SMALL
+from conftest import MODES_YAML, SMALL
 
 import lfsim
 
@@ -67,13 +68,31 @@ def test_credit_series_respects_bb_credit(cli, tmp_path):
     assert credits.min() >= 0 and credits.max() == 5
 
 
-def test_rerun_of_config_yaml_reproduces_metrics(cli, tmp_path):
+RERUNS = {
+    "builtin": ("fc_distance", [*SMALL], None),
+    # A mode that changes an attribute, and an override on top of it.
+    "mode": ("modes.yaml", ["--set", "mode=far", "--set", "FcChannel.Length=5000"], "far"),
+}
+
+
+@pytest.mark.parametrize("case", list(RERUNS))
+def test_rerun_of_config_yaml_reproduces_metrics(cli, tmp_path, case):
+    scenario, args, mode = RERUNS[case]
+    (tmp_path / "modes.yaml").write_text(MODES_YAML)
     a, b = tmp_path / "a", tmp_path / "b"
-    assert cli("run", "fc_distance", *SMALL, "--seed", "3", "--out", str(a)).returncode == 0
+    p = cli("run", scenario, *args, "--seed", "3", "--out", str(a))
+    assert p.returncode == 0, p.stderr
     p = cli("run", str(a / "config.yaml"), "--out", str(b))
     assert p.returncode == 0, p.stderr
     assert _summary(a)["metrics"] == _summary(b)["metrics"]
-    assert _summary(b)["seed"] == 3 and _summary(b)["scenario"] == "fc_distance"
+    assert _summary(b)["seed"] == 3 and _summary(b)["scenario"] == Path(scenario).stem
+    assert _summary(a)["mode"] == _summary(b)["mode"] == mode
+    if mode:
+        cfg = yaml.safe_load((a / "config.yaml").read_text())
+        assert cfg["mode"] == mode and cfg["modes"] == {mode: {}}
+        # far's BbCredit and the override's Length are merged into the classes.
+        assert cfg["FcNetDevice"]["BbCredit"] == "2" and cfg["FcChannel"]["Length"] == "5000"
+        assert f"mode {mode}" in p.stdout
     # The resolved configuration is a fixed point.
     assert yaml.safe_load((a / "config.yaml").read_text()) == yaml.safe_load(
         (b / "config.yaml").read_text()
@@ -142,6 +161,8 @@ BAD_FILES = {
     "duplicate.yaml": "fabric: fc\nstop_time: 1ms\nstop_time: 2ms\n",
     "missing_stop.yaml": "fabric: fc\n",
     "not_mapping.yaml": "- fabric\n- fc\n",
+    "modes.yaml": MODES_YAML,
+    "bad_modes.yaml": "fabric: fc\nstop_time: 1ms\nmodes: [a, b]\n",
 }
 
 BAD_INPUTS = [
@@ -181,6 +202,20 @@ BAD_INPUTS = [
         "FcNetDevice.BbCredit: got '0'",
     ),
     (["sweep", "fc_distance", "--grid", "FcNetDevice.BbCredit"], "--grid: got"),
+    (["run", "modes.yaml", "--set", "mode=nope"], "mode: got 'nope'; accepted: one of near, far"),
+    (["run", "bad_modes.yaml"], "modes: got '['a', 'b']'; accepted: a mapping of mode names"),
+    (["run", "fc_distance", "--set", "mode=x"], "mode: got 'x'; accepted: the name of a mode"),
+    (
+        ["run", "modes.yaml", "--set", "mode=far", "--set", "FcNetDevice.BbCredit=0"],
+        "mode far: FcNetDevice.BbCredit: got '0'; accepted: an integer in 1..32767",
+    ),
+    (["sweep", "modes.yaml", "--grid", "mode=near,nope"], "mode: got 'nope'; accepted: one of"),
+    (
+        ["run", "fc_distance", "--pcap", "h0,,h1"],
+        "--pcap: got 'h0,,h1'; accepted: all or a comma-separated list of port labels",
+    ),
+    (["run", "fc_distance", "--pcap", "all,h0"], "--pcap: got 'all,h0'; accepted: 'all' alone"),
+    (["run", "fc_distance", "--pcap", ""], "--pcap: got ''; accepted: all or a comma-separated"),
     (["sweep", "fc_distance"], "--grid: none given"),
     (["sweep", "fc_distance", "--grid", "seed=1", "--jobs", "0"], "--jobs"),
 ]

@@ -1,0 +1,165 @@
+"""Plots of the incast recorders (queue, pause, goodput, rate) on a synthetic Result.
+
+The series are built here with known contents (which port peaks highest, how many PAUSE
+frames each port sent), and the figures are checked to show exactly that.
+"""
+
+import numpy as np
+import pytest
+
+from lfsim import plotting
+from lfsim.runner import Result, make_frame
+
+T_END = 5e-3
+
+
+def _long_form(per_id: dict[int, tuple[np.ndarray, dict[str, np.ndarray]]]) -> dict:
+    """{id: (times, {column: values})} -> long-form columns sorted by time."""
+    t = np.concatenate([times for times, _ in per_id.values()])
+    ids = np.concatenate([np.full(len(times), float(i)) for i, (times, _) in per_id.items()])
+    cols = {"time_s": t, "id": ids}
+    names = next(iter(per_id.values()))[1].keys()
+    for name in names:
+        cols[name] = np.concatenate([vals[name] for _, vals in per_id.values()]).astype(float)
+    order = np.argsort(t, kind="stable")
+    return {k: v[order] for k, v in cols.items()}
+
+
+def queue_series(n_ports=12, dt=10e-6):
+    """Port k peaks at (k + 1) * 20 KB (port 0 never queues) between 1 and 3 ms."""
+    ts = np.arange(0, T_END, dt)
+    shape = np.clip(np.sin(np.pi * (ts - 1e-3) / 2e-3), 0, None) * (ts < 3e-3)
+    per_id = {k: (ts, {"bytes": (k * 20e3) * shape}) for k in range(n_ports)}
+    labels = [f"sw0/p{k}" for k in range(n_ports)]
+    return _long_form(per_id), labels
+
+
+# Port id -> (XOFF count, XON count) sent; ports 4 and 5 only receive.
+PAUSES_SENT = {0: (40, 1), 1: (7, 2), 2: (0, 1), 3: (12, 0)}
+
+
+def pause_series():
+    per_id = {}
+    for port, (n_xoff, n_xon) in PAUSES_SENT.items():
+        t = np.concatenate([np.linspace(1e-3, 2e-3, n_xoff), np.linspace(2.5e-3, 3e-3, n_xon)])
+        quanta = np.concatenate([np.full(n_xoff, 65535), np.zeros(n_xon)])
+        per_id[port] = (t, {"prio": np.full(len(t), 3), "quanta": quanta, "dir": np.zeros(len(t))})
+    for port in (4, 5):
+        t = np.linspace(1e-3, 2e-3, 30)
+        ones = np.ones(len(t))
+        per_id[port] = (t, {"prio": 3 * ones, "quanta": 65535 * ones, "dir": ones})
+    return _long_form(per_id), [f"leaf{k}/p1" for k in range(6)]
+
+
+def goodput_series(n_flows=4, dt=100e-6):
+    ts = np.arange(dt, T_END, dt)
+    rng = np.random.default_rng(1)
+    per_id = {f: (ts, {"goodput_Gbps": 10 + rng.random(len(ts))}) for f in range(n_flows)}
+    return _long_form(per_id), [f"h{f + 1}" for f in range(n_flows - 1)] + ["victim"]
+
+
+def synthetic_result(pause=None):
+    series, labels = {}, {}
+    series["queue"], labels["queue"] = queue_series()
+    series["pause"], labels["pause"] = pause or pause_series()
+    series["goodput"], labels["goodput"] = goodput_series()
+    g = series["goodput"]
+    series["rate"] = {"time_s": g["time_s"], "id": g["id"], "rate_Gbps": g["goodput_Gbps"] + 1}
+    labels["rate"] = [f"qp{i}" for i in range(4)]
+    summary = {
+        "scenario": "synthetic",
+        "fabric": "not-a-fabric",
+        "mode": "pfc",
+        "seed": 1,
+        "stop_time": "5ms",
+        "sim_time_s": T_END,
+        "wall_time_s": 0.0,
+        "events": 0,
+        "metrics": {},
+        "series": list(series),
+        "tables": [],
+    }
+    return Result(summary, {}, series, {}, labels)
+
+
+def _frame(cols_labels):
+    cols, labels = cols_labels
+    return make_frame(cols, labels)
+
+
+def test_plot_result_writes_one_png_per_series(tmp_path):
+    r = synthetic_result()
+    written = plotting.plot_result(r, tmp_path / "plots")
+    assert sorted(p.stem for p in written) == sorted(r.series_names)
+    for p in written:
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_queue_shows_the_ports_with_the_highest_peaks_in_kb():
+    df = _frame(queue_series())
+    fig = plotting.queue_figure(df, "queue", T_END)
+    ax = fig.axes[0]
+    shown = [line.get_label().split(" ")[0] for line in ax.get_lines()]
+    # Peaks grow with the port number: the top 8 of 12 are p11 .. p4, highest first.
+    assert shown == [f"sw0/p{k}" for k in range(11, 3, -1)]
+    assert max(ax.get_lines()[0].get_ydata()) == pytest.approx(11 * 20e3 / 1e3, rel=1e-3)
+    assert "KB" in ax.get_ylabel()
+    assert "top 8 of 12 ports" in fig.get_suptitle()
+
+
+def test_long_queue_series_keep_their_peak():
+    n = 200_000  # beyond what is drawn point by point
+    t = np.linspace(0, T_END, n)
+    v = np.zeros(n)
+    v[123_457] = 5e6  # one short spike
+    df = make_frame({"time_s": t, "id": np.zeros(n), "bytes": v}, ["sw0/p0"])
+    fig = plotting.queue_figure(df, "queue", T_END)
+    y = fig.axes[0].get_lines()[0].get_ydata()
+    assert len(y) < n // 10
+    assert max(y) == pytest.approx(5e3)
+
+
+def test_pause_raster_has_one_row_per_sending_port_with_its_counts():
+    df = _frame(pause_series())
+    fig = plotting.pause_figure(df, "pause", T_END)
+    ax = fig.axes[0]
+    rows = [t.get_text() for t in ax.get_yticklabels()]
+    expected = {f"leaf{k}/p1  ({x} XOFF, {o} XON)" for k, (x, o) in PAUSES_SENT.items()}
+    assert set(rows) == expected  # receive-only ports 4 and 5 have no row
+    assert rows[-1].startswith("leaf0/p1")  # most XOFFs at the top
+    sent = sum(x for x, _ in PAUSES_SENT.values())
+    xon = sum(o for _, o in PAUSES_SENT.values())
+    assert f"{sent} XOFF, {xon} XON; 60 received" in fig.get_suptitle()
+    # One tick per XOFF (full height) and per XON (short), in the row of its port.
+    ticks = sum(len(c.get_segments()) for c in ax.collections)
+    assert ticks == sent + xon
+
+
+def test_pause_without_any_pause_frame_still_gives_a_plot(tmp_path):
+    empty = {c: np.array([]) for c in ("time_s", "id", "prio", "quanta", "dir")}
+    r = synthetic_result(pause=(empty, []))
+    written = plotting.plot_result(r, tmp_path)
+    assert (tmp_path / "pause.png") in written
+    fig = plotting.pause_figure(r.timeseries("pause"), "pause", T_END)
+    assert any("no PAUSE frames sent" in t.get_text() for t in fig.axes[0].texts)
+
+
+def test_goodput_per_flow_and_their_total():
+    cols, labels = goodput_series()
+    df = make_frame(cols, labels)
+    fig = plotting.goodput_figure(df, "goodput", T_END)
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    assert set(lines) == {"h1", "h2", "h3", "victim", "total"}
+    by_flow = [cols["goodput_Gbps"][cols["id"] == i] for i in range(4)]
+    np.testing.assert_allclose(lines["total"].get_ydata(), np.sum(by_flow, axis=0))
+    np.testing.assert_allclose(lines["victim"].get_ydata(), by_flow[3])
+
+
+def test_other_columns_keep_the_generic_plot(tmp_path):
+    """FC's goodput is in MB/s: not the RoCE plot. Its PNG comes from plot_series."""
+    df = make_frame(
+        {"time_s": np.array([0.0, 1e-3]), "id": np.zeros(2), "goodput_MBps": np.ones(2)}, ["h1"]
+    )
+    assert plotting.goodput_figure(df, "goodput", T_END) is None
+    assert plotting.plot_special("goodput", df, "t", tmp_path / "g.png") is None
+    assert plotting.plot_special("credits", df, "t", tmp_path / "c.png") is None
