@@ -180,6 +180,12 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
     {
         accepted = "one of " + info;
     }
+    else if (type == "ns3::StringValue" || type == "StringValue")
+    {
+        // ns-3 parses strings with operator>>, which rejects "" and stops at a space; any text
+        // is a string (the model checks its own syntax and names the accepted form).
+        return "";
+    }
     else
     {
         accepted = info;

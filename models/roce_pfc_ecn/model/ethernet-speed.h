@@ -1,0 +1,61 @@
+/*
+ * Ethernet line rates and the timings derived from them in one place. Every rate here has a
+ * whole number of picoseconds per byte, so serialization and PFC quanta are exact at the
+ * simulator's picosecond resolution.
+ */
+#ifndef ETHERNET_SPEED_H
+#define ETHERNET_SPEED_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+enum class EthSpeed
+{
+    GBE10,
+    GBE25,
+    GBE40,
+    GBE50,
+    GBE100,
+    GBE200,
+    GBE400
+};
+
+/// "25GbE"
+const char* EthSpeedName(EthSpeed s);
+/// Line bit rate in bit/s (the MAC data rate; PCS coding is below it and not modelled).
+uint64_t EthBitRate(EthSpeed s);
+/// Picoseconds per byte on the line (800 at 10GbE ... 20 at 400GbE).
+uint64_t EthPicosecondsPerByte(EthSpeed s);
+/// Time to serialize `bytes` (preamble, IFG and FCS are the caller's to count).
+Time EthWireTime(EthSpeed s, uint64_t bytes);
+/// One PFC pause quantum: 512 bit times (IEEE 802.1Qbb / 802.3 Annex 31B).
+Time PfcQuantum(EthSpeed s);
+
+/// Per-frame costs on the line besides the frame itself (IEEE 802.3).
+constexpr uint32_t ETH_PREAMBLE_SFD = 8;
+constexpr uint32_t ETH_IFG = 12;
+constexpr uint32_t ETH_FCS = 4;
+constexpr uint32_t ETH_MIN_FRAME = 64;  ///< with FCS
+constexpr uint32_t ETH_HEADER = 14;
+constexpr uint32_t VLAN_TAG = 4;
+
+/// Line bytes of a frame whose bytes before the FCS are `frameNoFcs`: minimum-size padding,
+/// FCS, preamble+SFD and the inter-frame gap.
+inline uint32_t
+EthLineBytes(uint32_t frameNoFcs)
+{
+    uint32_t f = frameNoFcs + ETH_FCS;
+    if (f < ETH_MIN_FRAME)
+    {
+        f = ETH_MIN_FRAME;
+    }
+    return f + ETH_PREAMBLE_SFD + ETH_IFG;
+}
+
+} // namespace ns3
+
+#endif

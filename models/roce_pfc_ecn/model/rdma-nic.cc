@@ -1,0 +1,789 @@
+#include "rdma-nic.h"
+
+#include "roce-channel.h"
+
+#include "ns3/boolean.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionControl);
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+TypeId
+RdmaCongestionControl::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaCongestionControl").SetParent<Object>().SetGroupName("RocePfcEcn");
+    return tid;
+}
+
+namespace
+{
+std::map<std::string, CongestionControlFactory>&
+Registry()
+{
+    static std::map<std::string, CongestionControlFactory> r{
+        {"None", [] { return Ptr<RdmaCongestionControl>(); }}};
+    return r;
+}
+} // namespace
+
+bool
+RegisterCongestionControl(const std::string& name, CongestionControlFactory factory)
+{
+    Registry()[name] = std::move(factory);
+    return true;
+}
+
+std::vector<std::string>
+CongestionControlNames()
+{
+    std::vector<std::string> v;
+    for (const auto& [name, f] : Registry())
+    {
+        v.push_back(name);
+    }
+    return v;
+}
+
+Ptr<RdmaCongestionControl>
+CreateCongestionControl(const std::string& name)
+{
+    auto it = Registry().find(name);
+    if (it == Registry().end())
+    {
+        std::string names;
+        for (const auto& n : CongestionControlNames())
+        {
+            names += (names.empty() ? "" : ", ") + n;
+        }
+        throw std::invalid_argument("RdmaNic.CongestionControl: got '" + name +
+                                    "'; accepted: one of " + names);
+    }
+    return it->second();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+Ptr<RdmaNic>
+RdmaQueuePair::GetNic() const
+{
+    return Ptr<RdmaNic>(m_nic);
+}
+
+double
+RdmaQueuePair::GetLineRate() const
+{
+    return double(EthBitRate(m_nic->m_port->GetSpeed()));
+}
+
+void
+RdmaQueuePair::SetRate(double bps)
+{
+    m_rate = std::min(bps, GetLineRate());
+    m_nic->m_rateTrace(m_qpn, m_rate);
+}
+
+uint64_t
+RdmaQueuePair::Post(RdmaOp op, uint32_t length)
+{
+    const uint32_t mtu = m_nic->m_pathMtu;
+    Wqe w;
+    w.op = op;
+    w.length = length;
+    w.npkts = std::max<uint32_t>(1, (length + mtu - 1) / mtu);
+    w.firstPsn = m_nextPsn;
+    // Each work request targets its own region of the remote buffer.
+    w.va = 0x10000000ULL + (m_nextId << 24);
+    w.id = m_nextId++;
+    w.posted = Simulator::Now();
+    m_nextPsn += w.npkts;
+    m_wqes.push_back(w);
+    m_nic->Wake(m_prio);
+    return w.id;
+}
+
+uint64_t
+RdmaQueuePair::Abs(uint32_t wire, uint64_t ref) const
+{
+    // Nearest absolute PSN to `ref` whose low 24 bits are `wire`.
+    const int32_t d = int32_t((wire - uint32_t(ref)) << 8) >> 8;
+    return uint64_t(int64_t(ref) + d);
+}
+
+bool
+RdmaQueuePair::HasData() const
+{
+    return !m_reads.empty() || m_sndNxt < m_nextPsn;
+}
+
+const RdmaQueuePair::Wqe*
+RdmaQueuePair::FindWqe(uint64_t psn) const
+{
+    for (const Wqe& w : m_wqes)
+    {
+        if (psn < w.firstPsn + w.npkts)
+        {
+            return psn >= w.firstPsn ? &w : nullptr;
+        }
+    }
+    return nullptr;
+}
+
+Ptr<Packet>
+RdmaQueuePair::NextPacket()
+{
+    const bool reads = !m_reads.empty();
+    const bool requests = m_sndNxt < m_nextPsn;
+    // Alternate between our requests and the read responses we owe when both are waiting.
+    if (reads && (!requests || m_preferReads))
+    {
+        m_preferReads = false;
+        return NextReadResponse();
+    }
+    m_preferReads = true;
+    return NextRequest();
+}
+
+Ptr<Packet>
+RdmaQueuePair::NextRequest()
+{
+    const Wqe* w = FindWqe(m_sndNxt);
+    NS_ASSERT(w);
+    const uint32_t mtu = m_nic->m_pathMtu;
+    const uint64_t k = m_sndNxt - w->firstPsn;
+    const uint64_t offset = k * mtu;
+    const uint64_t psn = m_sndNxt;
+    Ptr<Packet> p;
+    if (w->op == RdmaOp::READ)
+    {
+        RoceHeader h = m_nic->Template(*this, IbOpcode::RDMA_READ_REQUEST, psn);
+        h.va = w->va + offset;
+        h.rkey = m_peerQpn;
+        h.dmaLength = static_cast<uint32_t>(w->length - offset);
+        h.ackReq = true;
+        p = m_nic->Build(h, 0);
+        m_sndNxt = w->firstPsn + w->npkts;
+    }
+    else
+    {
+        const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(mtu, w->length - offset));
+        const bool first = k == 0;
+        const bool last = k + 1 == w->npkts;
+        uint8_t op;
+        if (w->op == RdmaOp::WRITE)
+        {
+            op = first && last ? IbOpcode::RDMA_WRITE_ONLY
+                 : first       ? IbOpcode::RDMA_WRITE_FIRST
+                 : last        ? IbOpcode::RDMA_WRITE_LAST
+                               : IbOpcode::RDMA_WRITE_MIDDLE;
+        }
+        else
+        {
+            op = first && last ? IbOpcode::SEND_ONLY
+                 : first       ? IbOpcode::SEND_FIRST
+                 : last        ? IbOpcode::SEND_LAST
+                               : IbOpcode::SEND_MIDDLE;
+        }
+        RoceHeader h = m_nic->Template(*this, op, psn);
+        if (IbOpcodeHasReth(op))
+        {
+            h.va = w->va;
+            h.rkey = m_peerQpn;
+            h.dmaLength = w->length;
+        }
+        h.ackReq = last;
+        p = m_nic->Build(h, len);
+        ++m_sndNxt;
+    }
+    if (psn < m_maxSent)
+    {
+        ++m_retransmitted;
+        m_nic->m_retransmitTrace(m_qpn, static_cast<uint32_t>(psn & 0xFFFFFF));
+    }
+    m_maxSent = std::max(m_maxSent, m_sndNxt);
+    ++m_pktsSent;
+    if (!m_rto.IsRunning())
+    {
+        m_lastProgress = Simulator::Now();
+        m_nic->ArmTimer(*this);
+    }
+    return p;
+}
+
+Ptr<Packet>
+RdmaQueuePair::NextReadResponse()
+{
+    ReadResponse& r = m_reads.front();
+    const uint32_t mtu = m_nic->m_pathMtu;
+    const uint32_t k = r.sent;
+    const uint32_t len = std::min<uint32_t>(mtu, r.length - k * mtu);
+    const bool first = k == 0;
+    const bool last = k + 1 == r.npkts;
+    const uint8_t op = first && last ? IbOpcode::RDMA_READ_RESPONSE_ONLY
+                       : first       ? IbOpcode::RDMA_READ_RESPONSE_FIRST
+                       : last        ? IbOpcode::RDMA_READ_RESPONSE_LAST
+                                     : IbOpcode::RDMA_READ_RESPONSE_MIDDLE;
+    RoceHeader h = m_nic->Template(*this, op, r.psn + k);
+    h.syndrome = AETH_ACK;
+    h.msn = m_msn;
+    Ptr<Packet> p = m_nic->Build(h, len);
+    ++m_pktsSent;
+    if (++r.sent == r.npkts)
+    {
+        ++m_msn;
+        m_reads.pop_front();
+    }
+    return p;
+}
+
+void
+RdmaQueuePair::Complete(Time now)
+{
+    while (!m_wqes.empty() && m_wqes.front().firstPsn + m_wqes.front().npkts <= m_sndUna)
+    {
+        Wqe w = m_wqes.front();
+        m_wqes.pop_front();
+        ++m_completed;
+        m_nic->m_completeTrace(m_qpn, w.length, now - w.posted);
+        if (!m_completion.IsNull())
+        {
+            m_completion(Ptr<RdmaQueuePair>(this), w.id, w.length, now - w.posted);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TypeId
+RdmaNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaNic")
+            .SetParent<Object>()
+            .SetGroupName("RocePfcEcn")
+            .AddConstructor<RdmaNic>()
+            .AddAttribute("PathMtu",
+                          "RoCE path MTU: payload bytes per packet (256, 512, 1024, 2048 or "
+                          "4096).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&RdmaNic::m_pathMtu),
+                          MakeUintegerChecker<uint32_t>(256, 4096))
+            .AddAttribute("AckInterval",
+                          "The responder acknowledges every this many in-order packets, and "
+                          "always the last packet of a message (ACK coalescing).",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1, 1 << 20))
+            .AddAttribute("RetransmitTimeout",
+                          "Local ACK timeout: with no progress for this long the requester goes "
+                          "back to its oldest unacknowledged PSN. IBTA encodes it as 4.096 us x "
+                          "2^n; the default is n = 8.",
+                          TimeValue(NanoSeconds(1048576)),
+                          MakeTimeAccessor(&RdmaNic::m_rtoTime),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("CnpInterval",
+                          "Notification point: at most one CNP per QP per interval, sent when "
+                          "an ECN-marked (CE) packet arrives (min_time_between_cnps).",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&RdmaNic::m_cnpInterval),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("Dscp",
+                          "DSCP of RoCE data, ACK and NAK packets; the NIC sends them in "
+                          "traffic class DSCP >> 3 (26 -> 3).",
+                          UintegerValue(26),
+                          MakeUintegerAccessor(&RdmaNic::m_dscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("CnpDscp",
+                          "DSCP of CNPs (48 -> traffic class 6, strict priority by default).",
+                          UintegerValue(48),
+                          MakeUintegerAccessor(&RdmaNic::m_cnpDscp),
+                          MakeUintegerChecker<uint8_t>(0, 63))
+            .AddAttribute("EcnCapable",
+                          "Send data packets as ECT(0) so switches may mark them.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_ecnCapable),
+                          MakeBooleanChecker())
+            .AddAttribute("VlanTagged",
+                          "Send 802.1Q-tagged frames with PCP = traffic class.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_vlan),
+                          MakeBooleanChecker())
+            .AddAttribute("VlanId",
+                          "VLAN id of tagged frames (0: priority tag only).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNic::m_vid),
+                          MakeUintegerChecker<uint16_t>(0, 4094))
+            .AddAttribute("CongestionControl",
+                          "Rate control of the QPs (reaction point): None (line rate) or an "
+                          "algorithm registered by a model module.",
+                          StringValue("None"),
+                          MakeStringAccessor(&RdmaNic::m_ccName),
+                          MakeStringChecker())
+            .AddTraceSource("QpRate",
+                            "A QP's sending rate changed (qpn, bit/s).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_rateTrace),
+                            "ns3::RdmaNic::RateTracedCallback")
+            .AddTraceSource("BytesAcked",
+                            "Payload newly acknowledged at a requester (qpn, bytes).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_ackTrace),
+                            "ns3::TracedValueCallback::Uint64")
+            .AddTraceSource("FlowComplete",
+                            "A work request completed (qpn, bytes, time since it was posted).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_completeTrace),
+                            "ns3::RdmaNic::CompleteTracedCallback")
+            .AddTraceSource("CnpSent",
+                            "A CNP sent (qpn of the receiving QP here).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_cnpTxTrace),
+                            "ns3::RdmaNic::QpTracedCallback")
+            .AddTraceSource("CnpReceived",
+                            "A CNP received (qpn).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_cnpRxTrace),
+                            "ns3::RdmaNic::QpTracedCallback")
+            .AddTraceSource("Retransmit",
+                            "A packet sent again after a NAK or timeout (qpn, PSN).",
+                            MakeTraceSourceAccessor(&RdmaNic::m_retransmitTrace),
+                            "ns3::RdmaNic::QpTracedCallback");
+    return tid;
+}
+
+RdmaNic::RdmaNic() = default;
+
+void
+RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
+{
+    if (m_pathMtu & (m_pathMtu - 1))
+    {
+        throw std::invalid_argument("RdmaNic.PathMtu: got " + std::to_string(m_pathMtu) +
+                                    "; accepted: 256, 512, 1024, 2048 or 4096");
+    }
+    if (m_pathMtu + RoceHeaderBytes(IbOpcode::RDMA_WRITE_FIRST, m_vlan) - ETH_HEADER + IB_ICRC >
+        port->GetMtu() + (m_vlan ? VLAN_TAG : 0))
+    {
+        throw std::invalid_argument("RdmaNic.PathMtu: " + std::to_string(m_pathMtu) +
+                                    " does not fit RoceNetDevice.Mtu " +
+                                    std::to_string(port->GetMtu()) +
+                                    "; accepted: a path MTU whose packets fit the Ethernet MTU");
+    }
+    m_port = port;
+    m_ip = ip;
+    m_cc = CreateCongestionControl(m_ccName);
+    port->SetPullCallback(MakeCallback(&RdmaNic::Pull, this));
+    port->SetFrameCallback(MakeCallback(&RdmaNic::Receive, this));
+    m_nextHop = port->GetRoceChannel()->GetPeer(port)->GetMac();
+}
+
+std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
+RdmaNic::Connect(Ptr<RdmaNic> peer)
+{
+    Ptr<RdmaQueuePair> a = Create<RdmaQueuePair>();
+    Ptr<RdmaQueuePair> b = Create<RdmaQueuePair>();
+    a->m_nic = this;
+    b->m_nic = PeekPointer(peer);
+    a->m_qpn = m_qpnBase + m_qps.size();
+    b->m_qpn = peer->m_qpnBase + peer->m_qps.size();
+    m_qps.push_back(a);
+    peer->m_qps.push_back(b);
+    for (auto [x, y] : {std::make_pair(a, b), std::make_pair(b, a)})
+    {
+        RdmaNic* nic = x->m_nic;
+        x->m_peerQpn = y->m_qpn;
+        x->m_peerIp = y->m_nic->m_ip;
+        // RoCEv2 entropy: a UDP source port per QP from the dynamic range.
+        uint32_t h = (x->m_qpn * 2654435761u) ^ (nic->m_ip.Get() * 40503u) ^ y->m_qpn;
+        x->m_udpSrc = static_cast<uint16_t>(0xC000 | ((h ^ (h >> 16)) & 0x3FFF));
+        x->m_prio = nic->m_dscp >> 3;
+        x->m_rate = x->GetLineRate();
+        x->m_lastCnp = Time(-1);
+        if (nic->m_cc)
+        {
+            nic->m_cc->OnConnect(x);
+        }
+    }
+    return {a, b};
+}
+
+void
+RdmaNic::Wake(uint8_t prio)
+{
+    m_port->SetSourceReady(prio, true);
+    m_port->Kick();
+}
+
+Ptr<Packet>
+RdmaNic::Pull(uint8_t prio)
+{
+    const Time now = Simulator::Now();
+    const size_t n = m_qps.size();
+    Time earliest = Time::Max();
+    for (size_t k = 0; k < n; ++k)
+    {
+        const size_t i = (m_rr + k) % n;
+        RdmaQueuePair& qp = *m_qps[i];
+        if (qp.m_prio != prio || !qp.HasData())
+        {
+            continue;
+        }
+        if (qp.m_nextAvail > now)
+        {
+            earliest = std::min(earliest, qp.m_nextAvail);
+            continue;
+        }
+        m_rr = (i + 1) % n;
+        Ptr<Packet> p = qp.NextPacket();
+        const uint32_t line = EthLineBytes(p->GetSize());
+        const double lineRate = qp.GetLineRate();
+        if (qp.m_rate < lineRate)
+        {
+            qp.m_nextAvail = now + PicoSeconds(int64_t(line * 8.0 / qp.m_rate * 1e12));
+        }
+        if (m_cc)
+        {
+            m_cc->OnSent(m_qps[i], line);
+        }
+        return p;
+    }
+    if (earliest != Time::Max())
+    {
+        m_wake[prio].Cancel();
+        m_wake[prio] = Simulator::Schedule(earliest - now, &RdmaNic::Wake, this, prio);
+    }
+    return nullptr;
+}
+
+RoceHeader
+RdmaNic::Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn) const
+{
+    RoceHeader h;
+    h.dst = m_nextHop;
+    h.src = m_port->GetMac();
+    h.vlan = m_vlan;
+    h.pcp = qp.m_prio;
+    h.vid = m_vid;
+    h.ipSrc = m_ip;
+    h.ipDst = qp.m_peerIp;
+    h.dscp = m_dscp;
+    h.ecn = m_ecnCapable ? 2 : 0;
+    h.udpSrc = qp.m_udpSrc;
+    h.opcode = opcode;
+    h.destQp = qp.m_peerQpn;
+    h.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
+    return h;
+}
+
+Ptr<Packet>
+RdmaNic::Build(RoceHeader& h, uint32_t payload)
+{
+    const uint32_t pad = (4 - payload % 4) % 4;
+    h.padCount = static_cast<uint8_t>(pad);
+    h.trailing = payload + pad + IB_ICRC;
+    h.ipId = m_ipId++;
+    // Payload and ICRC are zeros: ns-3 keeps them as a virtual zero area, no bytes allocated.
+    Ptr<Packet> p = Create<Packet>(h.trailing);
+    p->AddHeader(h);
+    return p;
+}
+
+void
+RdmaNic::SendControl(RdmaQueuePair& qp, uint8_t opcode, uint8_t syndrome, uint64_t psn)
+{
+    RoceHeader h = Template(qp, opcode, psn);
+    h.ecn = 0;
+    h.syndrome = syndrome;
+    h.msn = qp.m_msn;
+    m_port->Enqueue(Build(h, 0), qp.m_prio);
+}
+
+void
+RdmaNic::MaybeSendCnp(RdmaQueuePair& qp)
+{
+    const Time now = Simulator::Now();
+    if (!qp.m_lastCnp.IsNegative() && now - qp.m_lastCnp < m_cnpInterval)
+    {
+        return;
+    }
+    qp.m_lastCnp = now;
+    RoceHeader h = Template(qp, IbOpcode::CNP, 0);
+    h.dscp = m_cnpDscp;
+    h.ecn = 0;
+    h.becn = true;
+    h.pcp = m_cnpDscp >> 3;
+    ++qp.m_cnpsSent;
+    m_cnpTxTrace(qp.m_qpn);
+    m_port->Enqueue(Build(h, 0), m_cnpDscp >> 3);
+}
+
+void
+RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> frame)
+{
+    RoceHeader h;
+    frame->RemoveHeader(h);
+    const uint32_t index = h.destQp - m_qpnBase;
+    if (h.udpDst != ROCEV2_UDP_PORT || index >= m_qps.size())
+    {
+        return;
+    }
+    RdmaQueuePair& qp = *m_qps[index];
+    const uint32_t payload = h.trailing - IB_ICRC - h.padCount;
+    switch (h.opcode)
+    {
+    case IbOpcode::CNP:
+        ++qp.m_cnpsReceived;
+        m_cnpRxTrace(qp.m_qpn);
+        if (m_cc)
+        {
+            m_cc->OnCnp(m_qps[index]);
+        }
+        return;
+    case IbOpcode::ACKNOWLEDGE:
+        OnAck(qp, h);
+        return;
+    case IbOpcode::RDMA_READ_REQUEST:
+        OnReadRequest(qp, h);
+        return;
+    case IbOpcode::RDMA_READ_RESPONSE_FIRST:
+    case IbOpcode::RDMA_READ_RESPONSE_MIDDLE:
+    case IbOpcode::RDMA_READ_RESPONSE_LAST:
+    case IbOpcode::RDMA_READ_RESPONSE_ONLY:
+        OnReadResponse(qp, h, payload);
+        break;
+    default:
+        OnData(qp, h, payload);
+        break;
+    }
+    if (h.ecn == 3)
+    {
+        MaybeSendCnp(qp);
+    }
+}
+
+void
+RdmaNic::OnData(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload)
+{
+    const uint64_t psn = qp.Abs(h.psn, qp.m_ePsn);
+    const bool last = IbOpcodeIsLast(h.opcode);
+    if (psn == qp.m_ePsn)
+    {
+        ++qp.m_ePsn;
+        qp.m_bytesInOrder += payload;
+        qp.m_nakSent = false;
+        if (last)
+        {
+            ++qp.m_msn;
+        }
+        if (last || h.ackReq || ++qp.m_unacked >= m_ackInterval)
+        {
+            qp.m_unacked = 0;
+            SendControl(qp, IbOpcode::ACKNOWLEDGE, AETH_ACK, psn);
+        }
+    }
+    else if (psn > qp.m_ePsn)
+    {
+        // A gap: one NAK per gap; everything after it is dropped until the resend arrives.
+        if (!qp.m_nakSent)
+        {
+            qp.m_nakSent = true;
+            ++qp.m_naksSent;
+            SendControl(qp, IbOpcode::ACKNOWLEDGE, AETH_NAK_PSN_SEQ_ERROR, qp.m_ePsn);
+        }
+    }
+    else if (last || h.ackReq)
+    {
+        // Duplicate: acknowledge what we have so the requester can move on.
+        SendControl(qp, IbOpcode::ACKNOWLEDGE, AETH_ACK, qp.m_ePsn - 1);
+    }
+}
+
+void
+RdmaNic::OnReadRequest(RdmaQueuePair& qp, const RoceHeader& h)
+{
+    const uint64_t psn = qp.Abs(h.psn, qp.m_ePsn);
+    const uint32_t npkts = std::max<uint32_t>(1, (h.dmaLength + m_pathMtu - 1) / m_pathMtu);
+    if (psn > qp.m_ePsn)
+    {
+        if (!qp.m_nakSent)
+        {
+            qp.m_nakSent = true;
+            ++qp.m_naksSent;
+            SendControl(qp, IbOpcode::ACKNOWLEDGE, AETH_NAK_PSN_SEQ_ERROR, qp.m_ePsn);
+        }
+        return;
+    }
+    if (psn < qp.m_ePsn)
+    {
+        // A re-request (go-back-N from the requester, which holds everything before `psn`):
+        // responses still owed from `psn` on are replaced by the new request's.
+        while (!qp.m_reads.empty() && qp.m_reads.back().psn >= psn)
+        {
+            qp.m_reads.pop_back();
+        }
+        if (!qp.m_reads.empty())
+        {
+            auto& r = qp.m_reads.back();
+            if (r.psn + r.npkts > psn)
+            {
+                r.npkts = static_cast<uint32_t>(psn - r.psn);
+                r.length = std::min(r.length, r.npkts * m_pathMtu);
+                if (r.sent >= r.npkts)
+                {
+                    qp.m_reads.pop_back();
+                }
+            }
+        }
+    }
+    qp.m_ePsn = std::max(qp.m_ePsn, psn + npkts);
+    qp.m_nakSent = false;
+    qp.m_reads.push_back({psn, npkts, h.dmaLength, 0});
+    Wake(qp.m_prio);
+}
+
+void
+RdmaNic::OnReadResponse(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload)
+{
+    const uint64_t psn = qp.Abs(h.psn, qp.m_sndUna);
+    if (psn == qp.m_sndUna && psn < qp.m_maxSent)
+    {
+        qp.m_readGap = false;
+        qp.m_bytesInOrder += payload;
+        qp.m_bytesAcked += payload;
+        m_ackTrace(qp.m_qpn, payload);
+        qp.m_sndUna = psn + 1;
+        qp.m_sndNxt = std::max(qp.m_sndNxt, qp.m_sndUna);
+        qp.m_lastProgress = Simulator::Now();
+        if (m_cc)
+        {
+            m_cc->OnAck(m_qps[qp.m_qpn - m_qpnBase], payload);
+        }
+        if (IbOpcodeIsLast(h.opcode))
+        {
+            qp.Complete(Simulator::Now());
+        }
+    }
+    else if (psn > qp.m_sndUna && !qp.m_readGap)
+    {
+        qp.m_readGap = true;
+        GoBack(qp, qp.m_sndUna);
+    }
+}
+
+void
+RdmaNic::OnAck(RdmaQueuePair& qp, const RoceHeader& h)
+{
+    const uint64_t psn = qp.Abs(h.psn, qp.m_sndUna);
+    if (h.syndrome == AETH_NAK_PSN_SEQ_ERROR)
+    {
+        Acked(qp, psn);
+        GoBack(qp, psn);
+    }
+    else
+    {
+        Acked(qp, psn + 1);
+    }
+}
+
+void
+RdmaNic::Acked(RdmaQueuePair& qp, uint64_t upTo)
+{
+    if (upTo <= qp.m_sndUna || upTo > qp.m_maxSent)
+    {
+        return;
+    }
+    const uint32_t mtu = m_pathMtu;
+    uint64_t bytes = 0;
+    for (const auto& w : qp.m_wqes)
+    {
+        const uint64_t lo = std::max(w.firstPsn, qp.m_sndUna);
+        const uint64_t hi = std::min(w.firstPsn + w.npkts, upTo);
+        if (w.firstPsn >= upTo)
+        {
+            break;
+        }
+        if (hi <= lo || w.op == RdmaOp::READ)
+        {
+            continue;
+        }
+        // Payload of packets [lo, hi): full MTUs except a short last packet.
+        const uint64_t endByte = std::min<uint64_t>(w.length, (hi - w.firstPsn) * mtu);
+        bytes += endByte - (lo - w.firstPsn) * mtu;
+    }
+    qp.m_sndUna = upTo;
+    qp.m_sndNxt = std::max(qp.m_sndNxt, upTo);
+    qp.m_bytesAcked += bytes;
+    qp.m_lastProgress = Simulator::Now();
+    m_ackTrace(qp.m_qpn, bytes);
+    if (m_cc)
+    {
+        m_cc->OnAck(m_qps[qp.m_qpn - m_qpnBase], bytes);
+    }
+    qp.Complete(Simulator::Now());
+}
+
+void
+RdmaNic::GoBack(RdmaQueuePair& qp, uint64_t psn)
+{
+    if (psn < qp.m_sndNxt)
+    {
+        qp.m_sndNxt = psn;
+        Wake(qp.m_prio);
+    }
+}
+
+void
+RdmaNic::ArmTimer(RdmaQueuePair& qp)
+{
+    qp.m_rto = Simulator::Schedule(m_rtoTime,
+                                   &RdmaNic::OnTimer,
+                                   this,
+                                   m_qps[qp.m_qpn - m_qpnBase]);
+}
+
+void
+RdmaNic::OnTimer(Ptr<RdmaQueuePair> qp)
+{
+    if (qp->m_sndUna >= qp->m_maxSent)
+    {
+        return;  // nothing outstanding; the next send re-arms
+    }
+    const Time now = Simulator::Now();
+    const Time due = qp->m_lastProgress + m_rtoTime;
+    if (now >= due)
+    {
+        ++qp->m_timeouts;
+        qp->m_readGap = false;
+        qp->m_lastProgress = now;
+        GoBack(*qp, qp->m_sndUna);
+        ArmTimer(*qp);
+    }
+    else
+    {
+        qp->m_rto = Simulator::Schedule(due - now, &RdmaNic::OnTimer, this, qp);
+    }
+}
+
+void
+RdmaNic::DoDispose()
+{
+    for (auto& qp : m_qps)
+    {
+        qp->m_rto.Cancel();
+        qp->m_completion = RdmaQueuePair::CompletionCallback();
+        qp->m_nic = nullptr;
+    }
+    for (auto& e : m_wake)
+    {
+        e.Cancel();
+    }
+    m_qps.clear();
+    m_port = nullptr;
+    m_cc = nullptr;
+    Object::DoDispose();
+}
+
+} // namespace ns3

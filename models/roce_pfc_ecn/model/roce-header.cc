@@ -1,0 +1,427 @@
+#include "roce-header.h"
+
+#include "ethernet-speed.h"
+
+#include <cstring>
+#include <iomanip>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RoceHeader);
+NS_OBJECT_ENSURE_REGISTERED(PfcHeader);
+
+bool
+IbOpcodeHasReth(uint8_t op)
+{
+    return op == IbOpcode::RDMA_WRITE_FIRST || op == IbOpcode::RDMA_WRITE_ONLY ||
+           op == IbOpcode::RDMA_READ_REQUEST;
+}
+
+bool
+IbOpcodeHasAeth(uint8_t op)
+{
+    return op == IbOpcode::RDMA_READ_RESPONSE_FIRST || op == IbOpcode::RDMA_READ_RESPONSE_LAST ||
+           op == IbOpcode::RDMA_READ_RESPONSE_ONLY || op == IbOpcode::ACKNOWLEDGE;
+}
+
+bool
+IbOpcodeIsFirst(uint8_t op)
+{
+    switch (op)
+    {
+    case IbOpcode::SEND_FIRST:
+    case IbOpcode::SEND_ONLY:
+    case IbOpcode::RDMA_WRITE_FIRST:
+    case IbOpcode::RDMA_WRITE_ONLY:
+    case IbOpcode::RDMA_READ_RESPONSE_FIRST:
+    case IbOpcode::RDMA_READ_RESPONSE_ONLY:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool
+IbOpcodeIsLast(uint8_t op)
+{
+    switch (op)
+    {
+    case IbOpcode::SEND_LAST:
+    case IbOpcode::SEND_ONLY:
+    case IbOpcode::RDMA_WRITE_LAST:
+    case IbOpcode::RDMA_WRITE_ONLY:
+    case IbOpcode::RDMA_READ_RESPONSE_LAST:
+    case IbOpcode::RDMA_READ_RESPONSE_ONLY:
+        return true;
+    default:
+        return false;
+    }
+}
+
+namespace
+{
+uint32_t
+ExtFor(uint8_t op)
+{
+    if (op == IbOpcode::CNP)
+    {
+        return ROCE_CNP_RESERVED;
+    }
+    return (IbOpcodeHasReth(op) ? IB_RETH : 0) + (IbOpcodeHasAeth(op) ? IB_AETH : 0);
+}
+
+// RFC 1071 checksum over the 20-byte IPv4 header.
+uint16_t
+Ipv4Checksum(const uint8_t* h)
+{
+    uint32_t sum = 0;
+    for (int i = 0; i < 20; i += 2)
+    {
+        sum += (uint32_t(h[i]) << 8) | h[i + 1];
+    }
+    while (sum >> 16)
+    {
+        sum = (sum & 0xFFFF) + (sum >> 16);
+    }
+    return static_cast<uint16_t>(~sum);
+}
+
+void
+WriteMac(Buffer::Iterator& i, Mac48Address a)
+{
+    uint8_t b[6];
+    a.CopyTo(b);
+    i.Write(b, 6);
+}
+
+Mac48Address
+ReadMac(Buffer::Iterator& i)
+{
+    uint8_t b[6];
+    i.Read(b, 6);
+    Mac48Address a;
+    a.CopyFrom(b);
+    return a;
+}
+
+/// Bytes restored in front of a packet after editing them in place.
+class RawBytesHeader : public Header
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RoceRawBytesHeader").SetParent<Header>();
+        return tid;
+    }
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    void Print(std::ostream& os) const override { os << "raw " << m_len << " B"; }
+    uint32_t GetSerializedSize() const override { return m_len; }
+    void Serialize(Buffer::Iterator start) const override { start.Write(m_b, m_len); }
+    uint32_t Deserialize(Buffer::Iterator start) override
+    {
+        start.Read(m_b, m_len);
+        return m_len;
+    }
+    uint8_t m_b[64];
+    uint32_t m_len = 0;
+};
+} // namespace
+
+uint32_t
+RoceHeaderBytes(uint8_t opcode, bool vlan)
+{
+    return ETH_HEADER + (vlan ? VLAN_TAG : 0) + IPV4_HEADER + UDP_HEADER + IB_BTH + ExtFor(opcode);
+}
+
+TypeId
+RoceHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("RocePfcEcn")
+                            .AddConstructor<RoceHeader>();
+    return tid;
+}
+
+TypeId
+RoceHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+RoceHeader::ExtBytes() const
+{
+    return ExtFor(opcode);
+}
+
+uint32_t
+RoceHeader::GetSerializedSize() const
+{
+    return RoceHeaderBytes(opcode, vlan);
+}
+
+void
+RoceHeader::Serialize(Buffer::Iterator i) const
+{
+    WriteMac(i, dst);
+    WriteMac(i, src);
+    if (vlan)
+    {
+        i.WriteHtonU16(ETHERTYPE_VLAN);
+        i.WriteHtonU16(static_cast<uint16_t>((pcp & 7) << 13 | (vid & 0xFFF)));
+    }
+    i.WriteHtonU16(ETHERTYPE_IPV4);
+
+    const uint32_t l4 = UDP_HEADER + IB_BTH + ExtBytes() + trailing;
+    uint8_t ip[20];
+    ip[0] = 0x45;
+    ip[1] = static_cast<uint8_t>((dscp & 0x3F) << 2 | (ecn & 3));
+    const uint16_t total = static_cast<uint16_t>(IPV4_HEADER + l4);
+    ip[2] = total >> 8;
+    ip[3] = total & 0xFF;
+    ip[4] = ipId >> 8;
+    ip[5] = ipId & 0xFF;
+    ip[6] = 0x40;  // don't fragment, as RoCEv2 NICs send
+    ip[7] = 0;
+    ip[8] = ttl;
+    ip[9] = 17;  // UDP
+    ip[10] = ip[11] = 0;
+    ipSrc.Serialize(ip + 12);
+    ipDst.Serialize(ip + 16);
+    const uint16_t sum = Ipv4Checksum(ip);
+    ip[10] = sum >> 8;
+    ip[11] = sum & 0xFF;
+    i.Write(ip, 20);
+
+    i.WriteHtonU16(udpSrc);
+    i.WriteHtonU16(udpDst);
+    i.WriteHtonU16(static_cast<uint16_t>(l4));
+    i.WriteHtonU16(0);  // RoCEv2 senders leave the UDP checksum zero
+
+    i.WriteU8(opcode);
+    i.WriteU8(static_cast<uint8_t>((solicited ? 0x80 : 0) | (migReq ? 0x40 : 0) |
+                                   (padCount & 3) << 4));  // TVer 0
+    i.WriteHtonU16(pkey);
+    i.WriteHtonU32((fecn ? 0x80000000u : 0) | (becn ? 0x40000000u : 0) | (destQp & 0xFFFFFF));
+    i.WriteHtonU32((ackReq ? 0x80000000u : 0) | (psn & 0xFFFFFF));
+    if (opcode == IbOpcode::CNP)
+    {
+        i.WriteU8(0, ROCE_CNP_RESERVED);
+        return;
+    }
+    if (IbOpcodeHasReth(opcode))
+    {
+        i.WriteHtonU64(va);
+        i.WriteHtonU32(rkey);
+        i.WriteHtonU32(dmaLength);
+    }
+    if (IbOpcodeHasAeth(opcode))
+    {
+        i.WriteHtonU32(uint32_t(syndrome) << 24 | (msn & 0xFFFFFF));
+    }
+}
+
+uint32_t
+RoceHeader::Deserialize(Buffer::Iterator start)
+{
+    Buffer::Iterator i = start;
+    dst = ReadMac(i);
+    src = ReadMac(i);
+    uint16_t type = i.ReadNtohU16();
+    vlan = type == ETHERTYPE_VLAN;
+    if (vlan)
+    {
+        uint16_t tci = i.ReadNtohU16();
+        pcp = tci >> 13;
+        vid = tci & 0xFFF;
+        type = i.ReadNtohU16();
+    }
+    uint8_t ip[20];
+    i.Read(ip, 20);
+    dscp = ip[1] >> 2;
+    ecn = ip[1] & 3;
+    const uint16_t total = uint16_t(ip[2]) << 8 | ip[3];
+    ipId = uint16_t(ip[4]) << 8 | ip[5];
+    ttl = ip[8];
+    ipSrc = Ipv4Address::Deserialize(ip + 12);
+    ipDst = Ipv4Address::Deserialize(ip + 16);
+    udpSrc = i.ReadNtohU16();
+    udpDst = i.ReadNtohU16();
+    i.ReadNtohU16();  // UDP length
+    i.ReadNtohU16();  // checksum
+    opcode = i.ReadU8();
+    uint8_t f = i.ReadU8();
+    solicited = f & 0x80;
+    migReq = f & 0x40;
+    padCount = (f >> 4) & 3;
+    pkey = i.ReadNtohU16();
+    uint32_t w = i.ReadNtohU32();
+    fecn = w & 0x80000000u;
+    becn = w & 0x40000000u;
+    destQp = w & 0xFFFFFF;
+    w = i.ReadNtohU32();
+    ackReq = w & 0x80000000u;
+    psn = w & 0xFFFFFF;
+    if (opcode == IbOpcode::CNP)
+    {
+        i.Next(ROCE_CNP_RESERVED);
+    }
+    else
+    {
+        if (IbOpcodeHasReth(opcode))
+        {
+            va = i.ReadNtohU64();
+            rkey = i.ReadNtohU32();
+            dmaLength = i.ReadNtohU32();
+        }
+        if (IbOpcodeHasAeth(opcode))
+        {
+            w = i.ReadNtohU32();
+            syndrome = w >> 24;
+            msn = w & 0xFFFFFF;
+        }
+    }
+    trailing = total - IPV4_HEADER - UDP_HEADER - IB_BTH - ExtBytes();
+    return i.GetDistanceFrom(start);
+}
+
+void
+RoceHeader::Print(std::ostream& os) const
+{
+    os << "Eth " << src << " > " << dst;
+    if (vlan)
+    {
+        os << " 802.1Q pcp=" << unsigned(pcp) << " vid=" << vid;
+    }
+    os << " IPv4 " << ipSrc << " > " << ipDst << " dscp=" << unsigned(dscp)
+       << " ecn=" << unsigned(ecn) << " UDP " << udpSrc << " > " << udpDst << " BTH op=0x"
+       << std::hex << unsigned(opcode) << std::dec << " qp=" << destQp << " psn=" << psn
+       << (ackReq ? " A" : "");
+    if (opcode != IbOpcode::CNP && IbOpcodeHasReth(opcode))
+    {
+        os << " RETH va=" << va << " rkey=" << rkey << " len=" << dmaLength;
+    }
+    if (opcode != IbOpcode::CNP && IbOpcodeHasAeth(opcode))
+    {
+        os << " AETH syn=0x" << std::hex << unsigned(syndrome) << std::dec << " msn=" << msn;
+    }
+}
+
+TypeId
+PfcHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::PfcHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("RocePfcEcn")
+                            .AddConstructor<PfcHeader>();
+    return tid;
+}
+
+TypeId
+PfcHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+PfcHeader::Serialize(Buffer::Iterator i) const
+{
+    // 01-80-C2-00-00-01: the reserved MAC Control multicast address (IEEE 802.3 Annex 31B).
+    WriteMac(i, Mac48Address("01:80:c2:00:00:01"));
+    WriteMac(i, src);
+    i.WriteHtonU16(ETHERTYPE_MAC_CONTROL);
+    i.WriteHtonU16(MAC_CONTROL_PFC);
+    i.WriteHtonU16(classEnable);
+    for (uint16_t q : quanta)
+    {
+        i.WriteHtonU16(q);
+    }
+    i.WriteU8(0, PFC_FRAME - 34);
+}
+
+uint32_t
+PfcHeader::Deserialize(Buffer::Iterator start)
+{
+    Buffer::Iterator i = start;
+    ReadMac(i);
+    src = ReadMac(i);
+    i.ReadNtohU16();
+    i.ReadNtohU16();
+    classEnable = static_cast<uint8_t>(i.ReadNtohU16());
+    for (auto& q : quanta)
+    {
+        q = i.ReadNtohU16();
+    }
+    i.Next(PFC_FRAME - 34);
+    return PFC_FRAME;
+}
+
+void
+PfcHeader::Print(std::ostream& os) const
+{
+    os << "PFC " << src << " cev=0x" << std::hex << unsigned(classEnable) << std::dec;
+    for (int c = 0; c < 8; ++c)
+    {
+        if (classEnable & (1 << c))
+        {
+            os << " c" << c << "=" << quanta[c];
+        }
+    }
+}
+
+FrameView
+PeekFrame(Ptr<const Packet> p)
+{
+    uint8_t b[42];
+    FrameView v;
+    uint32_t n = p->CopyData(b, sizeof(b));
+    if (n < 14)
+    {
+        return v;
+    }
+    uint32_t o = 12;
+    v.etherType = uint16_t(b[o]) << 8 | b[o + 1];
+    if (v.etherType == ETHERTYPE_VLAN)
+    {
+        v.vlan = true;
+        v.pcp = b[14] >> 5;
+        o += 4;
+        v.etherType = uint16_t(b[o]) << 8 | b[o + 1];
+    }
+    o += 2;
+    if (v.etherType != ETHERTYPE_IPV4 || n < o + 24)
+    {
+        return v;
+    }
+    v.dscp = b[o + 1] >> 2;
+    v.ecn = b[o + 1] & 3;
+    v.proto = b[o + 9];
+    v.ipSrc = uint32_t(b[o + 12]) << 24 | uint32_t(b[o + 13]) << 16 | uint32_t(b[o + 14]) << 8 |
+              b[o + 15];
+    v.ipDst = uint32_t(b[o + 16]) << 24 | uint32_t(b[o + 17]) << 16 | uint32_t(b[o + 18]) << 8 |
+              b[o + 19];
+    v.sport = uint16_t(b[o + 20]) << 8 | b[o + 21];
+    v.dport = uint16_t(b[o + 22]) << 8 | b[o + 23];
+    return v;
+}
+
+void
+MarkCe(Ptr<Packet> p)
+{
+    RawBytesHeader h;
+    h.m_len = p->CopyData(h.m_b, ETH_HEADER + VLAN_TAG + IPV4_HEADER);
+    uint32_t o = (uint32_t(h.m_b[12]) << 8 | h.m_b[13]) == ETHERTYPE_VLAN ? 18 : 14;
+    h.m_len = o + IPV4_HEADER;
+    uint8_t* ip = h.m_b + o;
+    ip[1] |= 3;
+    ip[10] = ip[11] = 0;
+    uint16_t sum = Ipv4Checksum(ip);
+    ip[10] = sum >> 8;
+    ip[11] = sum & 0xFF;
+    p->RemoveAtStart(h.m_len);
+    p->AddHeader(h);
+}
+
+} // namespace ns3

@@ -1,0 +1,160 @@
+/*
+ * Frames of lossless Ethernet as they are on the wire:
+ *  - RoceHeader: Ethernet II (+ optional IEEE 802.1Q tag) / IPv4 / UDP (dport 4791) /
+ *    InfiniBand BTH (12 B) / RETH (16 B) or AETH (4 B) as the opcode requires, or the 16
+ *    reserved bytes of a CNP (IBTA RoCEv2 Annex A17). One ns-3 header for the whole stack so a
+ *    packet is built with one AddHeader; the payload (zeros) and the 4-byte ICRC follow it.
+ *  - PfcHeader: an IEEE 802.1Qbb Priority-based Flow Control frame (MAC Control 0x8808,
+ *    opcode 0x0101, class-enable vector, eight 2-byte timers), padded to the minimum frame.
+ * The FCS is not in the packet (captures usually omit it); the link counts it in wire time.
+ */
+#ifndef ROCE_HEADER_H
+#define ROCE_HEADER_H
+
+#include "ns3/header.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/mac48-address.h"
+#include "ns3/packet.h"
+
+#include <array>
+#include <cstdint>
+
+namespace ns3
+{
+
+constexpr uint16_t ETHERTYPE_IPV4 = 0x0800;
+constexpr uint16_t ETHERTYPE_VLAN = 0x8100;
+constexpr uint16_t ETHERTYPE_MAC_CONTROL = 0x8808;
+constexpr uint16_t MAC_CONTROL_PFC = 0x0101;
+constexpr uint16_t ROCEV2_UDP_PORT = 4791;
+constexpr uint32_t IPV4_HEADER = 20;
+constexpr uint32_t UDP_HEADER = 8;
+constexpr uint32_t IB_BTH = 12;
+constexpr uint32_t IB_RETH = 16;
+constexpr uint32_t IB_AETH = 4;
+constexpr uint32_t IB_ICRC = 4;
+constexpr uint32_t ROCE_CNP_RESERVED = 16;
+constexpr uint32_t PFC_FRAME = 60;  ///< without FCS
+
+/// InfiniBand RC opcodes (IBTA Vol. 1, Table 38) and the RoCEv2 CNP.
+namespace IbOpcode
+{
+constexpr uint8_t SEND_FIRST = 0x00;
+constexpr uint8_t SEND_MIDDLE = 0x01;
+constexpr uint8_t SEND_LAST = 0x02;
+constexpr uint8_t SEND_ONLY = 0x04;
+constexpr uint8_t RDMA_WRITE_FIRST = 0x06;
+constexpr uint8_t RDMA_WRITE_MIDDLE = 0x07;
+constexpr uint8_t RDMA_WRITE_LAST = 0x08;
+constexpr uint8_t RDMA_WRITE_ONLY = 0x0A;
+constexpr uint8_t RDMA_READ_REQUEST = 0x0C;
+constexpr uint8_t RDMA_READ_RESPONSE_FIRST = 0x0D;
+constexpr uint8_t RDMA_READ_RESPONSE_MIDDLE = 0x0E;
+constexpr uint8_t RDMA_READ_RESPONSE_LAST = 0x0F;
+constexpr uint8_t RDMA_READ_RESPONSE_ONLY = 0x10;
+constexpr uint8_t ACKNOWLEDGE = 0x11;
+constexpr uint8_t CNP = 0x81;
+} // namespace IbOpcode
+
+/// AETH syndromes (IBTA Vol. 1, 9.7.5.1): ACK with "no credit limit", PSN sequence error NAK.
+constexpr uint8_t AETH_ACK = 0x1F;
+constexpr uint8_t AETH_NAK_PSN_SEQ_ERROR = 0x60;
+
+bool IbOpcodeHasReth(uint8_t op);
+bool IbOpcodeHasAeth(uint8_t op);
+/// First or only packet of a message (the one carrying RETH for writes).
+bool IbOpcodeIsFirst(uint8_t op);
+/// Last or only packet of a message.
+bool IbOpcodeIsLast(uint8_t op);
+
+/// Bytes of the headers before the payload for an opcode: Eth (+VLAN) + IPv4 + UDP + BTH + ext.
+uint32_t RoceHeaderBytes(uint8_t opcode, bool vlan);
+
+class RoceHeader : public Header
+{
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    void Print(std::ostream& os) const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+
+    // Ethernet / 802.1Q
+    Mac48Address dst;
+    Mac48Address src;
+    bool vlan = false;
+    uint8_t pcp = 0;
+    uint16_t vid = 0;
+    // IPv4
+    Ipv4Address ipSrc;
+    Ipv4Address ipDst;
+    uint8_t dscp = 0;
+    uint8_t ecn = 0;  ///< 0 Not-ECT, 2 ECT(0), 1 ECT(1), 3 CE
+    uint8_t ttl = 64;
+    uint16_t ipId = 0;
+    // UDP
+    uint16_t udpSrc = 0;
+    uint16_t udpDst = ROCEV2_UDP_PORT;
+    // BTH
+    uint8_t opcode = IbOpcode::SEND_ONLY;
+    bool solicited = false;
+    bool migReq = true;
+    uint8_t padCount = 0;
+    uint16_t pkey = 0xFFFF;
+    bool fecn = false;
+    bool becn = false;
+    uint32_t destQp = 0;  ///< 24 bits
+    bool ackReq = false;
+    uint32_t psn = 0;  ///< 24 bits
+    // RETH
+    uint64_t va = 0;
+    uint32_t rkey = 0;
+    uint32_t dmaLength = 0;
+    // AETH
+    uint8_t syndrome = AETH_ACK;
+    uint32_t msn = 0;  ///< 24 bits
+    /// Bytes after these headers: payload, pad and ICRC (sets the IPv4 and UDP lengths).
+    uint32_t trailing = IB_ICRC;
+
+  private:
+    uint32_t ExtBytes() const;
+};
+
+class PfcHeader : public Header
+{
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    void Print(std::ostream& os) const override;
+    uint32_t GetSerializedSize() const override { return PFC_FRAME; }
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+
+    Mac48Address src;
+    uint8_t classEnable = 0;          ///< bit c: timer c is valid
+    std::array<uint16_t, 8> quanta{};  ///< pause time per class in quanta (0 = XON)
+};
+
+/// What a switch needs from a frame, read from its first bytes without building headers.
+struct FrameView
+{
+    uint16_t etherType = 0;  ///< after any VLAN tag
+    bool vlan = false;
+    uint8_t pcp = 0;
+    uint8_t dscp = 0;
+    uint8_t ecn = 0;
+    uint8_t proto = 0;
+    uint32_t ipSrc = 0;
+    uint32_t ipDst = 0;
+    uint16_t sport = 0;
+    uint16_t dport = 0;
+};
+
+FrameView PeekFrame(Ptr<const Packet> p);
+/// Sets the IPv4 ECN field to CE (and fixes the header checksum) in a RoCE frame.
+void MarkCe(Ptr<Packet> p);
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,413 @@
+#include "roce-net-device.h"
+
+#include "roce-channel.h"
+#include "roce-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
+
+TypeId
+RoceNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RoceNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("RocePfcEcn")
+            .AddConstructor<RoceNetDevice>()
+            .AddAttribute("Mtu",
+                          "Largest frame payload (IP packet) the port carries, bytes. 4200 fits "
+                          "a RoCEv2 path MTU of 4096 with its headers.",
+                          UintegerValue(4200),
+                          MakeUintegerAccessor(&RoceNetDevice::SetMtu, &RoceNetDevice::GetMtu),
+                          MakeUintegerChecker<uint16_t>(576, 9216))
+            .AddAttribute("PfcResponseDelay",
+                          "Time from the end of a received PFC frame until the transmitter "
+                          "honours it (the current frame always completes first).",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RoceNetDevice::m_pfcResponseDelay),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("StrictPriorityMask",
+                          "Traffic classes served by strict priority before the others "
+                          "(bit c = class c; higher class first). The rest share by DWRR.",
+                          UintegerValue(0xC0),
+                          MakeUintegerAccessor(&RoceNetDevice::m_strictMask),
+                          MakeUintegerChecker<uint8_t>())
+            .AddAttribute("DwrrQuantum",
+                          "Bytes each DWRR class may send per round (equal weights).",
+                          UintegerValue(9216),
+                          MakeUintegerAccessor(&RoceNetDevice::m_dwrrQuantum),
+                          MakeUintegerChecker<uint32_t>(1518, 1 << 24))
+            .AddTraceSource("QueueBytes",
+                            "Bytes queued in a traffic class changed (class, bytes).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_queueTrace),
+                            "ns3::RoceNetDevice::QueueTracedCallback")
+            .AddTraceSource("PauseTx",
+                            "A PFC frame sent, once per enabled class (class, quanta; 0 = XON).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pauseTxTrace),
+                            "ns3::RoceNetDevice::PauseTracedCallback")
+            .AddTraceSource("PauseRx",
+                            "A PFC frame received, once per enabled class (class, quanta).",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_pauseRxTrace),
+                            "ns3::RoceNetDevice::PauseTracedCallback")
+            .AddTraceSource("Sniffer",
+                            "Every frame as it starts on the line (sent) or has arrived "
+                            "(received), FCS excluded: what a capture on this port shows.",
+                            MakeTraceSourceAccessor(&RoceNetDevice::m_snifferTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+RoceNetDevice::RoceNetDevice() = default;
+
+void
+RoceNetDevice::Attach(Ptr<RoceChannel> channel)
+{
+    m_channel = channel;
+    channel->Attach(this);
+}
+
+void
+RoceNetDevice::SetSpeed(EthSpeed s)
+{
+    m_speed = s;
+}
+
+Ptr<Channel>
+RoceNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+RoceNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+bool
+RoceNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+bool
+RoceNetDevice::Send(Ptr<Packet>, const Address&, uint16_t)
+{
+    // Frames enter through Enqueue (switches) or the NIC's pull callback; there is no IP stack.
+    return false;
+}
+
+void
+RoceNetDevice::SetSourceReady(uint8_t prio, bool ready)
+{
+    if (ready)
+    {
+        m_sourceReady |= uint8_t(1u << prio);
+    }
+    else
+    {
+        m_sourceReady &= uint8_t(~(1u << prio));
+    }
+}
+
+void
+RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t prio, int32_t inPort)
+{
+    Item it;
+    it.bytes = frame->GetSize();
+    it.packet = frame;
+    it.inPort = inPort;
+    it.prio = prio;
+    m_q[prio].push_back(it);
+    m_qBytes[prio] += it.bytes;
+    m_c.maxQueueBytes = std::max(m_c.maxQueueBytes, GetQueueBytes());
+    m_queueTrace(prio, m_qBytes[prio]);
+    Kick();
+}
+
+uint32_t
+RoceNetDevice::GetQueueBytes() const
+{
+    uint32_t s = 0;
+    for (uint32_t b : m_qBytes)
+    {
+        s += b;
+    }
+    return s;
+}
+
+bool
+RoceNetDevice::IsPaused(uint8_t c) const
+{
+    Time now = Simulator::Now();
+    return now >= m_pauseFrom[c] && now < m_pauseUntil[c];
+}
+
+Time
+RoceNetDevice::GetPausedTime(uint8_t c) const
+{
+    Time end = std::min(Simulator::Now(), m_pauseUntil[c]);
+    Time open = end > m_pauseFrom[c] ? end - m_pauseFrom[c] : Time(0);
+    return m_pausedTotal[c] + open;
+}
+
+Time
+RoceNetDevice::GetPausedTime() const
+{
+    Time t;
+    for (uint8_t c = 0; c < ETH_CLASSES; ++c)
+    {
+        t += GetPausedTime(c);
+    }
+    return t;
+}
+
+bool
+RoceNetDevice::HeadReady(uint8_t c)
+{
+    if (m_q[c].empty() && (m_sourceReady & (1u << c)))
+    {
+        Ptr<Packet> p = m_pull(c);
+        if (!p)
+        {
+            SetSourceReady(c, false);
+            return false;
+        }
+        Item it;
+        it.bytes = p->GetSize();
+        it.packet = p;
+        it.prio = c;
+        m_q[c].push_back(it);
+        m_qBytes[c] += it.bytes;
+    }
+    return !m_q[c].empty();
+}
+
+bool
+RoceNetDevice::Eligible(uint8_t c)
+{
+    return !IsPaused(c) && HeadReady(c);
+}
+
+void
+RoceNetDevice::Kick()
+{
+    if (m_busy || !m_channel)
+    {
+        return;
+    }
+    if (!m_control.empty())
+    {
+        Item it;
+        it.packet = m_control.front();
+        it.bytes = it.packet->GetSize();
+        m_control.pop_front();
+        Transmit(it, true);
+        return;
+    }
+    for (int c = ETH_CLASSES - 1; c >= 0; --c)
+    {
+        if ((m_strictMask & (1u << c)) && Eligible(c))
+        {
+            Item it = m_q[c].front();
+            m_q[c].pop_front();
+            Transmit(it, false);
+            return;
+        }
+    }
+    // DWRR: the class at m_rr keeps its turn while its deficit covers the head frame.
+    for (int n = 0; n < 4 * ETH_CLASSES; ++n)
+    {
+        uint8_t c = m_rr;
+        if (!(m_strictMask & (1u << c)))
+        {
+            if (Eligible(c))
+            {
+                const Item& head = m_q[c].front();
+                if (m_deficit[c] >= int64_t(head.bytes))
+                {
+                    m_deficit[c] -= head.bytes;
+                    Item it = head;
+                    m_q[c].pop_front();
+                    Transmit(it, false);
+                    return;
+                }
+            }
+            else if (m_q[c].empty())
+            {
+                m_deficit[c] = 0;
+            }
+        }
+        m_rr = (m_rr + 1) % ETH_CLASSES;
+        if (!(m_strictMask & (1u << m_rr)) && !IsPaused(m_rr) &&
+            (!m_q[m_rr].empty() || (m_sourceReady & (1u << m_rr))))
+        {
+            m_deficit[m_rr] += m_dwrrQuantum;
+        }
+    }
+    SchedulePauseWake();
+}
+
+void
+RoceNetDevice::SchedulePauseWake()
+{
+    // Nothing could go: if a paused class holds frames, look again when its pause ends.
+    Time wake = Time::Max();
+    Time now = Simulator::Now();
+    for (uint8_t c = 0; c < ETH_CLASSES; ++c)
+    {
+        if ((!m_q[c].empty() || (m_sourceReady & (1u << c))) && IsPaused(c))
+        {
+            wake = std::min(wake, m_pauseUntil[c]);
+        }
+        else if ((!m_q[c].empty() || (m_sourceReady & (1u << c))) && m_pauseFrom[c] > now)
+        {
+            wake = std::min(wake, m_pauseFrom[c]);
+        }
+    }
+    m_wake.Cancel();
+    if (wake != Time::Max())
+    {
+        m_wake = Simulator::Schedule(wake - now, &RoceNetDevice::Kick, this);
+    }
+}
+
+void
+RoceNetDevice::Transmit(Item item, bool control)
+{
+    m_busy = true;
+    if (!control)
+    {
+        m_qBytes[item.prio] -= item.bytes;
+        m_queueTrace(item.prio, m_qBytes[item.prio]);
+    }
+    const uint32_t frame = std::max(item.bytes + ETH_FCS, ETH_MIN_FRAME);
+    const Time arrive = EthWireTime(m_speed, ETH_PREAMBLE_SFD + frame);
+    const Time done = EthWireTime(m_speed, ETH_PREAMBLE_SFD + frame + ETH_IFG);
+    ++m_c.framesTx;
+    m_c.lineBytesTx += ETH_PREAMBLE_SFD + frame + ETH_IFG;
+    m_snifferTrace(item.packet);
+    m_channel->Transmit(this, item.packet, arrive);
+    m_current = item;
+    m_currentIsData = !control;
+    Simulator::Schedule(done, &RoceNetDevice::TransmitDone, this);
+}
+
+void
+RoceNetDevice::TransmitDone()
+{
+    m_busy = false;
+    if (m_currentIsData)
+    {
+        Item done = m_current;
+        m_current = Item();
+        if (!m_txDoneCb.IsNull())
+        {
+            m_txDoneCb(this, done);
+        }
+    }
+    Kick();
+}
+
+void
+RoceNetDevice::SendPause(uint8_t classMask, uint16_t quanta)
+{
+    PfcHeader h;
+    h.src = m_address;
+    h.classEnable = classMask;
+    for (uint8_t c = 0; c < ETH_CLASSES; ++c)
+    {
+        if (classMask & (1u << c))
+        {
+            h.quanta[c] = quanta;
+            m_pauseTxTrace(c, quanta);
+        }
+    }
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(h);
+    m_control.push_back(p);
+    ++(quanta ? m_c.pauseTx : m_c.xonTx);
+    Kick();
+}
+
+void
+RoceNetDevice::Receive(Ptr<Packet> frame)
+{
+    ++m_c.framesRx;
+    m_snifferTrace(frame);
+    uint8_t b[14];
+    frame->CopyData(b, 14);
+    if ((uint16_t(b[12]) << 8 | b[13]) == ETHERTYPE_MAC_CONTROL)
+    {
+        OnPause(frame);
+        return;
+    }
+    m_frameCb(this, frame);
+}
+
+void
+RoceNetDevice::OnPause(Ptr<Packet> frame)
+{
+    PfcHeader h;
+    frame->PeekHeader(h);
+    const Time now = Simulator::Now();
+    const Time start = now + m_pfcResponseDelay;
+    const Time quantum = PfcQuantum(m_speed);
+    bool anyPause = false;
+    for (uint8_t c = 0; c < ETH_CLASSES; ++c)
+    {
+        if (!(h.classEnable & (1u << c)))
+        {
+            continue;
+        }
+        const uint16_t q = h.quanta[c];
+        anyPause = anyPause || q != 0;
+        m_pauseRxTrace(c, q);
+        const Time until = start + quantum * int64_t(q);
+        if (m_pauseUntil[c] > start)
+        {
+            // Still held when this frame takes effect: the new timer replaces the old one.
+            m_pauseUntil[c] = std::max(until, m_pauseFrom[c]);
+        }
+        else if (q != 0)
+        {
+            if (m_pauseUntil[c] > m_pauseFrom[c])
+            {
+                m_pausedTotal[c] += m_pauseUntil[c] - m_pauseFrom[c];
+            }
+            m_pauseFrom[c] = start;
+            m_pauseUntil[c] = until;
+        }
+    }
+    ++(anyPause ? m_c.pauseRx : m_c.xonRx);
+    Kick();
+}
+
+void
+RoceNetDevice::DoDispose()
+{
+    m_wake.Cancel();
+    m_node = nullptr;
+    m_channel = nullptr;
+    for (auto& q : m_q)
+    {
+        q.clear();
+    }
+    m_control.clear();
+    m_current = Item();
+    m_frameCb = FrameCallback();
+    m_txDoneCb = TxDoneCallback();
+    m_pull = PullCallback();
+    NetDevice::DoDispose();
+}
+
+} // namespace ns3

@@ -1,0 +1,178 @@
+/*
+ * An Ethernet port for lossless fabrics: eight traffic classes (strict priority for the classes
+ * in StrictPriorityMask, DWRR between the others) and IEEE 802.1Qbb PFC. A received PAUSE stops
+ * its classes at the next frame boundary for quanta x 512 bit times; a PAUSE with timer 0 (XON)
+ * releases them. PAUSE frames are MAC Control frames: they go out ahead of every queue and are
+ * never paused themselves. Used by switch ports and by RDMA NICs (which pull their data
+ * packets on demand instead of queueing them, as a NIC's transmit scheduler does).
+ */
+#ifndef ROCE_NET_DEVICE_H
+#define ROCE_NET_DEVICE_H
+
+#include "ethernet-speed.h"
+
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/node.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+
+namespace ns3
+{
+
+class RoceChannel;
+
+constexpr int ETH_CLASSES = 8;
+
+class RoceNetDevice : public NetDevice
+{
+  public:
+    static TypeId GetTypeId();
+    RoceNetDevice();
+
+    struct Item
+    {
+        Ptr<Packet> packet;
+        uint32_t bytes = 0;  ///< frame bytes without FCS (the MMU's accounting unit)
+        int32_t inPort = -1;  ///< switch ingress port holding the buffer, -1 on hosts
+        uint8_t prio = 0;
+    };
+
+    /// A frame other than PFC arrived: (port, frame).
+    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>> FrameCallback;
+    /// A queued frame has left the port completely (switches free its buffer here).
+    typedef Callback<void, Ptr<RoceNetDevice>, const Item&> TxDoneCallback;
+    /// NIC data source: the next packet of a class, or null if nothing may go now.
+    typedef Callback<Ptr<Packet>, uint8_t> PullCallback;
+
+    void Attach(Ptr<RoceChannel> channel);
+    Ptr<RoceChannel> GetRoceChannel() const { return m_channel; }
+    void SetSpeed(EthSpeed s);
+    EthSpeed GetSpeed() const { return m_speed; }
+    Time GetPfcResponseDelay() const { return m_pfcResponseDelay; }
+
+    void SetFrameCallback(FrameCallback cb) { m_frameCb = cb; }
+    void SetTxDoneCallback(TxDoneCallback cb) { m_txDoneCb = cb; }
+    void SetPullCallback(PullCallback cb) { m_pull = cb; }
+    /// The NIC has (or no longer has) packets of `prio` to pull.
+    void SetSourceReady(uint8_t prio, bool ready);
+
+    /// Queue a frame in class `prio`.
+    void Enqueue(Ptr<Packet> frame, uint8_t prio, int32_t inPort = -1);
+    /// Send a PFC frame for the classes in `classMask`, all with the same timer (0 = XON).
+    void SendPause(uint8_t classMask, uint16_t quanta);
+    /// Try to start a transmission (after the NIC's rate limiter releases a queue pair).
+    void Kick();
+
+    /// Called by RoceChannel when the last bit of a frame has arrived.
+    void Receive(Ptr<Packet> frame);
+
+    uint32_t GetQueueBytes(uint8_t prio) const { return m_qBytes[prio]; }
+    uint32_t GetQueueBytes() const;
+    bool IsPaused(uint8_t prio) const;
+    /// Time the class has been held by PFC, up to now.
+    Time GetPausedTime(uint8_t prio) const;
+    Time GetPausedTime() const;  ///< summed over classes
+
+    struct Counters
+    {
+        uint64_t framesTx = 0;
+        uint64_t framesRx = 0;
+        uint64_t lineBytesTx = 0;  ///< with preamble, FCS and gap
+        uint64_t pauseTx = 0;      ///< PFC frames with at least one non-zero timer
+        uint64_t xonTx = 0;        ///< PFC frames with all timers zero
+        uint64_t pauseRx = 0;
+        uint64_t xonRx = 0;
+        uint32_t maxQueueBytes = 0;
+    };
+
+    const Counters& GetCounters() const { return m_c; }
+
+    typedef void (*QueueTracedCallback)(uint8_t prio, uint32_t bytes);
+    typedef void (*PauseTracedCallback)(uint8_t prio, uint16_t quanta);
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override { m_ifIndex = index; }
+    uint32_t GetIfIndex() const override { return m_ifIndex; }
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override { return m_address; }
+    Mac48Address GetMac() const { return m_address; }
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override { return m_mtu; }
+    bool IsLinkUp() const override { return m_channel != nullptr; }
+    void AddLinkChangeCallback(Callback<void> callback) override {}
+    bool IsBroadcast() const override { return true; }
+    Address GetBroadcast() const override { return Mac48Address::GetBroadcast(); }
+    bool IsMulticast() const override { return false; }
+    Address GetMulticast(Ipv4Address) const override { return Mac48Address::GetBroadcast(); }
+    Address GetMulticast(Ipv6Address) const override { return Mac48Address::GetBroadcast(); }
+    bool IsPointToPoint() const override { return true; }
+    bool IsBridge() const override { return false; }
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet>, const Address&, const Address&, uint16_t) override { return false; }
+    Ptr<Node> GetNode() const override { return m_node; }
+    void SetNode(Ptr<Node> node) override { m_node = node; }
+    bool NeedsArp() const override { return false; }
+    void SetReceiveCallback(ReceiveCallback cb) override { m_rxCallback = cb; }
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override {}
+    bool SupportsSendFrom() const override { return false; }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    bool Eligible(uint8_t c);  ///< not paused and has (or can pull) a frame
+    bool HeadReady(uint8_t c);
+    void Transmit(Item item, bool control);
+    void TransmitDone();
+    void OnPause(Ptr<Packet> frame);
+    void SchedulePauseWake();
+
+    Ptr<Node> m_node;
+    Ptr<RoceChannel> m_channel;
+    uint32_t m_ifIndex = 0;
+    Mac48Address m_address;
+    uint16_t m_mtu = 4200;
+    EthSpeed m_speed = EthSpeed::GBE25;
+
+    // Attributes
+    Time m_pfcResponseDelay;
+    uint8_t m_strictMask = 0;
+    uint32_t m_dwrrQuantum = 0;
+
+    // Transmitter
+    std::array<std::deque<Item>, ETH_CLASSES> m_q;
+    std::array<uint32_t, ETH_CLASSES> m_qBytes{};
+    std::array<int64_t, ETH_CLASSES> m_deficit{};
+    uint8_t m_rr = 0;
+    uint8_t m_sourceReady = 0;  ///< bit c: the NIC may have class-c packets
+    std::deque<Ptr<Packet>> m_control;
+    bool m_busy = false;
+    Item m_current;
+    bool m_currentIsData = false;
+    EventId m_wake;
+
+    // PFC state of our transmitter, per class: held from `from` until `until`.
+    std::array<Time, ETH_CLASSES> m_pauseFrom{};
+    std::array<Time, ETH_CLASSES> m_pauseUntil{};
+    std::array<Time, ETH_CLASSES> m_pausedTotal{};
+
+    Counters m_c;
+    TracedCallback<uint8_t, uint32_t> m_queueTrace;
+    TracedCallback<uint8_t, uint16_t> m_pauseTxTrace;
+    TracedCallback<uint8_t, uint16_t> m_pauseRxTrace;
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;
+
+    FrameCallback m_frameCb;
+    TxDoneCallback m_txDoneCb;
+    PullCallback m_pull;
+    ReceiveCallback m_rxCallback;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * A shared-buffer Ethernet switch as merchant silicon builds it (ingress accounting):
+ *  - every (ingress port, priority) owns ReservedBytes; beyond that it draws from a shared pool
+ *    while its shared use stays under the dynamic threshold Alpha x (free shared bytes);
+ *  - lossless priorities also own a headroom per (port, priority). When a (port, priority)
+ *    reaches its threshold the switch sends PFC XOFF upstream; what is still on the cable lands
+ *    in headroom. XON goes out once the use falls XonOffset below the threshold. Headroom too
+ *    small for the cable: drops, counted per reason, never silent;
+ *  - lossy priorities tail-drop at the threshold;
+ *  - egress ECN marking RED-style per (port, priority) on the instantaneous queue (Kmin, Kmax,
+ *    Pmax), as DCQCN's congestion point;
+ *  - L3 forwarding from tables the helper fills, ECMP by a hash of the 5-tuple.
+ */
+#ifndef ROCE_SWITCH_H
+#define ROCE_SWITCH_H
+
+#include "roce-header.h"
+#include "roce-net-device.h"
+
+#include "ns3/event-id.h"
+#include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+enum class DropReason : uint8_t
+{
+    HEADROOM = 0,  ///< lossless class, headroom exhausted (headroom too small for the cable)
+    BUFFER = 1,    ///< lossy class, over the shared threshold (tail drop)
+    NO_ROUTE = 2,
+};
+
+class RoceSwitch : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    RoceSwitch();
+
+    void AddPort(Ptr<RoceNetDevice> port);
+    Ptr<RoceNetDevice> GetPort(uint32_t i) const { return m_ports[i]; }
+    uint32_t GetNPorts() const { return m_ports.size(); }
+    /// Forwarding table: destination host index -> equal-cost egress ports.
+    void SetRoutes(std::vector<std::vector<uint32_t>> routes, uint32_t hostIpBase);
+    /// Sizes the MMU once every port is attached (headroom from the cable and speeds).
+    void Setup(uint32_t id);
+
+    /// Headroom of a lossless (port, priority) by the documented formula, bytes.
+    uint32_t HeadroomFormula(uint32_t port) const;
+    uint32_t GetHeadroom(uint32_t port) const { return m_headroom[port]; }
+    uint64_t GetSharedPoolBytes() const { return m_sharedPool; }
+    uint64_t GetSharedUsed() const { return m_sharedUsed; }
+    /// Current dynamic threshold for one (port, priority)'s shared use.
+    double GetThreshold() const;
+    uint32_t GetIngressBytes(uint32_t port, uint8_t prio) const;
+    bool IsLossless(uint8_t prio) const { return m_pfcEnabled && (m_losslessMask >> prio & 1); }
+
+    struct Counters
+    {
+        uint64_t forwarded = 0;
+        uint64_t dropsHeadroom = 0;
+        uint64_t dropsBuffer = 0;
+        uint64_t dropsNoRoute = 0;
+        uint64_t ecnMarked = 0;
+        uint64_t xoffSent = 0;
+        uint64_t xonSent = 0;
+        uint64_t peakBufferBytes = 0;
+        uint64_t peakHeadroomBytes = 0;
+    };
+
+    const Counters& GetCounters() const { return m_c; }
+    uint64_t GetDrops() const { return m_c.dropsHeadroom + m_c.dropsBuffer + m_c.dropsNoRoute; }
+    uint64_t GetBufferedBytes() const { return m_bufferUsed; }
+
+    typedef void (*DropTracedCallback)(uint32_t port, uint8_t prio, uint8_t reason);
+    typedef void (*MarkTracedCallback)(uint32_t port, uint8_t prio);
+
+    int64_t AssignStreams(int64_t stream);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Account
+    {
+        uint32_t reserved = 0;
+        uint32_t shared = 0;
+        uint32_t headroom = 0;
+        bool xoff = false;
+        EventId refresh;
+    };
+
+    void Receive(Ptr<RoceNetDevice> port, Ptr<Packet> frame);
+    void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Ptr<Packet> frame);
+    void TxDone(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item);
+    bool Admit(uint32_t port, uint8_t prio, uint32_t bytes);
+    void Release(uint32_t port, uint8_t prio, uint32_t bytes);
+    void Xoff(uint32_t port, uint8_t prio);
+    void RefreshPause(uint32_t port, uint8_t prio);
+    uint32_t EcmpPick(const FrameView& v, uint32_t n) const;
+    void ParseDscpMap();
+    Account& Acc(uint32_t port, uint8_t prio) { return m_acc[port * ETH_CLASSES + prio]; }
+
+    std::vector<Ptr<RoceNetDevice>> m_ports;
+    std::vector<uint32_t> m_portOf;  ///< ifIndex -> port (ports are this switch's devices only)
+    std::vector<std::vector<uint32_t>> m_routes;
+    uint32_t m_hostIpBase = 0;
+    uint32_t m_id = 0;
+
+    // Attributes
+    uint64_t m_bufferSize;
+    uint32_t m_reservedBytes;
+    double m_alpha;
+    uint32_t m_headroomAttr;
+    uint32_t m_xonOffset;
+    bool m_pfcEnabled;
+    uint8_t m_losslessMask;
+    uint16_t m_pauseQuanta;
+    bool m_ecnEnabled;
+    uint32_t m_kmin;
+    uint32_t m_kmax;
+    double m_pmax;
+    Time m_forwardingLatency;
+    bool m_trustPcp;
+    std::string m_dscpMapText;
+
+    std::array<uint8_t, 64> m_dscpToPrio{};
+    std::vector<Account> m_acc;
+    std::vector<uint32_t> m_headroom;
+    uint64_t m_sharedPool = 0;
+    uint64_t m_sharedUsed = 0;
+    uint64_t m_bufferUsed = 0;
+    uint64_t m_headroomUsed = 0;
+    Ptr<UniformRandomVariable> m_uniform;
+
+    Counters m_c;
+    TracedCallback<uint32_t, uint8_t, uint8_t> m_dropTrace;
+    TracedCallback<uint32_t, uint8_t> m_markTrace;
+};
+
+} // namespace ns3
+
+#endif

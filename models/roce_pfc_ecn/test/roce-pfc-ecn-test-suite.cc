@@ -1,0 +1,630 @@
+/*
+ * Tests of the lossless Ethernet / RoCEv2 model: wire format, PFC timing, MMU headroom,
+ * losslessness under incast, go-back-N recovery, ECN/CNP, closed-form goodput, conservation
+ * and determinism.
+ */
+#include "ethernet-speed.h"
+#include "lfsim-run.h"
+#include "rdma-nic.h"
+#include "roce-channel.h"
+#include "roce-header.h"
+#include "roce-helper.h"
+#include "roce-net-device.h"
+#include "roce-switch.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/double.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace ns3;
+
+namespace
+{
+
+lfsim::RunResult
+RunRoce(const std::vector<std::array<std::string, 3>>& attrs,
+        const std::string& stop = "2ms",
+        uint32_t seed = 1)
+{
+    lfsim::RunConfig cfg;
+    cfg.fabric = "roce";
+    cfg.seed = seed;
+    cfg.stopTime = Time(stop);
+    for (const auto& a : attrs)
+    {
+        cfg.attributes.push_back({"ns3::" + a[0], a[1], a[2]});
+    }
+    // Every other attribute back to its default (Config::SetDefault rewrites a TypeId's
+    // initial value, so the originals are captured before the first run changes them).
+    static const std::vector<std::array<std::string, 3>> originals = [] {
+        std::vector<std::array<std::string, 3>> v;
+        for (const char* tid : {"ns3::RoceScenario", "ns3::RoceSwitch", "ns3::RdmaNic",
+                                "ns3::RoceNetDevice", "ns3::RoceChannel"})
+        {
+            TypeId t = TypeId::LookupByName(tid);
+            for (uint32_t i = 0; i < t.GetAttributeN(); ++i)
+            {
+                TypeId::AttributeInformation info = t.GetAttribute(i);
+                v.push_back({tid, info.name, info.initialValue->SerializeToString(info.checker)});
+            }
+        }
+        return v;
+    }();
+    for (const auto& o : originals)
+    {
+        bool given = false;
+        for (const auto& a : attrs)
+        {
+            given = given || ("ns3::" + a[0] == o[0] && a[1] == o[1]);
+        }
+        if (!given)
+        {
+            cfg.attributes.push_back(o);
+        }
+    }
+    return lfsim::Run(cfg);
+}
+
+double
+Metric(const lfsim::RunResult& r, const std::string& name)
+{
+    return std::get<double>(r.metrics.at(name));
+}
+
+const std::vector<double>&
+Column(const lfsim::RunResult& r, const std::string& table, const std::string& col)
+{
+    return r.tables.at(table).Column(col);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class WireFormatTest : public TestCase
+{
+  public:
+    WireFormatTest()
+        : TestCase("RoCEv2 and PFC header bytes, field layout and IPv4 checksum")
+    {
+    }
+
+    void DoRun() override
+    {
+        // Eth 14 + IPv4 20 + UDP 8 + BTH 12 (+ RETH 16 | AETH 4 | CNP 16), VLAN +4.
+        NS_TEST_EXPECT_MSG_EQ(RoceHeaderBytes(IbOpcode::RDMA_WRITE_FIRST, false), 70u, "RETH");
+        NS_TEST_EXPECT_MSG_EQ(RoceHeaderBytes(IbOpcode::RDMA_WRITE_MIDDLE, false), 54u, "mid");
+        NS_TEST_EXPECT_MSG_EQ(RoceHeaderBytes(IbOpcode::RDMA_READ_RESPONSE_FIRST, false),
+                              58u,
+                              "AETH");
+        NS_TEST_EXPECT_MSG_EQ(RoceHeaderBytes(IbOpcode::RDMA_READ_RESPONSE_MIDDLE, true),
+                              58u,
+                              "VLAN");
+        NS_TEST_EXPECT_MSG_EQ(RoceHeaderBytes(IbOpcode::ACKNOWLEDGE, false), 58u, "ACK");
+        NS_TEST_EXPECT_MSG_EQ(RoceHeaderBytes(IbOpcode::CNP, false), 70u, "CNP");
+
+        RoceHeader h;
+        h.src = Mac48Address("02:00:00:00:00:01");
+        h.dst = Mac48Address("02:00:00:00:00:02");
+        h.vlan = true;
+        h.pcp = 3;
+        h.vid = 100;
+        h.ipSrc = Ipv4Address("10.0.0.1");
+        h.ipDst = Ipv4Address("10.0.0.2");
+        h.dscp = 26;
+        h.ecn = 2;
+        h.udpSrc = 0xC123;
+        h.opcode = IbOpcode::RDMA_WRITE_FIRST;
+        h.destQp = 0xABCDEF;
+        h.psn = 0x123456;
+        h.ackReq = true;
+        h.va = 0x1122334455667788ULL;
+        h.rkey = 0xCAFE;
+        h.dmaLength = 65536;
+        h.trailing = 1024 + IB_ICRC;
+        Ptr<Packet> p = Create<Packet>(h.trailing);
+        p->AddHeader(h);
+        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 74u + 1028u, "frame size");
+        uint8_t b[74];
+        p->CopyData(b, 74);
+        NS_TEST_EXPECT_MSG_EQ((b[12] << 8 | b[13]), 0x8100, "TPID");
+        NS_TEST_EXPECT_MSG_EQ((b[14] >> 5), 3, "PCP");
+        NS_TEST_EXPECT_MSG_EQ((b[16] << 8 | b[17]), 0x0800, "IPv4 ethertype");
+        NS_TEST_EXPECT_MSG_EQ(b[19], (26 << 2 | 2), "DSCP/ECN byte");
+        NS_TEST_EXPECT_MSG_EQ((b[20] << 8 | b[21]), 20 + 8 + 12 + 16 + 1028, "IPv4 total length");
+        uint32_t sum = 0;
+        for (int i = 18; i < 38; i += 2)
+        {
+            sum += b[i] << 8 | b[i + 1];
+        }
+        while (sum >> 16)
+        {
+            sum = (sum & 0xFFFF) + (sum >> 16);
+        }
+        NS_TEST_EXPECT_MSG_EQ(sum, 0xFFFFu, "IPv4 header checksum verifies");
+        NS_TEST_EXPECT_MSG_EQ((b[40] << 8 | b[41]), 4791, "UDP dport");
+        NS_TEST_EXPECT_MSG_EQ(b[46], IbOpcode::RDMA_WRITE_FIRST, "BTH opcode");
+        NS_TEST_EXPECT_MSG_EQ((b[51] << 16 | b[52] << 8 | b[53]), 0xABCDEF, "dest QP");
+        NS_TEST_EXPECT_MSG_EQ(b[54], 0x80, "AckReq bit");
+        NS_TEST_EXPECT_MSG_EQ((b[55] << 16 | b[56] << 8 | b[57]), 0x123456, "PSN");
+        NS_TEST_EXPECT_MSG_EQ((b[70] << 24 | b[71] << 16 | b[72] << 8 | b[73]), 65536, "DMA len");
+
+        MarkCe(p);
+        RoceHeader back;
+        p->RemoveHeader(back);
+        NS_TEST_EXPECT_MSG_EQ(unsigned(back.ecn), 3u, "CE after marking");
+        NS_TEST_EXPECT_MSG_EQ(back.psn, 0x123456u, "PSN round trip");
+        NS_TEST_EXPECT_MSG_EQ(back.va, 0x1122334455667788ULL, "VA round trip");
+        NS_TEST_EXPECT_MSG_EQ(back.trailing, 1028u, "payload + ICRC");
+        uint8_t ip[20];
+        Ptr<Packet> q = Create<Packet>(4);
+        back.vlan = false;
+        q->AddHeader(back);
+        q->CopyData(b, 34);
+        std::copy(b + 14, b + 34, ip);
+        sum = 0;
+        for (int i = 0; i < 20; i += 2)
+        {
+            sum += ip[i] << 8 | ip[i + 1];
+        }
+        while (sum >> 16)
+        {
+            sum = (sum & 0xFFFF) + (sum >> 16);
+        }
+        NS_TEST_EXPECT_MSG_EQ(sum, 0xFFFFu, "checksum still verifies after CE");
+
+        PfcHeader pfc;
+        pfc.classEnable = 0x08;
+        pfc.quanta[3] = 0xFFFF;
+        Ptr<Packet> f = Create<Packet>();
+        f->AddHeader(pfc);
+        NS_TEST_EXPECT_MSG_EQ(f->GetSize(), 60u, "PFC frame padded to the minimum");
+        uint8_t c[26];
+        f->CopyData(c, 26);
+        NS_TEST_EXPECT_MSG_EQ((c[0] << 8 | c[1]), 0x0180, "01-80-C2 multicast");
+        NS_TEST_EXPECT_MSG_EQ((c[12] << 8 | c[13]), 0x8808, "MAC Control");
+        NS_TEST_EXPECT_MSG_EQ((c[14] << 8 | c[15]), 0x0101, "PFC opcode");
+        NS_TEST_EXPECT_MSG_EQ((c[16] << 8 | c[17]), 0x0008, "class-enable vector");
+        NS_TEST_EXPECT_MSG_EQ((c[18 + 6] << 8 | c[19 + 6]), 0xFFFF, "timer of class 3");
+    }
+};
+
+class LineTimingTest : public TestCase
+{
+  public:
+    LineTimingTest()
+        : TestCase("Serialization and PFC quanta are exact per link speed")
+    {
+    }
+
+    void DoRun() override
+    {
+        // 512 bit times: 51.2 ns at 10G, 20.48 ns at 25G, 5.12 ns at 100G, 1.28 ns at 400G.
+        NS_TEST_EXPECT_MSG_EQ(PfcQuantum(EthSpeed::GBE10), PicoSeconds(51200), "10G");
+        NS_TEST_EXPECT_MSG_EQ(PfcQuantum(EthSpeed::GBE25), PicoSeconds(20480), "25G");
+        NS_TEST_EXPECT_MSG_EQ(PfcQuantum(EthSpeed::GBE40), PicoSeconds(12800), "40G");
+        NS_TEST_EXPECT_MSG_EQ(PfcQuantum(EthSpeed::GBE100), PicoSeconds(5120), "100G");
+        NS_TEST_EXPECT_MSG_EQ(PfcQuantum(EthSpeed::GBE400), PicoSeconds(1280), "400G");
+        for (EthSpeed s : {EthSpeed::GBE10, EthSpeed::GBE25, EthSpeed::GBE100, EthSpeed::GBE400})
+        {
+            // A 1538-byte line slot (1500 B MTU) at the bit rate, computed independently.
+            double ps = 1538 * 8 / double(EthBitRate(s)) * 1e12;
+            NS_TEST_EXPECT_MSG_EQ(EthWireTime(s, 1538).GetPicoSeconds(),
+                                  int64_t(std::llround(ps)),
+                                  EthSpeedName(s));
+        }
+        NS_TEST_EXPECT_MSG_EQ(EthLineBytes(46), 84u, "short frame padded to 64 + 20");
+        NS_TEST_EXPECT_MSG_EQ(EthLineBytes(1514), 1538u, "full frame");
+    }
+};
+
+/// Two ports back to back; port A streams frames of class 3, port B pauses it.
+class PfcTimingTest : public TestCase
+{
+  public:
+    PfcTimingTest(EthSpeed speed, uint16_t quanta, bool xon)
+        : TestCase(std::string("PFC: a pause of ") + std::to_string(quanta) + " quanta at " +
+                   EthSpeedName(speed) + (xon ? " released early by XON" : " holds the class") +
+                   " exactly"),
+          m_speed(speed),
+          m_quanta(quanta),
+          m_xon(xon)
+    {
+    }
+
+    void DoRun() override
+    {
+        Ptr<Node> na = CreateObject<Node>();
+        Ptr<Node> nb = CreateObject<Node>();
+        Ptr<RoceNetDevice> a = CreateObject<RoceNetDevice>();
+        Ptr<RoceNetDevice> b = CreateObject<RoceNetDevice>();
+        for (auto [n, d] : {std::make_pair(na, a), std::make_pair(nb, b)})
+        {
+            d->SetAddress(Mac48Address::Allocate());
+            d->SetSpeed(m_speed);
+            n->AddDevice(d);
+            d->SetFrameCallback(MakeCallback(&PfcTimingTest::Rx, this));
+        }
+        Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
+        ch->SetAttribute("Length", DoubleValue(100));
+        a->Attach(ch);
+        b->Attach(ch);
+        a->TraceConnectWithoutContext("Sniffer", MakeCallback(&PfcTimingTest::Sniff, this));
+        for (int i = 0; i < 200; ++i)
+        {
+            a->Enqueue(Create<Packet>(1000), 3);
+        }
+        // A frame of another class is not held by a pause of class 3.
+        const Time pauseAt = MicroSeconds(2);
+        Simulator::Schedule(pauseAt, &RoceNetDevice::SendPause, b, uint8_t(0x08), m_quanta);
+        Simulator::Schedule(pauseAt, &RoceNetDevice::Enqueue, a, Create<Packet>(900), uint8_t(1),
+                            -1);
+        const Time xonAt = pauseAt + NanoSeconds(700);
+        if (m_xon)
+        {
+            Simulator::Schedule(xonAt, &RoceNetDevice::SendPause, b, uint8_t(0x08), uint16_t(0));
+        }
+        Simulator::Run();
+
+        const Time frame = EthWireTime(m_speed, 1000 + 4 + 8 + 12);
+        const Time pauseLine = EthWireTime(m_speed, ETH_PREAMBLE_SFD + 64);
+        const Time prop = ch->GetPropagationDelay();
+        // B is idle (it only receives), so its PAUSE starts at once.
+        const Time arrive = pauseAt + pauseLine + prop;
+        const Time expectResume =
+            m_xon ? xonAt + pauseLine + prop : arrive + PfcQuantum(m_speed) * int64_t(m_quanta);
+        // Find the gap in class-3 transmissions.
+        Time lastBefore;
+        Time firstAfter;
+        bool other = false;
+        for (auto [t, size] : m_starts)
+        {
+            if (size == 900)
+            {
+                other = true;
+                NS_TEST_EXPECT_MSG_LT(t, expectResume, "class 1 is not paused");
+                continue;
+            }
+            if (t <= arrive)
+            {
+                lastBefore = t;
+            }
+            else if (firstAfter.IsZero())
+            {
+                firstAfter = t;
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(other, true, "class 1 frame sent");
+        // The frame in progress when the PAUSE arrived completes; the next class-3 frame waits.
+        NS_TEST_EXPECT_MSG_GT(lastBefore + frame, arrive, "a frame was in progress");
+        NS_TEST_EXPECT_MSG_EQ(firstAfter, std::max(expectResume, lastBefore + frame),
+                              "class 3 resumes exactly when the timer expires / XON arrives");
+        NS_TEST_EXPECT_MSG_EQ(a->GetCounters().pauseRx + a->GetCounters().xonRx,
+                              m_xon ? 2u : 1u,
+                              "PFC frames received");
+        NS_TEST_EXPECT_MSG_EQ(m_rx, 201u, "every data frame arrives, none lost");
+        Simulator::Destroy();
+    }
+
+  private:
+    void Rx(Ptr<RoceNetDevice>, Ptr<Packet> p)
+    {
+        ++m_rx;
+    }
+
+    void Sniff(Ptr<const Packet> p)
+    {
+        if (p->GetSize() >= 900)
+        {
+            m_starts.push_back({Simulator::Now(), p->GetSize()});
+        }
+    }
+
+    EthSpeed m_speed;
+    uint16_t m_quanta;
+    bool m_xon;
+    uint32_t m_rx = 0;
+    std::vector<std::pair<Time, uint32_t>> m_starts;
+};
+
+class HeadroomFormulaTest : public TestCase
+{
+  public:
+    HeadroomFormulaTest()
+        : TestCase("MMU: headroom formula from cable, speed and MTU; shared pool is what is left")
+    {
+    }
+
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::RoceChannel::Length", DoubleValue(100));
+        RoceHelper h;
+        RoceTopology t = h.Leaf(4, EthSpeed::GBE25);
+        Config::SetDefault("ns3::RoceChannel::Length", DoubleValue(2));
+        Ptr<RoceSwitch> sw = t.switches[0];
+        // 2 x 500 ns x 25 Gb/s = 3125 B on the cable; a 4218 B frame (+VLAN) at each end with
+        // FCS, preamble and gap = 2 x 4242 B; one PFC frame = 84 B.
+        const uint32_t expect = 3125 + 2 * 4242 + 84;
+        NS_TEST_EXPECT_MSG_EQ(sw->HeadroomFormula(0), expect, "headroom of a 100 m 25G port");
+        NS_TEST_EXPECT_MSG_EQ(sw->GetHeadroom(3), expect, "applied to every port");
+        const uint64_t buffer = 12 * 1024 * 1024;
+        NS_TEST_EXPECT_MSG_EQ(sw->GetSharedPoolBytes(),
+                              buffer - 4 * 8 * 3072 - 4 * uint64_t(expect),
+                              "shared = buffer - reserved - lossless headroom");
+        Simulator::Destroy();
+    }
+};
+
+class LosslessIncastTest : public TestCase
+{
+  public:
+    LosslessIncastTest()
+        : TestCase("PFC: zero drops for incast degrees 2..64 with formula headroom; too little "
+                   "headroom drops and counts it")
+    {
+    }
+
+    void DoRun() override
+    {
+        for (uint32_t n : {2u, 8u, 16u, 32u, 64u})
+        {
+            auto r = RunRoce({{"RoceScenario", "Senders", std::to_string(n)},
+                              {"RoceScenario", "MessageSize", "262144"},
+                              {"RoceScenario", "QueueDepth", "2"},
+                              {"RoceSwitch", "BufferSize", "4000000"},
+                              {"RoceChannel", "Length", "300"}},
+                             "1ms");
+            NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless at degree " << n);
+            if (n >= 8)
+            {
+                NS_TEST_EXPECT_MSG_GT(Metric(r, "pause_frames_sent"), 0.0, "PFC engaged " << n);
+            }
+            // The receiver's line is the bottleneck: PFC keeps it busy.
+            NS_TEST_EXPECT_MSG_GT(Metric(r, "total_goodput_Gbps"), 24.0, "line kept busy " << n);
+        }
+        auto r = RunRoce({{"RoceScenario", "Senders", "16"},
+                          {"RoceScenario", "MessageSize", "262144"},
+                          {"RoceSwitch", "BufferSize", "2000000"},
+                          {"RoceSwitch", "Headroom", "4500"},
+                          {"RoceChannel", "Length", "300"}},
+                         "1ms");
+        NS_TEST_EXPECT_MSG_GT(Metric(r, "drops_headroom"), 0.0, "too little headroom drops");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), Metric(r, "drops_headroom"), "reason counted");
+    }
+};
+
+class GoBackNTest : public TestCase
+{
+  public:
+    GoBackNTest()
+        : TestCase("Lossy incast: tail drops are recovered by NAK and go-back-N; every message "
+                   "completes and every byte is delivered once")
+    {
+    }
+
+    void DoRun() override
+    {
+        const uint32_t msgs = 4;
+        const uint32_t size = 131072;
+        for (const char* op : {"Write", "Read", "Send"})
+        {
+            auto r = RunRoce({{"RoceScenario", "Senders", "8"},
+                              {"RoceScenario", "Operation", op},
+                              {"RoceScenario", "MessageSize", std::to_string(size)},
+                              {"RoceScenario", "Messages", std::to_string(msgs)},
+                              {"RoceScenario", "QueueDepth", "2"},
+                              {"RoceSwitch", "PfcEnabled", "false"},
+                              {"RoceSwitch", "BufferSize", "300000"}},
+                             "100ms");
+            NS_TEST_EXPECT_MSG_GT(Metric(r, "drops_buffer"), 0.0, op << ": the fabric dropped");
+            NS_TEST_EXPECT_MSG_GT(Metric(r, "retransmitted_packets"), 0.0, op << ": resent");
+            NS_TEST_EXPECT_MSG_EQ(Metric(r, "messages_completed"), 8.0 * msgs, op << ": all done");
+            // Goodput x window = bytes delivered in order: exactly the messages, no duplicate.
+            double bytes = Metric(r, "total_goodput_Gbps") * 1e9 / 8 * Metric(r, "window_s");
+            NS_TEST_EXPECT_MSG_EQ_TOL(bytes, 8.0 * msgs * size, 1.0, op << ": bytes once");
+        }
+    }
+};
+
+class ClosedFormGoodputTest : public TestCase
+{
+  public:
+    ClosedFormGoodputTest()
+        : TestCase("One QP streaming RDMA WRITE: goodput = line rate x payload over line bytes at "
+                   "MTU 1024, 2048, 4096 on 25 and 100 GbE (0.5 %)")
+    {
+    }
+
+    void DoRun() override
+    {
+        const uint32_t size = 1 << 20;
+        for (const char* speed : {"25GbE", "100GbE"})
+        {
+            for (uint32_t mtu : {1024u, 2048u, 4096u})
+            {
+                auto r = RunRoce({{"RoceScenario", "Topology", "PointToPoint"},
+                                  {"RoceScenario", "Senders", "1"},
+                                  {"RoceScenario", "HostSpeed", speed},
+                                  {"RoceScenario", "MessageSize", std::to_string(size)},
+                                  {"RoceScenario", "QueueDepth", "4"},
+                                  {"RoceScenario", "Warmup", "200us"},
+                                  {"RdmaNic", "PathMtu", std::to_string(mtu)}},
+                                 "2ms");
+                // Per message: n packets of mtu payload, each with Eth 14 + IPv4 20 + UDP 8 +
+                // BTH 12 + ICRC 4 + FCS 4 + preamble 8 + IFG 12; the first adds RETH 16.
+                const double n = size / mtu;
+                const double line = n * (mtu + 14 + 20 + 8 + 12 + 4 + 4 + 8 + 12) + 16;
+                const double rate = std::string(speed) == "25GbE" ? 25e9 : 100e9;
+                const double expect = rate * size / line / 1e9;
+                NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r, "total_goodput_Gbps"),
+                                          expect,
+                                          expect * 0.005,
+                                          speed << " MTU " << mtu);
+            }
+        }
+    }
+};
+
+class EcnCnpTest : public TestCase
+{
+  public:
+    EcnCnpTest()
+        : TestCase("ECN: marks only above Kmin; receiver sends at most one CNP per QP per "
+                   "CnpInterval")
+    {
+    }
+
+    void DoRun() override
+    {
+        auto off = RunRoce({{"RoceScenario", "Senders", "8"},
+                            {"RoceScenario", "MessageSize", "1048576"}},
+                           "1ms");
+        NS_TEST_EXPECT_MSG_EQ(Metric(off, "ecn_marked"), 0.0, "marking off by default");
+        auto r = RunRoce({{"RoceScenario", "Senders", "8"},
+                          {"RoceScenario", "MessageSize", "1048576"},
+                          {"RoceSwitch", "EcnEnabled", "true"},
+                          {"RoceSwitch", "Kmin", "20000"},
+                          {"RoceSwitch", "Kmax", "100000"},
+                          {"RoceSwitch", "Pmax", "0.2"}},
+                         "1ms");
+        NS_TEST_EXPECT_MSG_GT(Metric(r, "ecn_marked"), 0.0, "queue above Kmax marks");
+        NS_TEST_EXPECT_MSG_GT(Metric(r, "cnps_sent"), 0.0, "CNPs generated");
+        // 1 ms / 50 us = 20 intervals: at most 21 CNPs per QP, 8 QPs.
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(Metric(r, "cnps_sent"), 8.0 * 21, "CNP rate limit");
+        const auto& tx = Column(r, "ports", "cnp_tx");
+        const auto& rx = Column(r, "ports", "cnp_rx");
+        NS_TEST_EXPECT_MSG_EQ(std::accumulate(tx.begin(), tx.end(), 0.0),
+                              std::accumulate(rx.begin(), rx.end(), 0.0),
+                              "every CNP reaches its sender (CNPs ride a lossless path)");
+    }
+};
+
+class ConservationTest : public TestCase
+{
+  public:
+    ConservationTest()
+        : TestCase("Conservation: after the fabric drains, frames sent = frames received + "
+                   "frames dropped, with or without PFC")
+    {
+    }
+
+    void DoRun() override
+    {
+        for (bool pfc : {true, false})
+        {
+            Config::SetDefault("ns3::RoceSwitch::PfcEnabled", BooleanValue(pfc));
+            Config::SetDefault("ns3::RoceSwitch::BufferSize", UintegerValue(400000));
+            RoceHelper h;
+            std::vector<uint32_t> leafOf{0, 1, 1, 1, 1, 1, 1};
+            RoceTopology t = h.LeafSpine(leafOf, 2, 2, EthSpeed::GBE25, EthSpeed::GBE25);
+            for (uint32_t i = 1; i < leafOf.size(); ++i)
+            {
+                auto [a, b] = t.nics[i]->Connect(t.nics[0]);
+                for (int m = 0; m < 3; ++m)
+                {
+                    a->Post(RdmaOp::WRITE, 200000);
+                }
+            }
+            Simulator::Run();  // until no event is left: everything delivered or dropped
+            uint64_t tx = 0;
+            uint64_t rx = 0;
+            uint64_t drops = 0;
+            for (auto& p : t.ports)
+            {
+                tx += p->GetCounters().framesTx;
+                rx += p->GetCounters().framesRx;
+            }
+            NS_TEST_EXPECT_MSG_EQ(tx, rx, "cables lose nothing");
+            for (uint32_t s = 0; s < t.switches.size(); ++s)
+            {
+                // Data frames in = data frames out + drops (PFC frames end at the port).
+                uint64_t in = 0;
+                uint64_t out = 0;
+                for (uint32_t i = 0; i < t.ports.size(); ++i)
+                {
+                    if (t.portSwitch[i] != int32_t(s))
+                    {
+                        continue;
+                    }
+                    const auto& c = t.ports[i]->GetCounters();
+                    in += c.framesRx - c.pauseRx - c.xonRx;
+                    out += c.framesTx - c.pauseTx - c.xonTx;
+                }
+                drops += t.switches[s]->GetDrops();
+                NS_TEST_EXPECT_MSG_EQ(in, out + t.switches[s]->GetDrops(),
+                                      "switch " << s << " conserves frames, PFC " << pfc);
+                NS_TEST_EXPECT_MSG_EQ(t.switches[s]->GetBufferedBytes(), 0u, "buffers empty");
+            }
+            if (pfc)
+            {
+                NS_TEST_EXPECT_MSG_EQ(drops, 0u, "no drop with PFC");
+            }
+            for (uint32_t i = 1; i < leafOf.size(); ++i)
+            {
+                auto qp = t.nics[i]->GetQueuePairs()[0];
+                NS_TEST_EXPECT_MSG_EQ(qp->GetCompleted(), 3u, "every write completed");
+                NS_TEST_EXPECT_MSG_EQ(t.nics[0]->GetQueuePairs()[i - 1]->GetBytesReceived(),
+                                      600000u,
+                                      "bytes delivered once");
+            }
+            Simulator::Destroy();
+        }
+        Config::SetDefault("ns3::RoceSwitch::PfcEnabled", BooleanValue(true));
+        Config::SetDefault("ns3::RoceSwitch::BufferSize", UintegerValue(12 * 1024 * 1024));
+    }
+};
+
+class DeterminismTest : public TestCase
+{
+  public:
+    DeterminismTest()
+        : TestCase("Same seed, same metrics; another seed changes the random start times")
+    {
+    }
+
+    void DoRun() override
+    {
+        std::vector<std::array<std::string, 3>> a{{"RoceScenario", "Senders", "8"},
+                                                  {"RoceScenario", "StartSpread", "20us"},
+                                                  {"RoceScenario", "Victim", "true"},
+                                                  {"RoceSwitch", "EcnEnabled", "true"}};
+        auto r1 = RunRoce(a, "500us", 7);
+        auto r2 = RunRoce(a, "500us", 7);
+        auto r3 = RunRoce(a, "500us", 8);
+        for (const auto& [k, v] : r1.metrics)
+        {
+            NS_TEST_EXPECT_MSG_EQ((v == r2.metrics.at(k)), true, "metric " << k);
+        }
+        NS_TEST_EXPECT_MSG_EQ(r1.events, r2.events, "same event count");
+        NS_TEST_EXPECT_MSG_NE(r1.events, r3.events, "another seed, another run");
+    }
+};
+
+class RocePfcEcnTestSuite : public TestSuite
+{
+  public:
+    RocePfcEcnTestSuite()
+        : TestSuite("roce-pfc-ecn", UNIT)
+    {
+        AddTestCase(new WireFormatTest, TestCase::QUICK);
+        AddTestCase(new LineTimingTest, TestCase::QUICK);
+        AddTestCase(new PfcTimingTest(EthSpeed::GBE25, 100, false), TestCase::QUICK);
+        AddTestCase(new PfcTimingTest(EthSpeed::GBE100, 1000, false), TestCase::QUICK);
+        AddTestCase(new PfcTimingTest(EthSpeed::GBE25, 0xFFFF, true), TestCase::QUICK);
+        AddTestCase(new HeadroomFormulaTest, TestCase::QUICK);
+        AddTestCase(new LosslessIncastTest, TestCase::QUICK);
+        AddTestCase(new GoBackNTest, TestCase::QUICK);
+        AddTestCase(new ClosedFormGoodputTest, TestCase::QUICK);
+        AddTestCase(new EcnCnpTest, TestCase::QUICK);
+        AddTestCase(new ConservationTest, TestCase::QUICK);
+        AddTestCase(new DeterminismTest, TestCase::QUICK);
+    }
+};
+
+RocePfcEcnTestSuite g_suite;
+
+} // namespace
