@@ -1,15 +1,13 @@
 #include "roce-fabric.h"
 
-#include "roce-helper.h"
-
 #include "lfsim-run.h"
-
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+#include "roce-helper.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,91 +34,72 @@ SpeedChecker()
 TypeId
 RoceScenario::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RoceScenario")
-            .SetParent<Object>()
-            .SetGroupName("RocePfcEcn")
-            .AddConstructor<RoceScenario>()
-            .AddAttribute("Topology",
-                          "PointToPoint (hosts 0 and 1 back to back), Leaf (every host on one "
-                          "switch) or LeafSpine (receiver on leaf 0, senders round-robin on the "
-                          "other leaves, every leaf linked to every spine).",
-                          EnumValue(LEAF),
-                          MakeEnumAccessor(&RoceScenario::topology),
-                          MakeEnumChecker(POINT_TO_POINT, "PointToPoint", LEAF, "Leaf",
-                                          LEAF_SPINE, "LeafSpine"))
-            .AddAttribute("Workload",
-                          "Incast: data from hosts 1..Senders to host 0. Outcast: data from "
-                          "host 0 to hosts 1..Senders (e.g. replicated writes).",
-                          EnumValue(INCAST),
-                          MakeEnumAccessor(&RoceScenario::workload),
-                          MakeEnumChecker(INCAST, "Incast", OUTCAST, "Outcast"))
-            .AddAttribute("Senders",
-                          "Number of remote hosts (incast senders or outcast receivers).",
-                          UintegerValue(16),
-                          MakeUintegerAccessor(&RoceScenario::senders),
-                          MakeUintegerChecker<uint32_t>(1, 4096))
-            .AddAttribute("Operation",
-                          "RDMA verb carrying the data: Write, Read (the data's destination "
-                          "is the requester) or Send.",
-                          EnumValue(int(RdmaOp::WRITE)),
-                          MakeEnumAccessor(&RoceScenario::operation),
-                          MakeEnumChecker(int(RdmaOp::WRITE), "Write", int(RdmaOp::READ), "Read",
-                                          int(RdmaOp::SEND), "Send"))
-            .AddAttribute("MessageSize",
-                          "Bytes per message (work request).",
-                          UintegerValue(65536),
-                          MakeUintegerAccessor(&RoceScenario::messageSize),
-                          MakeUintegerChecker<uint32_t>(1, 1u << 31))
-            .AddAttribute("Messages",
-                          "Messages per flow: 0 repeats them back to back until stop_time; k "
-                          "sends k and ends the run when every flow has completed them.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&RoceScenario::messages),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("QueueDepth",
-                          "Messages outstanding per flow (posted and not yet completed).",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&RoceScenario::queueDepth),
-                          MakeUintegerChecker<uint32_t>(1, 4096))
-            .AddAttribute("Victim",
-                          "Add a victim flow that shares an upstream port with the incast but "
-                          "not its bottleneck: Leaf: from host 1 to an extra idle host; "
-                          "LeafSpine: from an extra host on leaf 1 to an extra host on leaf 0.",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&RoceScenario::victim),
-                          MakeBooleanChecker())
-            .AddAttribute("Leaves",
-                          "Leaf switches (LeafSpine).",
-                          UintegerValue(2),
-                          MakeUintegerAccessor(&RoceScenario::leaves),
-                          MakeUintegerChecker<uint32_t>(2, 256))
-            .AddAttribute("Spines",
-                          "Spine switches (LeafSpine); flows spread over them by ECMP.",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&RoceScenario::spines),
-                          MakeUintegerChecker<uint32_t>(1, 256))
-            .AddAttribute("HostSpeed",
-                          "Ethernet rate of host links.",
-                          EnumValue(int(EthSpeed::GBE25)),
-                          MakeEnumAccessor(&RoceScenario::hostSpeed),
-                          SpeedChecker())
-            .AddAttribute("UplinkSpeed",
-                          "Ethernet rate of leaf-spine links.",
-                          EnumValue(int(EthSpeed::GBE100)),
-                          MakeEnumAccessor(&RoceScenario::uplinkSpeed),
-                          SpeedChecker())
-            .AddAttribute("Warmup",
-                          "Goodput and FCT statistics count from this time on.",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&RoceScenario::warmup),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("StartSpread",
-                          "Flows start at uniform random times in [0, StartSpread) drawn from "
-                          "the scenario seed (0: all at once).",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&RoceScenario::startSpread),
-                          MakeTimeChecker(Time(0)));
+    static TypeId tid
+        = TypeId("ns3::RoceScenario")
+              .SetParent<Object>()
+              .SetGroupName("RocePfcEcn")
+              .AddConstructor<RoceScenario>()
+              .AddAttribute("Topology",
+                            "PointToPoint (hosts 0 and 1 back to back), Leaf (every host on one "
+                            "switch) or LeafSpine (receiver on leaf 0, senders round-robin on the "
+                            "other leaves, every leaf linked to every spine).",
+                            EnumValue(LEAF), MakeEnumAccessor(&RoceScenario::topology),
+                            MakeEnumChecker(POINT_TO_POINT, "PointToPoint", LEAF, "Leaf",
+                                            LEAF_SPINE, "LeafSpine"))
+              .AddAttribute("Workload",
+                            "Incast: data from hosts 1..Senders to host 0. Outcast: data from "
+                            "host 0 to hosts 1..Senders (e.g. replicated writes).",
+                            EnumValue(INCAST), MakeEnumAccessor(&RoceScenario::workload),
+                            MakeEnumChecker(INCAST, "Incast", OUTCAST, "Outcast"))
+              .AddAttribute("Senders",
+                            "Number of remote hosts (incast senders or outcast receivers).",
+                            UintegerValue(16), MakeUintegerAccessor(&RoceScenario::senders),
+                            MakeUintegerChecker<uint32_t>(1, 4096))
+              .AddAttribute("Operation",
+                            "RDMA verb carrying the data: Write, Read (the data's destination "
+                            "is the requester) or Send.",
+                            EnumValue(int(RdmaOp::WRITE)),
+                            MakeEnumAccessor(&RoceScenario::operation),
+                            MakeEnumChecker(int(RdmaOp::WRITE), "Write", int(RdmaOp::READ), "Read",
+                                            int(RdmaOp::SEND), "Send"))
+              .AddAttribute("MessageSize", "Bytes per message (work request).",
+                            UintegerValue(65536), MakeUintegerAccessor(&RoceScenario::messageSize),
+                            MakeUintegerChecker<uint32_t>(1, 1u << 31))
+              .AddAttribute("Messages",
+                            "Messages per flow: 0 repeats them back to back until stop_time; k "
+                            "sends k and ends the run when every flow has completed them.",
+                            UintegerValue(0), MakeUintegerAccessor(&RoceScenario::messages),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("QueueDepth",
+                            "Messages outstanding per flow (posted and not yet completed).",
+                            UintegerValue(1), MakeUintegerAccessor(&RoceScenario::queueDepth),
+                            MakeUintegerChecker<uint32_t>(1, 4096))
+              .AddAttribute("Victim",
+                            "Add a victim flow that shares an upstream port with the incast but "
+                            "not its bottleneck: Leaf: from host 1 to an extra idle host; "
+                            "LeafSpine: from an extra host on leaf 1 to an extra host on leaf 0.",
+                            BooleanValue(false), MakeBooleanAccessor(&RoceScenario::victim),
+                            MakeBooleanChecker())
+              .AddAttribute("Leaves", "Leaf switches (LeafSpine).", UintegerValue(2),
+                            MakeUintegerAccessor(&RoceScenario::leaves),
+                            MakeUintegerChecker<uint32_t>(2, 256))
+              .AddAttribute("Spines", "Spine switches (LeafSpine); flows spread over them by ECMP.",
+                            UintegerValue(1), MakeUintegerAccessor(&RoceScenario::spines),
+                            MakeUintegerChecker<uint32_t>(1, 256))
+              .AddAttribute("HostSpeed", "Ethernet rate of host links.",
+                            EnumValue(int(EthSpeed::GBE25)),
+                            MakeEnumAccessor(&RoceScenario::hostSpeed), SpeedChecker())
+              .AddAttribute("UplinkSpeed", "Ethernet rate of leaf-spine links.",
+                            EnumValue(int(EthSpeed::GBE100)),
+                            MakeEnumAccessor(&RoceScenario::uplinkSpeed), SpeedChecker())
+              .AddAttribute("Warmup", "Goodput and FCT statistics count from this time on.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&RoceScenario::warmup),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("StartSpread",
+                            "Flows start at uniform random times in [0, StartSpread) drawn from "
+                            "the scenario seed (0: all at once).",
+                            TimeValue(Time(0)), MakeTimeAccessor(&RoceScenario::startSpread),
+                            MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -135,7 +114,7 @@ struct Flow
     std::string label;
     bool victim = false;
     Ptr<RdmaQueuePair> requester;
-    Ptr<RdmaQueuePair> sink;  ///< the QP that receives the data in order
+    Ptr<RdmaQueuePair> sink; ///< the QP that receives the data in order
     uint32_t posted = 0;
     uint32_t completed = 0;
     std::vector<double> fctUs;
@@ -148,7 +127,7 @@ struct QueueAverage
     Time from;
     Time last;
     double bytes = 0;
-    double integral = 0;  ///< byte-seconds since `from`
+    double integral = 0; ///< byte-seconds since `from`
 };
 
 void
@@ -214,7 +193,8 @@ Percentile(std::vector<double> v, double q)
 class RoceFabric : public lfsim::Fabric
 {
   public:
-    void Build(RunContext& ctx) override
+    void
+    Build(RunContext& ctx) override
     {
         m_sc = CreateObject<RoceScenario>();
         const uint32_t n = m_sc->senders;
@@ -224,9 +204,9 @@ class RoceFabric : public lfsim::Fabric
         }
         if (m_sc->topology == RoceScenario::POINT_TO_POINT && (n != 1 || m_sc->victim))
         {
-            throw std::invalid_argument("RoceScenario.Senders: got " + std::to_string(n) +
-                                        "; accepted: 1 and no Victim with Topology "
-                                        "PointToPoint");
+            throw std::invalid_argument("RoceScenario.Senders: got " + std::to_string(n)
+                                        + "; accepted: 1 and no Victim with Topology "
+                                          "PointToPoint");
         }
         const EthSpeed hostSpeed = EthSpeed(m_sc->hostSpeed);
         RoceHelper helper;
@@ -234,34 +214,32 @@ class RoceFabric : public lfsim::Fabric
         uint32_t victimDst = 0;
         switch (m_sc->topology)
         {
-        case RoceScenario::POINT_TO_POINT:
-            m_t = helper.PointToPoint(hostSpeed);
-            break;
-        case RoceScenario::LEAF:
-            m_t = helper.Leaf(n + 1 + (m_sc->victim ? 1 : 0), hostSpeed);
-            victimSrc = 1;
-            victimDst = n + 1;
-            break;
-        case RoceScenario::LEAF_SPINE: {
-            std::vector<uint32_t> leafOf(n + 1, 0);
-            for (uint32_t i = 1; i <= n; ++i)
+            case RoceScenario::POINT_TO_POINT:
+                m_t = helper.PointToPoint(hostSpeed);
+                break;
+            case RoceScenario::LEAF:
+                m_t = helper.Leaf(n + 1 + (m_sc->victim ? 1 : 0), hostSpeed);
+                victimSrc = 1;
+                victimDst = n + 1;
+                break;
+            case RoceScenario::LEAF_SPINE:
             {
-                leafOf[i] = 1 + (i - 1) % (m_sc->leaves - 1);
+                std::vector<uint32_t> leafOf(n + 1, 0);
+                for (uint32_t i = 1; i <= n; ++i)
+                {
+                    leafOf[i] = 1 + (i - 1) % (m_sc->leaves - 1);
+                }
+                if (m_sc->victim)
+                {
+                    victimSrc = n + 1;
+                    victimDst = n + 2;
+                    leafOf.push_back(1);
+                    leafOf.push_back(0);
+                }
+                m_t = helper.LeafSpine(leafOf, m_sc->leaves, m_sc->spines, hostSpeed,
+                                       EthSpeed(m_sc->uplinkSpeed));
+                break;
             }
-            if (m_sc->victim)
-            {
-                victimSrc = n + 1;
-                victimDst = n + 2;
-                leafOf.push_back(1);
-                leafOf.push_back(0);
-            }
-            m_t = helper.LeafSpine(leafOf,
-                                   m_sc->leaves,
-                                   m_sc->spines,
-                                   hostSpeed,
-                                   EthSpeed(m_sc->uplinkSpeed));
-            break;
-        }
         }
         int64_t stream = 2000;
         stream += helper.AssignStreams(m_t, stream);
@@ -285,7 +263,8 @@ class RoceFabric : public lfsim::Fabric
         OpenCaptures(ctx);
     }
 
-    void Finish(RunContext& ctx) override
+    void
+    Finish(RunContext& ctx) override
     {
         const Time now = Simulator::Now();
         const double window = (now - m_sc->warmup).GetSeconds();
@@ -295,9 +274,8 @@ class RoceFabric : public lfsim::Fabric
         }
 
         // Per flow.
-        Table& ft = ctx.AddTable("flows",
-                                 {"id", "goodput_Gbps", "fct_p50_us", "fct_p99_us", "messages",
-                                  "retransmitted", "timeouts"});
+        Table& ft = ctx.AddTable("flows", {"id", "goodput_Gbps", "fct_p50_us", "fct_p99_us",
+                                           "messages", "retransmitted", "timeouts"});
         std::vector<std::string> flowLabels;
         std::vector<double> rates;
         std::vector<double> fcts;
@@ -306,9 +284,9 @@ class RoceFabric : public lfsim::Fabric
         for (size_t k = 0; k < m_flows.size(); ++k)
         {
             const Flow& f = m_flows[k];
-            const double gbps =
-                window > 0 ? (f.sink->GetBytesReceived() - f.bytesAtWarmup) * 8.0 / window / 1e9
-                           : 0.0;
+            const double gbps
+                = window > 0 ? (f.sink->GetBytesReceived() - f.bytesAtWarmup) * 8.0 / window / 1e9
+                             : 0.0;
             ft.Append({double(k), gbps, Percentile(f.fctUs, 0.5), Percentile(f.fctUs, 0.99),
                        double(f.fctUs.size()), double(f.requester->GetRetransmittedPackets()),
                        double(f.requester->GetTimeouts())});
@@ -337,10 +315,9 @@ class RoceFabric : public lfsim::Fabric
         ctx.SetMetric("window_s", window);
 
         // Per port.
-        Table& pt = ctx.AddTable("ports",
-                                 {"id", "frames_tx", "frames_rx", "pause_tx", "xon_tx",
-                                  "pause_rx", "xon_rx", "paused_time_us", "peak_queue_KB",
-                                  "ecn_marked", "cnp_tx", "cnp_rx"});
+        Table& pt = ctx.AddTable("ports", {"id", "frames_tx", "frames_rx", "pause_tx", "xon_tx",
+                                           "pause_rx", "xon_rx", "paused_time_us", "peak_queue_KB",
+                                           "ecn_marked", "cnp_tx", "cnp_rx"});
         std::vector<double> pausedUs;
         double framesTx = 0;
         double pauses = 0;
@@ -422,7 +399,8 @@ class RoceFabric : public lfsim::Fabric
     }
 
   private:
-    void AddFlow(const std::string& label, uint32_t src, uint32_t dst, bool victim)
+    void
+    AddFlow(const std::string& label, uint32_t src, uint32_t dst, bool victim)
     {
         Flow f;
         f.label = label;
@@ -435,14 +413,14 @@ class RoceFabric : public lfsim::Fabric
         f.requester = a;
         f.sink = read ? a : b;
         const size_t index = m_flows.size();
-        a->SetCompletionCallback(
-            MakeCallback(&RoceFabric::OnComplete, this).Bind(index));
+        a->SetCompletionCallback(MakeCallback(&RoceFabric::OnComplete, this).Bind(index));
         m_flowOfQpn[req][a->GetQpn()] = index;
         m_flows.push_back(f);
         Simulator::Schedule(StartTime(), &RoceFabric::PostMore, this, index);
     }
 
-    Time StartTime()
+    Time
+    StartTime()
     {
         if (!m_sc->startSpread.IsStrictlyPositive())
         {
@@ -452,18 +430,20 @@ class RoceFabric : public lfsim::Fabric
             static_cast<int64_t>(m_start->GetValue(0, m_sc->startSpread.GetPicoSeconds())));
     }
 
-    void PostMore(size_t index)
+    void
+    PostMore(size_t index)
     {
         Flow& f = m_flows[index];
-        while (f.posted - f.completed < m_sc->queueDepth &&
-               (m_sc->messages == 0 || f.posted < m_sc->messages))
+        while (f.posted - f.completed < m_sc->queueDepth
+               && (m_sc->messages == 0 || f.posted < m_sc->messages))
         {
             ++f.posted;
             f.requester->Post(RdmaOp(m_sc->operation), m_sc->messageSize);
         }
     }
 
-    void OnComplete(size_t index, Ptr<RdmaQueuePair>, uint64_t, uint32_t, Time fct)
+    void
+    OnComplete(size_t index, Ptr<RdmaQueuePair>, uint64_t, uint32_t, Time fct)
     {
         Flow& f = m_flows[index];
         ++f.completed;
@@ -478,7 +458,8 @@ class RoceFabric : public lfsim::Fabric
         }
     }
 
-    void SnapshotWarmup()
+    void
+    SnapshotWarmup()
     {
         for (auto& f : m_flows)
         {
@@ -486,7 +467,8 @@ class RoceFabric : public lfsim::Fabric
         }
     }
 
-    void ConnectRecorders(RunContext& ctx)
+    void
+    ConnectRecorders(RunContext& ctx)
     {
         const bool sampled = ctx.config.sampleInterval.IsStrictlyPositive();
         // Global index of every switch port, by (switch, port number), for mark events.
@@ -504,8 +486,7 @@ class RoceFabric : public lfsim::Fabric
         for (uint32_t s = 0; s < m_t.switches.size(); ++s)
         {
             m_t.switches[s]->TraceConnectWithoutContext(
-                "EcnMark",
-                MakeCallback(&RoceFabric::CountMark, this).Bind(s));
+                "EcnMark", MakeCallback(&RoceFabric::CountMark, this).Bind(s));
         }
         // Time-averaged queue where the incast converges (the port that feeds host 0).
         m_bottleneck = 0;
@@ -517,9 +498,8 @@ class RoceFabric : public lfsim::Fabric
                 m_bottleneck = i;
                 m_avg.dev = feed;
                 m_avg.from = m_sc->warmup;
-                feed->TraceConnectWithoutContext(
-                    "QueueBytes",
-                    MakeBoundCallback(&OnBottleneckQueue, &m_avg));
+                feed->TraceConnectWithoutContext("QueueBytes",
+                                                 MakeBoundCallback(&OnBottleneckQueue, &m_avg));
             }
         }
 
@@ -538,9 +518,11 @@ class RoceFabric : public lfsim::Fabric
                 Ptr<RoceNetDevice> d = m_t.ports[i];
                 if (sampled)
                 {
-                    ctx.SamplePeriodically([t, d, id] {
-                        t->Append({Simulator::Now().GetSeconds(), id, double(d->GetQueueBytes())});
-                    });
+                    ctx.SamplePeriodically(
+                        [t, d, id] {
+                            t->Append(
+                                {Simulator::Now().GetSeconds(), id, double(d->GetQueueBytes())});
+                        });
                 }
                 else
                 {
@@ -559,11 +541,9 @@ class RoceFabric : public lfsim::Fabric
             for (uint32_t i = 0; i < m_t.ports.size(); ++i)
             {
                 m_t.ports[i]->TraceConnectWithoutContext(
-                    "PauseTx",
-                    MakeBoundCallback(&OnPause, t, double(i), 0.0));
+                    "PauseTx", MakeBoundCallback(&OnPause, t, double(i), 0.0));
                 m_t.ports[i]->TraceConnectWithoutContext(
-                    "PauseRx",
-                    MakeBoundCallback(&OnPause, t, double(i), 1.0));
+                    "PauseRx", MakeBoundCallback(&OnPause, t, double(i), 1.0));
             }
         }
         if (ctx.Records("ecn"))
@@ -573,8 +553,7 @@ class RoceFabric : public lfsim::Fabric
             for (uint32_t s = 0; s < m_t.switches.size(); ++s)
             {
                 m_t.switches[s]->TraceConnectWithoutContext(
-                    "EcnMark",
-                    MakeBoundCallback(&OnMark, t, &m_globalPort[s]));
+                    "EcnMark", MakeBoundCallback(&OnMark, t, &m_globalPort[s]));
             }
         }
         std::vector<std::string> flowLabels;
@@ -588,15 +567,17 @@ class RoceFabric : public lfsim::Fabric
             ctx.SetLabels("goodput", flowLabels);
             const double dt = ctx.config.sampleInterval.GetSeconds();
             auto last = std::make_shared<std::vector<uint64_t>>(m_flows.size(), 0);
-            ctx.SamplePeriodically([this, t, last, dt] {
-                for (size_t k = 0; k < m_flows.size(); ++k)
+            ctx.SamplePeriodically(
+                [this, t, last, dt]
                 {
-                    uint64_t b = m_flows[k].sink->GetBytesReceived();
-                    t->Append({Simulator::Now().GetSeconds(), double(k),
-                               (b - (*last)[k]) * 8.0 / dt / 1e9});
-                    (*last)[k] = b;
-                }
-            });
+                    for (size_t k = 0; k < m_flows.size(); ++k)
+                    {
+                        uint64_t b = m_flows[k].sink->GetBytesReceived();
+                        t->Append({Simulator::Now().GetSeconds(), double(k),
+                                   (b - (*last)[k]) * 8.0 / dt / 1e9});
+                        (*last)[k] = b;
+                    }
+                });
         }
         if (ctx.Records("rate"))
         {
@@ -614,12 +595,14 @@ class RoceFabric : public lfsim::Fabric
         }
     }
 
-    void CountMark(uint32_t sw, uint32_t port, uint8_t)
+    void
+    CountMark(uint32_t sw, uint32_t port, uint8_t)
     {
         ++m_marksAt[m_globalPort[sw][port]];
     }
 
-    void OpenCaptures(RunContext& ctx)
+    void
+    OpenCaptures(RunContext& ctx)
     {
         if (ctx.config.pcapDir.empty())
         {
@@ -635,9 +618,8 @@ class RoceFabric : public lfsim::Fabric
             Ptr<PcapFileWrapper> f = CreateObject<PcapFileWrapper>();
             f->SetAttribute("NanosecMode", BooleanValue(true));
             f->Open(ctx.PcapPath(m_t.portLabels[i]), std::ios::out | std::ios::binary);
-            f->Init(1);  // LINKTYPE_ETHERNET
-            m_t.ports[i]->TraceConnectWithoutContext("Sniffer",
-                                                     MakeBoundCallback(&OnCapture, f));
+            f->Init(1); // LINKTYPE_ETHERNET
+            m_t.ports[i]->TraceConnectWithoutContext("Sniffer", MakeBoundCallback(&OnCapture, f));
             m_pcap.push_back(f);
         }
     }
@@ -647,7 +629,7 @@ class RoceFabric : public lfsim::Fabric
     Ptr<UniformRandomVariable> m_start;
     std::vector<Flow> m_flows;
     size_t m_flowsDone = 0;
-    std::map<uint32_t, std::map<uint32_t, uint32_t>> m_flowOfQpn;  ///< nic -> qpn -> flow
+    std::map<uint32_t, std::map<uint32_t, uint32_t>> m_flowOfQpn; ///< nic -> qpn -> flow
     std::vector<std::vector<uint32_t>> m_globalPort;
     std::vector<uint64_t> m_marksAt;
     uint32_t m_bottleneck = 0;

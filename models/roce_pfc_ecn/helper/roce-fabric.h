@@ -7,10 +7,9 @@
 #define ROCE_FABRIC_H
 
 #include "ethernet-speed.h"
-#include "rdma-nic.h"
-
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "rdma-nic.h"
 
 namespace ns3
 {
@@ -29,14 +28,14 @@ class RoceScenario : public Object
 
     enum WorkloadKind
     {
-        INCAST,  ///< data from hosts 1..N to host 0
-        OUTCAST  ///< data from host 0 to hosts 1..N
+        INCAST, ///< data from hosts 1..N to host 0
+        OUTCAST ///< data from host 0 to hosts 1..N
     };
 
     TopologyKind topology = LEAF;
     WorkloadKind workload = INCAST;
     uint32_t senders = 16;
-    int operation = int(RdmaOp::WRITE);  ///< RdmaOp
+    int operation = int(RdmaOp::WRITE); ///< RdmaOp
     uint32_t messageSize = 65536;
     uint32_t messages = 0;
     uint32_t queueDepth = 1;
@@ -44,7 +43,7 @@ class RoceScenario : public Object
     uint32_t leaves = 2;
     uint32_t spines = 1;
     int hostSpeed = int(EthSpeed::GBE25);    ///< EthSpeed
-    int uplinkSpeed = int(EthSpeed::GBE100);  ///< EthSpeed
+    int uplinkSpeed = int(EthSpeed::GBE100); ///< EthSpeed
     Time warmup;
     Time startSpread;
 };

@@ -87,11 +87,8 @@ RoceHelper::Leaf(uint32_t hosts, EthSpeed speed)
 }
 
 RoceTopology
-RoceHelper::LeafSpine(const std::vector<uint32_t>& leafOf,
-                      uint32_t leaves,
-                      uint32_t spines,
-                      EthSpeed hostSpeed,
-                      EthSpeed uplink)
+RoceHelper::LeafSpine(const std::vector<uint32_t>& leafOf, uint32_t leaves, uint32_t spines,
+                      EthSpeed hostSpeed, EthSpeed uplink)
 {
     RoceTopology t;
     AddHosts(t, leafOf.size(), hostSpeed);
@@ -113,8 +110,7 @@ RoceHelper::LeafSpine(const std::vector<uint32_t>& leafOf,
         for (uint32_t s = 0; s < spines; ++s)
         {
             Ptr<RoceNetDevice> up = AddPort(t, t.switchNodes.Get(l), l, uplink);
-            Ptr<RoceNetDevice> down =
-                AddPort(t, t.switchNodes.Get(leaves + s), leaves + s, uplink);
+            Ptr<RoceNetDevice> down = AddPort(t, t.switchNodes.Get(leaves + s), leaves + s, uplink);
             Link(t, up, down);
         }
     }
@@ -148,9 +144,8 @@ RoceHelper::Finish(RoceTopology& t)
         uint32_t w = vertexOfNode[peer->GetNode()->GetId()];
         adj[v].push_back({w, t.portIndex[p]});
     }
-    std::vector<std::vector<std::vector<uint32_t>>> routes(
-        ns,
-        std::vector<std::vector<uint32_t>>(nh));
+    std::vector<std::vector<std::vector<uint32_t>>> routes(ns,
+                                                           std::vector<std::vector<uint32_t>>(nh));
     for (uint32_t dst = 0; dst < nh; ++dst)
     {
         std::vector<int> dist(nh + ns, -1);
@@ -162,7 +157,7 @@ RoceHelper::Finish(RoceTopology& t)
             q.pop_front();
             if (v != dst && v < nh)
             {
-                continue;  // hosts do not forward
+                continue; // hosts do not forward
             }
             for (auto [w, port] : adj[v])
             {

@@ -6,12 +6,11 @@
 #ifndef ROCE_HELPER_H
 #define ROCE_HELPER_H
 
+#include "ns3/node-container.h"
 #include "rdma-nic.h"
 #include "roce-channel.h"
 #include "roce-net-device.h"
 #include "roce-switch.h"
-
-#include "ns3/node-container.h"
 
 #include <string>
 #include <vector>
@@ -28,10 +27,10 @@ struct RoceTopology
     std::vector<Ptr<RoceSwitch>> switches;
     std::vector<std::string> switchNames;
     std::vector<Ptr<RoceChannel>> channels;
-    std::vector<Ptr<RoceNetDevice>> ports;  ///< every port, hosts first
-    std::vector<std::string> portLabels;    ///< "h3", "leaf0/p2", "spine1/p0"
-    std::vector<int32_t> portSwitch;        ///< switch index of each port, -1 for hosts
-    std::vector<uint32_t> portIndex;        ///< port number on its switch
+    std::vector<Ptr<RoceNetDevice>> ports; ///< every port, hosts first
+    std::vector<std::string> portLabels;   ///< "h3", "leaf0/p2", "spine1/p0"
+    std::vector<int32_t> portSwitch;       ///< switch index of each port, -1 for hosts
+    std::vector<uint32_t> portIndex;       ///< port number on its switch
 };
 
 class RoceHelper
@@ -42,15 +41,12 @@ class RoceHelper
     /// `hosts` hosts on one switch.
     RoceTopology Leaf(uint32_t hosts, EthSpeed speed);
     /// `leafOf[i]` is the leaf of host i; every leaf links to every spine at `uplink`.
-    RoceTopology LeafSpine(const std::vector<uint32_t>& leafOf,
-                           uint32_t leaves,
-                           uint32_t spines,
-                           EthSpeed hostSpeed,
-                           EthSpeed uplink);
+    RoceTopology LeafSpine(const std::vector<uint32_t>& leafOf, uint32_t leaves, uint32_t spines,
+                           EthSpeed hostSpeed, EthSpeed uplink);
     /// Fixed RNG streams for the switches (ECN marking); returns the number used.
     int64_t AssignStreams(RoceTopology& t, int64_t stream);
 
-    static constexpr uint32_t HOST_IP_BASE = 0x0A000001;  ///< 10.0.0.1
+    static constexpr uint32_t HOST_IP_BASE = 0x0A000001; ///< 10.0.0.1
 
   private:
     Ptr<RoceNetDevice> AddPort(RoceTopology& t, Ptr<Node> node, int32_t sw, EthSpeed speed);

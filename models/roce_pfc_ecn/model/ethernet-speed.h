@@ -39,7 +39,7 @@ Time PfcQuantum(EthSpeed s);
 constexpr uint32_t ETH_PREAMBLE_SFD = 8;
 constexpr uint32_t ETH_IFG = 12;
 constexpr uint32_t ETH_FCS = 4;
-constexpr uint32_t ETH_MIN_FRAME = 64;  ///< with FCS
+constexpr uint32_t ETH_MIN_FRAME = 64; ///< with FCS
 constexpr uint32_t ETH_HEADER = 14;
 constexpr uint32_t VLAN_TAG = 4;
 

@@ -1,11 +1,10 @@
 #include "rdma-nic.h"
 
-#include "roce-channel.h"
-
 #include "ns3/boolean.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+#include "roce-channel.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -19,8 +18,8 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 TypeId
 RdmaCongestionControl::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RdmaCongestionControl").SetParent<Object>().SetGroupName("RocePfcEcn");
+    static TypeId tid
+        = TypeId("ns3::RdmaCongestionControl").SetParent<Object>().SetGroupName("RocePfcEcn");
     return tid;
 }
 
@@ -64,8 +63,8 @@ CreateCongestionControl(const std::string& name)
         {
             names += (names.empty() ? "" : ", ") + n;
         }
-        throw std::invalid_argument("RdmaNic.CongestionControl: got '" + name +
-                                    "'; accepted: one of " + names);
+        throw std::invalid_argument("RdmaNic.CongestionControl: got '" + name
+                                    + "'; accepted: one of " + names);
     }
     return it->second();
 }
@@ -265,92 +264,77 @@ RdmaQueuePair::Complete(Time now)
 TypeId
 RdmaNic::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RdmaNic")
-            .SetParent<Object>()
-            .SetGroupName("RocePfcEcn")
-            .AddConstructor<RdmaNic>()
-            .AddAttribute("PathMtu",
-                          "RoCE path MTU: payload bytes per packet (256, 512, 1024, 2048 or "
-                          "4096).",
-                          UintegerValue(4096),
-                          MakeUintegerAccessor(&RdmaNic::m_pathMtu),
-                          MakeUintegerChecker<uint32_t>(256, 4096))
-            .AddAttribute("AckInterval",
-                          "The responder acknowledges every this many in-order packets, and "
-                          "always the last packet of a message (ACK coalescing).",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
-                          MakeUintegerChecker<uint32_t>(1, 1 << 20))
-            .AddAttribute("RetransmitTimeout",
-                          "Local ACK timeout: with no progress for this long the requester goes "
-                          "back to its oldest unacknowledged PSN. IBTA encodes it as 4.096 us x "
-                          "2^n; the default is n = 8.",
-                          TimeValue(NanoSeconds(1048576)),
-                          MakeTimeAccessor(&RdmaNic::m_rtoTime),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("CnpInterval",
-                          "Notification point: at most one CNP per QP per interval, sent when "
-                          "an ECN-marked (CE) packet arrives (min_time_between_cnps).",
-                          TimeValue(MicroSeconds(50)),
-                          MakeTimeAccessor(&RdmaNic::m_cnpInterval),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("Dscp",
-                          "DSCP of RoCE data, ACK and NAK packets; the NIC sends them in "
-                          "traffic class DSCP >> 3 (26 -> 3).",
-                          UintegerValue(26),
-                          MakeUintegerAccessor(&RdmaNic::m_dscp),
-                          MakeUintegerChecker<uint8_t>(0, 63))
-            .AddAttribute("CnpDscp",
-                          "DSCP of CNPs (48 -> traffic class 6, strict priority by default).",
-                          UintegerValue(48),
-                          MakeUintegerAccessor(&RdmaNic::m_cnpDscp),
-                          MakeUintegerChecker<uint8_t>(0, 63))
-            .AddAttribute("EcnCapable",
-                          "Send data packets as ECT(0) so switches may mark them.",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&RdmaNic::m_ecnCapable),
-                          MakeBooleanChecker())
-            .AddAttribute("VlanTagged",
-                          "Send 802.1Q-tagged frames with PCP = traffic class.",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&RdmaNic::m_vlan),
-                          MakeBooleanChecker())
-            .AddAttribute("VlanId",
-                          "VLAN id of tagged frames (0: priority tag only).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&RdmaNic::m_vid),
-                          MakeUintegerChecker<uint16_t>(0, 4094))
-            .AddAttribute("CongestionControl",
-                          "Rate control of the QPs (reaction point): None (line rate) or an "
-                          "algorithm registered by a model module.",
-                          StringValue("None"),
-                          MakeStringAccessor(&RdmaNic::m_ccName),
-                          MakeStringChecker())
-            .AddTraceSource("QpRate",
-                            "A QP's sending rate changed (qpn, bit/s).",
-                            MakeTraceSourceAccessor(&RdmaNic::m_rateTrace),
-                            "ns3::RdmaNic::RateTracedCallback")
-            .AddTraceSource("BytesAcked",
-                            "Payload newly acknowledged at a requester (qpn, bytes).",
-                            MakeTraceSourceAccessor(&RdmaNic::m_ackTrace),
-                            "ns3::TracedValueCallback::Uint64")
-            .AddTraceSource("FlowComplete",
-                            "A work request completed (qpn, bytes, time since it was posted).",
-                            MakeTraceSourceAccessor(&RdmaNic::m_completeTrace),
-                            "ns3::RdmaNic::CompleteTracedCallback")
-            .AddTraceSource("CnpSent",
-                            "A CNP sent (qpn of the receiving QP here).",
-                            MakeTraceSourceAccessor(&RdmaNic::m_cnpTxTrace),
-                            "ns3::RdmaNic::QpTracedCallback")
-            .AddTraceSource("CnpReceived",
-                            "A CNP received (qpn).",
-                            MakeTraceSourceAccessor(&RdmaNic::m_cnpRxTrace),
-                            "ns3::RdmaNic::QpTracedCallback")
-            .AddTraceSource("Retransmit",
-                            "A packet sent again after a NAK or timeout (qpn, PSN).",
-                            MakeTraceSourceAccessor(&RdmaNic::m_retransmitTrace),
-                            "ns3::RdmaNic::QpTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::RdmaNic")
+              .SetParent<Object>()
+              .SetGroupName("RocePfcEcn")
+              .AddConstructor<RdmaNic>()
+              .AddAttribute("PathMtu",
+                            "RoCE path MTU: payload bytes per packet (256, 512, 1024, 2048 or "
+                            "4096).",
+                            UintegerValue(4096), MakeUintegerAccessor(&RdmaNic::m_pathMtu),
+                            MakeUintegerChecker<uint32_t>(256, 4096))
+              .AddAttribute("AckInterval",
+                            "The responder acknowledges every this many in-order packets, and "
+                            "always the last packet of a message (ACK coalescing).",
+                            UintegerValue(1), MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                            MakeUintegerChecker<uint32_t>(1, 1 << 20))
+              .AddAttribute("RetransmitTimeout",
+                            "Local ACK timeout: with no progress for this long the requester goes "
+                            "back to its oldest unacknowledged PSN. IBTA encodes it as 4.096 us x "
+                            "2^n; the default n = 10 (4.19 ms) stays above the queueing delay of "
+                            "a full 12 MiB buffer drained at 25 Gb/s (4.03 ms), so a paused but "
+                            "lossless fabric does not time out.",
+                            TimeValue(NanoSeconds(4194304)), MakeTimeAccessor(&RdmaNic::m_rtoTime),
+                            MakeTimeChecker(NanoSeconds(1)))
+              .AddAttribute("CnpInterval",
+                            "Notification point: at most one CNP per QP per interval, sent when "
+                            "an ECN-marked (CE) packet arrives (min_time_between_cnps).",
+                            TimeValue(MicroSeconds(50)), MakeTimeAccessor(&RdmaNic::m_cnpInterval),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("Dscp",
+                            "DSCP of RoCE data, ACK and NAK packets; the NIC sends them in "
+                            "traffic class DSCP >> 3 (26 -> 3).",
+                            UintegerValue(26), MakeUintegerAccessor(&RdmaNic::m_dscp),
+                            MakeUintegerChecker<uint8_t>(0, 63))
+              .AddAttribute("CnpDscp",
+                            "DSCP of CNPs (48 -> traffic class 6, strict priority by default).",
+                            UintegerValue(48), MakeUintegerAccessor(&RdmaNic::m_cnpDscp),
+                            MakeUintegerChecker<uint8_t>(0, 63))
+              .AddAttribute("EcnCapable", "Send data packets as ECT(0) so switches may mark them.",
+                            BooleanValue(true), MakeBooleanAccessor(&RdmaNic::m_ecnCapable),
+                            MakeBooleanChecker())
+              .AddAttribute("VlanTagged", "Send 802.1Q-tagged frames with PCP = traffic class.",
+                            BooleanValue(false), MakeBooleanAccessor(&RdmaNic::m_vlan),
+                            MakeBooleanChecker())
+              .AddAttribute("VlanId", "VLAN id of tagged frames (0: priority tag only).",
+                            UintegerValue(0), MakeUintegerAccessor(&RdmaNic::m_vid),
+                            MakeUintegerChecker<uint16_t>(0, 4094))
+              .AddAttribute("CongestionControl",
+                            "Rate control of the QPs (reaction point): None (line rate) or an "
+                            "algorithm registered by a model module.",
+                            StringValue("None"), MakeStringAccessor(&RdmaNic::m_ccName),
+                            MakeStringChecker())
+              .AddTraceSource("QpRate", "A QP's sending rate changed (qpn, bit/s).",
+                              MakeTraceSourceAccessor(&RdmaNic::m_rateTrace),
+                              "ns3::RdmaNic::RateTracedCallback")
+              .AddTraceSource(
+                  "BytesAcked", "Payload newly acknowledged at a requester (qpn, bytes).",
+                  MakeTraceSourceAccessor(&RdmaNic::m_ackTrace), "ns3::TracedValueCallback::Uint64")
+              .AddTraceSource("FlowComplete",
+                              "A work request completed (qpn, bytes, time since it was posted).",
+                              MakeTraceSourceAccessor(&RdmaNic::m_completeTrace),
+                              "ns3::RdmaNic::CompleteTracedCallback")
+              .AddTraceSource("CnpSent", "A CNP sent (qpn of the receiving QP here).",
+                              MakeTraceSourceAccessor(&RdmaNic::m_cnpTxTrace),
+                              "ns3::RdmaNic::QpTracedCallback")
+              .AddTraceSource("CnpReceived", "A CNP received (qpn).",
+                              MakeTraceSourceAccessor(&RdmaNic::m_cnpRxTrace),
+                              "ns3::RdmaNic::QpTracedCallback")
+              .AddTraceSource("Retransmit",
+                              "A packet sent again after a NAK or timeout (qpn, PSN).",
+                              MakeTraceSourceAccessor(&RdmaNic::m_retransmitTrace),
+                              "ns3::RdmaNic::QpTracedCallback");
     return tid;
 }
 
@@ -361,16 +345,16 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
 {
     if (m_pathMtu & (m_pathMtu - 1))
     {
-        throw std::invalid_argument("RdmaNic.PathMtu: got " + std::to_string(m_pathMtu) +
-                                    "; accepted: 256, 512, 1024, 2048 or 4096");
+        throw std::invalid_argument("RdmaNic.PathMtu: got " + std::to_string(m_pathMtu)
+                                    + "; accepted: 256, 512, 1024, 2048 or 4096");
     }
-    if (m_pathMtu + RoceHeaderBytes(IbOpcode::RDMA_WRITE_FIRST, m_vlan) - ETH_HEADER + IB_ICRC >
-        port->GetMtu() + (m_vlan ? VLAN_TAG : 0))
+    if (m_pathMtu + RoceHeaderBytes(IbOpcode::RDMA_WRITE_FIRST, m_vlan) - ETH_HEADER + IB_ICRC
+        > port->GetMtu() + (m_vlan ? VLAN_TAG : 0))
     {
-        throw std::invalid_argument("RdmaNic.PathMtu: " + std::to_string(m_pathMtu) +
-                                    " does not fit RoceNetDevice.Mtu " +
-                                    std::to_string(port->GetMtu()) +
-                                    "; accepted: a path MTU whose packets fit the Ethernet MTU");
+        throw std::invalid_argument("RdmaNic.PathMtu: " + std::to_string(m_pathMtu)
+                                    + " does not fit RoceNetDevice.Mtu "
+                                    + std::to_string(port->GetMtu())
+                                    + "; accepted: a path MTU whose packets fit the Ethernet MTU");
     }
     m_port = port;
     m_ip = ip;
@@ -534,29 +518,29 @@ RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> frame)
     const uint32_t payload = h.trailing - IB_ICRC - h.padCount;
     switch (h.opcode)
     {
-    case IbOpcode::CNP:
-        ++qp.m_cnpsReceived;
-        m_cnpRxTrace(qp.m_qpn);
-        if (m_cc)
-        {
-            m_cc->OnCnp(m_qps[index]);
-        }
-        return;
-    case IbOpcode::ACKNOWLEDGE:
-        OnAck(qp, h);
-        return;
-    case IbOpcode::RDMA_READ_REQUEST:
-        OnReadRequest(qp, h);
-        return;
-    case IbOpcode::RDMA_READ_RESPONSE_FIRST:
-    case IbOpcode::RDMA_READ_RESPONSE_MIDDLE:
-    case IbOpcode::RDMA_READ_RESPONSE_LAST:
-    case IbOpcode::RDMA_READ_RESPONSE_ONLY:
-        OnReadResponse(qp, h, payload);
-        break;
-    default:
-        OnData(qp, h, payload);
-        break;
+        case IbOpcode::CNP:
+            ++qp.m_cnpsReceived;
+            m_cnpRxTrace(qp.m_qpn);
+            if (m_cc)
+            {
+                m_cc->OnCnp(m_qps[index]);
+            }
+            return;
+        case IbOpcode::ACKNOWLEDGE:
+            OnAck(qp, h);
+            return;
+        case IbOpcode::RDMA_READ_REQUEST:
+            OnReadRequest(qp, h);
+            return;
+        case IbOpcode::RDMA_READ_RESPONSE_FIRST:
+        case IbOpcode::RDMA_READ_RESPONSE_MIDDLE:
+        case IbOpcode::RDMA_READ_RESPONSE_LAST:
+        case IbOpcode::RDMA_READ_RESPONSE_ONLY:
+            OnReadResponse(qp, h, payload);
+            break;
+        default:
+            OnData(qp, h, payload);
+            break;
     }
     if (h.ecn == 3)
     {
@@ -738,10 +722,7 @@ RdmaNic::GoBack(RdmaQueuePair& qp, uint64_t psn)
 void
 RdmaNic::ArmTimer(RdmaQueuePair& qp)
 {
-    qp.m_rto = Simulator::Schedule(m_rtoTime,
-                                   &RdmaNic::OnTimer,
-                                   this,
-                                   m_qps[qp.m_qpn - m_qpnBase]);
+    qp.m_rto = Simulator::Schedule(m_rtoTime, &RdmaNic::OnTimer, this, m_qps[qp.m_qpn - m_qpnBase]);
 }
 
 void
@@ -749,7 +730,7 @@ RdmaNic::OnTimer(Ptr<RdmaQueuePair> qp)
 {
     if (qp->m_sndUna >= qp->m_maxSent)
     {
-        return;  // nothing outstanding; the next send re-arms
+        return; // nothing outstanding; the next send re-arms
     }
     const Time now = Simulator::Now();
     const Time due = qp->m_lastProgress + m_rtoTime;

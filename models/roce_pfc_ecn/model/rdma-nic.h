@@ -11,14 +11,13 @@
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
 
-#include "roce-header.h"
-#include "roce-net-device.h"
-
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
+#include "roce-header.h"
+#include "roce-net-device.h"
 
 #include <deque>
 #include <functional>
@@ -45,13 +44,25 @@ class RdmaCongestionControl : public Object
   public:
     static TypeId GetTypeId();
     /// A QP was connected; set its initial rate here (default: line rate).
-    virtual void OnConnect(Ptr<RdmaQueuePair> qp) {}
+    virtual void
+    OnConnect(Ptr<RdmaQueuePair> qp)
+    {
+    }
     /// A CNP arrived for this QP.
-    virtual void OnCnp(Ptr<RdmaQueuePair> qp) {}
+    virtual void
+    OnCnp(Ptr<RdmaQueuePair> qp)
+    {
+    }
     /// The QP put `bytes` (line bytes) of data on the wire.
-    virtual void OnSent(Ptr<RdmaQueuePair> qp, uint32_t bytes) {}
+    virtual void
+    OnSent(Ptr<RdmaQueuePair> qp, uint32_t bytes)
+    {
+    }
     /// An ACK or read response acknowledged `bytes` of payload.
-    virtual void OnAck(Ptr<RdmaQueuePair> qp, uint64_t bytes) {}
+    virtual void
+    OnAck(Ptr<RdmaQueuePair> qp, uint64_t bytes)
+    {
+    }
 };
 
 using CongestionControlFactory = std::function<Ptr<RdmaCongestionControl>()>;
@@ -68,7 +79,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     {
         RdmaOp op;
         uint32_t length;
-        uint64_t firstPsn;  ///< absolute (the 24-bit wire PSN is this mod 2^24)
+        uint64_t firstPsn; ///< absolute (the 24-bit wire PSN is this mod 2^24)
         uint32_t npkts;
         uint64_t va;
         uint64_t id;
@@ -79,28 +90,88 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
 
     /// Post a work request (the id comes back in the completion). Returns the id.
     uint64_t Post(RdmaOp op, uint32_t length);
-    void SetCompletionCallback(CompletionCallback cb) { m_completion = cb; }
+    void
+    SetCompletionCallback(CompletionCallback cb)
+    {
+        m_completion = cb;
+    }
 
-    uint32_t GetQpn() const { return m_qpn; }
-    uint32_t GetPeerQpn() const { return m_peerQpn; }
+    uint32_t
+    GetQpn() const
+    {
+        return m_qpn;
+    }
+    uint32_t
+    GetPeerQpn() const
+    {
+        return m_peerQpn;
+    }
     Ptr<RdmaNic> GetNic() const;
-    uint8_t GetPriority() const { return m_prio; }
+    uint8_t
+    GetPriority() const
+    {
+        return m_prio;
+    }
     /// Sending rate the congestion control sets (bit/s); capped at the line rate.
     void SetRate(double bps);
-    double GetRate() const { return m_rate; }
+    double
+    GetRate() const
+    {
+        return m_rate;
+    }
     double GetLineRate() const;
 
     // Counters
-    uint64_t GetBytesAcked() const { return m_bytesAcked; }      ///< requester: payload acked
-    uint64_t GetBytesReceived() const { return m_bytesInOrder; }  ///< payload accepted in order
-    uint64_t GetPacketsSent() const { return m_pktsSent; }
-    uint64_t GetRetransmittedPackets() const { return m_retransmitted; }
-    uint64_t GetNaksSent() const { return m_naksSent; }
-    uint64_t GetTimeouts() const { return m_timeouts; }
-    uint64_t GetCnpsSent() const { return m_cnpsSent; }
-    uint64_t GetCnpsReceived() const { return m_cnpsReceived; }
-    uint64_t GetCompleted() const { return m_completed; }
-    size_t GetOutstanding() const { return m_wqes.size(); }
+    uint64_t
+    GetBytesAcked() const
+    {
+        return m_bytesAcked;
+    } ///< requester: payload acked
+    uint64_t
+    GetBytesReceived() const
+    {
+        return m_bytesInOrder;
+    } ///< payload accepted in order
+    uint64_t
+    GetPacketsSent() const
+    {
+        return m_pktsSent;
+    }
+    uint64_t
+    GetRetransmittedPackets() const
+    {
+        return m_retransmitted;
+    }
+    uint64_t
+    GetNaksSent() const
+    {
+        return m_naksSent;
+    }
+    uint64_t
+    GetTimeouts() const
+    {
+        return m_timeouts;
+    }
+    uint64_t
+    GetCnpsSent() const
+    {
+        return m_cnpsSent;
+    }
+    uint64_t
+    GetCnpsReceived() const
+    {
+        return m_cnpsReceived;
+    }
+    uint64_t
+    GetCompleted() const
+    {
+        return m_completed;
+    }
+    size_t
+    GetOutstanding() const
+    {
+        return m_wqes.size();
+    }
 
   private:
     friend class RdmaNic;
@@ -132,12 +203,12 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
 
     // Requester
     std::deque<Wqe> m_wqes;
-    uint64_t m_nextPsn = 0;  ///< PSN of the next new work request
+    uint64_t m_nextPsn = 0; ///< PSN of the next new work request
     uint64_t m_sndNxt = 0;
     uint64_t m_sndUna = 0;
     uint64_t m_nextId = 0;
-    uint64_t m_maxSent = 0;  ///< highest PSN ever sent + 1 (to count retransmissions)
-    bool m_readGap = false;  ///< a read response gap has been answered with a re-request
+    uint64_t m_maxSent = 0; ///< highest PSN ever sent + 1 (to count retransmissions)
+    bool m_readGap = false; ///< a read response gap has been answered with a re-request
     Time m_lastProgress;
     EventId m_rto;
 
@@ -169,14 +240,34 @@ class RdmaNic : public Object
     RdmaNic();
 
     void Setup(Ptr<RoceNetDevice> port, Ipv4Address ip);
-    Ptr<RoceNetDevice> GetPort() const { return m_port; }
-    Ipv4Address GetIp() const { return m_ip; }
-    uint32_t GetPathMtu() const { return m_pathMtu; }
+    Ptr<RoceNetDevice>
+    GetPort() const
+    {
+        return m_port;
+    }
+    Ipv4Address
+    GetIp() const
+    {
+        return m_ip;
+    }
+    uint32_t
+    GetPathMtu() const
+    {
+        return m_pathMtu;
+    }
 
     /// Connect a QP of this NIC with a QP of `peer` (what RDMA CM does). Returns (local, remote).
     std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<RdmaNic> peer);
-    const std::vector<Ptr<RdmaQueuePair>>& GetQueuePairs() const { return m_qps; }
-    Ptr<RdmaCongestionControl> GetCongestionControl() const { return m_cc; }
+    const std::vector<Ptr<RdmaQueuePair>>&
+    GetQueuePairs() const
+    {
+        return m_qps;
+    }
+    Ptr<RdmaCongestionControl>
+    GetCongestionControl() const
+    {
+        return m_cc;
+    }
 
     /// A QP got new work or its rate limiter opened: let the port pull.
     void Wake(uint8_t prio);

@@ -1,10 +1,9 @@
 #include "roce-channel.h"
 
-#include "roce-net-device.h"
-
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/simulator.h"
+#include "roce-net-device.h"
 
 #include <cmath>
 
@@ -16,21 +15,20 @@ NS_OBJECT_ENSURE_REGISTERED(RoceChannel);
 TypeId
 RoceChannel::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RoceChannel")
-            .SetParent<Channel>()
-            .SetGroupName("RocePfcEcn")
-            .AddConstructor<RoceChannel>()
-            .AddAttribute("Length",
-                          "Cable length in metres (every link of the fabric).",
-                          DoubleValue(2.0),
-                          MakeDoubleAccessor(&RoceChannel::SetLength, &RoceChannel::GetLength),
-                          MakeDoubleChecker<double>(0.0, 1e6))
-            .AddAttribute("PropagationDelayPerMeter",
-                          "Propagation delay per metre (about 5 ns/m in fibre and twinax).",
-                          TimeValue(NanoSeconds(5)),
-                          MakeTimeAccessor(&RoceChannel::SetDelayPerMeter),
-                          MakeTimeChecker(Time(0)));
+    static TypeId tid
+        = TypeId("ns3::RoceChannel")
+              .SetParent<Channel>()
+              .SetGroupName("RocePfcEcn")
+              .AddConstructor<RoceChannel>()
+              .AddAttribute("Length", "Cable length in metres (every link of the fabric).",
+                            DoubleValue(2.0),
+                            MakeDoubleAccessor(&RoceChannel::SetLength, &RoceChannel::GetLength),
+                            MakeDoubleChecker<double>(0.0, 1e6))
+              .AddAttribute("PropagationDelayPerMeter",
+                            "Propagation delay per metre (about 5 ns/m in fibre and twinax).",
+                            TimeValue(NanoSeconds(5)),
+                            MakeTimeAccessor(&RoceChannel::SetDelayPerMeter),
+                            MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -71,11 +69,8 @@ void
 RoceChannel::Transmit(Ptr<const RoceNetDevice> src, Ptr<Packet> frame, Time frameTime)
 {
     Ptr<RoceNetDevice> dst = GetPeer(src);
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                   frameTime + m_delay,
-                                   &RoceNetDevice::Receive,
-                                   dst,
-                                   frame);
+    Simulator::ScheduleWithContext(dst->GetNode()->GetId(), frameTime + m_delay,
+                                   &RoceNetDevice::Receive, dst, frame);
 }
 
 std::size_t

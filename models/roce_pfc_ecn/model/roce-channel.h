@@ -20,8 +20,16 @@ class RoceChannel : public Channel
 
     void Attach(Ptr<RoceNetDevice> device);
     Ptr<RoceNetDevice> GetPeer(Ptr<const RoceNetDevice> self) const;
-    Time GetPropagationDelay() const { return m_delay; }
-    double GetLength() const { return m_length; }
+    Time
+    GetPropagationDelay() const
+    {
+        return m_delay;
+    }
+    double
+    GetLength() const
+    {
+        return m_length;
+    }
     /// The last bit of `frame` reaches the peer `frameTime` plus the propagation delay from now.
     void Transmit(Ptr<const RoceNetDevice> src, Ptr<Packet> frame, Time frameTime);
 

@@ -14,15 +14,15 @@ NS_OBJECT_ENSURE_REGISTERED(PfcHeader);
 bool
 IbOpcodeHasReth(uint8_t op)
 {
-    return op == IbOpcode::RDMA_WRITE_FIRST || op == IbOpcode::RDMA_WRITE_ONLY ||
-           op == IbOpcode::RDMA_READ_REQUEST;
+    return op == IbOpcode::RDMA_WRITE_FIRST || op == IbOpcode::RDMA_WRITE_ONLY
+           || op == IbOpcode::RDMA_READ_REQUEST;
 }
 
 bool
 IbOpcodeHasAeth(uint8_t op)
 {
-    return op == IbOpcode::RDMA_READ_RESPONSE_FIRST || op == IbOpcode::RDMA_READ_RESPONSE_LAST ||
-           op == IbOpcode::RDMA_READ_RESPONSE_ONLY || op == IbOpcode::ACKNOWLEDGE;
+    return op == IbOpcode::RDMA_READ_RESPONSE_FIRST || op == IbOpcode::RDMA_READ_RESPONSE_LAST
+           || op == IbOpcode::RDMA_READ_RESPONSE_ONLY || op == IbOpcode::ACKNOWLEDGE;
 }
 
 bool
@@ -30,15 +30,15 @@ IbOpcodeIsFirst(uint8_t op)
 {
     switch (op)
     {
-    case IbOpcode::SEND_FIRST:
-    case IbOpcode::SEND_ONLY:
-    case IbOpcode::RDMA_WRITE_FIRST:
-    case IbOpcode::RDMA_WRITE_ONLY:
-    case IbOpcode::RDMA_READ_RESPONSE_FIRST:
-    case IbOpcode::RDMA_READ_RESPONSE_ONLY:
-        return true;
-    default:
-        return false;
+        case IbOpcode::SEND_FIRST:
+        case IbOpcode::SEND_ONLY:
+        case IbOpcode::RDMA_WRITE_FIRST:
+        case IbOpcode::RDMA_WRITE_ONLY:
+        case IbOpcode::RDMA_READ_RESPONSE_FIRST:
+        case IbOpcode::RDMA_READ_RESPONSE_ONLY:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -47,15 +47,15 @@ IbOpcodeIsLast(uint8_t op)
 {
     switch (op)
     {
-    case IbOpcode::SEND_LAST:
-    case IbOpcode::SEND_ONLY:
-    case IbOpcode::RDMA_WRITE_LAST:
-    case IbOpcode::RDMA_WRITE_ONLY:
-    case IbOpcode::RDMA_READ_RESPONSE_LAST:
-    case IbOpcode::RDMA_READ_RESPONSE_ONLY:
-        return true;
-    default:
-        return false;
+        case IbOpcode::SEND_LAST:
+        case IbOpcode::SEND_ONLY:
+        case IbOpcode::RDMA_WRITE_LAST:
+        case IbOpcode::RDMA_WRITE_ONLY:
+        case IbOpcode::RDMA_READ_RESPONSE_LAST:
+        case IbOpcode::RDMA_READ_RESPONSE_ONLY:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -109,16 +109,34 @@ ReadMac(Buffer::Iterator& i)
 class RawBytesHeader : public Header
 {
   public:
-    static TypeId GetTypeId()
+    static TypeId
+    GetTypeId()
     {
         static TypeId tid = TypeId("ns3::RoceRawBytesHeader").SetParent<Header>();
         return tid;
     }
-    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
-    void Print(std::ostream& os) const override { os << "raw " << m_len << " B"; }
-    uint32_t GetSerializedSize() const override { return m_len; }
-    void Serialize(Buffer::Iterator start) const override { start.Write(m_b, m_len); }
-    uint32_t Deserialize(Buffer::Iterator start) override
+    TypeId
+    GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+    void
+    Print(std::ostream& os) const override
+    {
+        os << "raw " << m_len << " B";
+    }
+    uint32_t
+    GetSerializedSize() const override
+    {
+        return m_len;
+    }
+    void
+    Serialize(Buffer::Iterator start) const override
+    {
+        start.Write(m_b, m_len);
+    }
+    uint32_t
+    Deserialize(Buffer::Iterator start) override
     {
         start.Read(m_b, m_len);
         return m_len;
@@ -183,10 +201,10 @@ RoceHeader::Serialize(Buffer::Iterator i) const
     ip[3] = total & 0xFF;
     ip[4] = ipId >> 8;
     ip[5] = ipId & 0xFF;
-    ip[6] = 0x40;  // don't fragment, as RoCEv2 NICs send
+    ip[6] = 0x40; // don't fragment, as RoCEv2 NICs send
     ip[7] = 0;
     ip[8] = ttl;
-    ip[9] = 17;  // UDP
+    ip[9] = 17; // UDP
     ip[10] = ip[11] = 0;
     ipSrc.Serialize(ip + 12);
     ipDst.Serialize(ip + 16);
@@ -198,11 +216,11 @@ RoceHeader::Serialize(Buffer::Iterator i) const
     i.WriteHtonU16(udpSrc);
     i.WriteHtonU16(udpDst);
     i.WriteHtonU16(static_cast<uint16_t>(l4));
-    i.WriteHtonU16(0);  // RoCEv2 senders leave the UDP checksum zero
+    i.WriteHtonU16(0); // RoCEv2 senders leave the UDP checksum zero
 
     i.WriteU8(opcode);
-    i.WriteU8(static_cast<uint8_t>((solicited ? 0x80 : 0) | (migReq ? 0x40 : 0) |
-                                   (padCount & 3) << 4));  // TVer 0
+    i.WriteU8(static_cast<uint8_t>((solicited ? 0x80 : 0) | (migReq ? 0x40 : 0)
+                                   | (padCount & 3) << 4)); // TVer 0
     i.WriteHtonU16(pkey);
     i.WriteHtonU32((fecn ? 0x80000000u : 0) | (becn ? 0x40000000u : 0) | (destQp & 0xFFFFFF));
     i.WriteHtonU32((ackReq ? 0x80000000u : 0) | (psn & 0xFFFFFF));
@@ -249,8 +267,8 @@ RoceHeader::Deserialize(Buffer::Iterator start)
     ipDst = Ipv4Address::Deserialize(ip + 16);
     udpSrc = i.ReadNtohU16();
     udpDst = i.ReadNtohU16();
-    i.ReadNtohU16();  // UDP length
-    i.ReadNtohU16();  // checksum
+    i.ReadNtohU16(); // UDP length
+    i.ReadNtohU16(); // checksum
     opcode = i.ReadU8();
     uint8_t f = i.ReadU8();
     solicited = f & 0x80;
@@ -398,10 +416,10 @@ PeekFrame(Ptr<const Packet> p)
     v.dscp = b[o + 1] >> 2;
     v.ecn = b[o + 1] & 3;
     v.proto = b[o + 9];
-    v.ipSrc = uint32_t(b[o + 12]) << 24 | uint32_t(b[o + 13]) << 16 | uint32_t(b[o + 14]) << 8 |
-              b[o + 15];
-    v.ipDst = uint32_t(b[o + 16]) << 24 | uint32_t(b[o + 17]) << 16 | uint32_t(b[o + 18]) << 8 |
-              b[o + 19];
+    v.ipSrc = uint32_t(b[o + 12]) << 24 | uint32_t(b[o + 13]) << 16 | uint32_t(b[o + 14]) << 8
+              | b[o + 15];
+    v.ipDst = uint32_t(b[o + 16]) << 24 | uint32_t(b[o + 17]) << 16 | uint32_t(b[o + 18]) << 8
+              | b[o + 19];
     v.sport = uint16_t(b[o + 20]) << 8 | b[o + 21];
     v.dport = uint16_t(b[o + 22]) << 8 | b[o + 23];
     return v;

@@ -34,7 +34,7 @@ constexpr uint32_t IB_RETH = 16;
 constexpr uint32_t IB_AETH = 4;
 constexpr uint32_t IB_ICRC = 4;
 constexpr uint32_t ROCE_CNP_RESERVED = 16;
-constexpr uint32_t PFC_FRAME = 60;  ///< without FCS
+constexpr uint32_t PFC_FRAME = 60; ///< without FCS
 
 /// InfiniBand RC opcodes (IBTA Vol. 1, Table 38) and the RoCEv2 CNP.
 namespace IbOpcode
@@ -90,7 +90,7 @@ class RoceHeader : public Header
     Ipv4Address ipSrc;
     Ipv4Address ipDst;
     uint8_t dscp = 0;
-    uint8_t ecn = 0;  ///< 0 Not-ECT, 2 ECT(0), 1 ECT(1), 3 CE
+    uint8_t ecn = 0; ///< 0 Not-ECT, 2 ECT(0), 1 ECT(1), 3 CE
     uint8_t ttl = 64;
     uint16_t ipId = 0;
     // UDP
@@ -104,16 +104,16 @@ class RoceHeader : public Header
     uint16_t pkey = 0xFFFF;
     bool fecn = false;
     bool becn = false;
-    uint32_t destQp = 0;  ///< 24 bits
+    uint32_t destQp = 0; ///< 24 bits
     bool ackReq = false;
-    uint32_t psn = 0;  ///< 24 bits
+    uint32_t psn = 0; ///< 24 bits
     // RETH
     uint64_t va = 0;
     uint32_t rkey = 0;
     uint32_t dmaLength = 0;
     // AETH
     uint8_t syndrome = AETH_ACK;
-    uint32_t msn = 0;  ///< 24 bits
+    uint32_t msn = 0; ///< 24 bits
     /// Bytes after these headers: payload, pad and ICRC (sets the IPv4 and UDP lengths).
     uint32_t trailing = IB_ICRC;
 
@@ -127,19 +127,23 @@ class PfcHeader : public Header
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
     void Print(std::ostream& os) const override;
-    uint32_t GetSerializedSize() const override { return PFC_FRAME; }
+    uint32_t
+    GetSerializedSize() const override
+    {
+        return PFC_FRAME;
+    }
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
 
     Mac48Address src;
     uint8_t classEnable = 0;          ///< bit c: timer c is valid
-    std::array<uint16_t, 8> quanta{};  ///< pause time per class in quanta (0 = XON)
+    std::array<uint16_t, 8> quanta{}; ///< pause time per class in quanta (0 = XON)
 };
 
 /// What a switch needs from a frame, read from its first bytes without building headers.
 struct FrameView
 {
-    uint16_t etherType = 0;  ///< after any VLAN tag
+    uint16_t etherType = 0; ///< after any VLAN tag
     bool vlan = false;
     uint8_t pcp = 0;
     uint8_t dscp = 0;

@@ -1,11 +1,10 @@
 #include "roce-net-device.h"
 
-#include "roce-channel.h"
-#include "roce-header.h"
-
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+#include "roce-channel.h"
+#include "roce-header.h"
 
 #include <algorithm>
 
@@ -17,51 +16,49 @@ NS_OBJECT_ENSURE_REGISTERED(RoceNetDevice);
 TypeId
 RoceNetDevice::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RoceNetDevice")
-            .SetParent<NetDevice>()
-            .SetGroupName("RocePfcEcn")
-            .AddConstructor<RoceNetDevice>()
-            .AddAttribute("Mtu",
-                          "Largest frame payload (IP packet) the port carries, bytes. 4200 fits "
-                          "a RoCEv2 path MTU of 4096 with its headers.",
-                          UintegerValue(4200),
-                          MakeUintegerAccessor(&RoceNetDevice::SetMtu, &RoceNetDevice::GetMtu),
-                          MakeUintegerChecker<uint16_t>(576, 9216))
-            .AddAttribute("PfcResponseDelay",
-                          "Time from the end of a received PFC frame until the transmitter "
-                          "honours it (the current frame always completes first).",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&RoceNetDevice::m_pfcResponseDelay),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("StrictPriorityMask",
-                          "Traffic classes served by strict priority before the others "
-                          "(bit c = class c; higher class first). The rest share by DWRR.",
-                          UintegerValue(0xC0),
-                          MakeUintegerAccessor(&RoceNetDevice::m_strictMask),
-                          MakeUintegerChecker<uint8_t>())
-            .AddAttribute("DwrrQuantum",
-                          "Bytes each DWRR class may send per round (equal weights).",
-                          UintegerValue(9216),
-                          MakeUintegerAccessor(&RoceNetDevice::m_dwrrQuantum),
-                          MakeUintegerChecker<uint32_t>(1518, 1 << 24))
-            .AddTraceSource("QueueBytes",
-                            "Bytes queued in a traffic class changed (class, bytes).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_queueTrace),
-                            "ns3::RoceNetDevice::QueueTracedCallback")
-            .AddTraceSource("PauseTx",
-                            "A PFC frame sent, once per enabled class (class, quanta; 0 = XON).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_pauseTxTrace),
-                            "ns3::RoceNetDevice::PauseTracedCallback")
-            .AddTraceSource("PauseRx",
-                            "A PFC frame received, once per enabled class (class, quanta).",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_pauseRxTrace),
-                            "ns3::RoceNetDevice::PauseTracedCallback")
-            .AddTraceSource("Sniffer",
-                            "Every frame as it starts on the line (sent) or has arrived "
-                            "(received), FCS excluded: what a capture on this port shows.",
-                            MakeTraceSourceAccessor(&RoceNetDevice::m_snifferTrace),
-                            "ns3::Packet::TracedCallback");
+    static TypeId tid
+        = TypeId("ns3::RoceNetDevice")
+              .SetParent<NetDevice>()
+              .SetGroupName("RocePfcEcn")
+              .AddConstructor<RoceNetDevice>()
+              .AddAttribute("Mtu",
+                            "Largest frame payload (IP packet) the port carries, bytes. 4200 fits "
+                            "a RoCEv2 path MTU of 4096 with its headers.",
+                            UintegerValue(4200),
+                            MakeUintegerAccessor(&RoceNetDevice::SetMtu, &RoceNetDevice::GetMtu),
+                            MakeUintegerChecker<uint16_t>(576, 9216))
+              .AddAttribute("PfcResponseDelay",
+                            "Time from the end of a received PFC frame until the transmitter "
+                            "honours it (the current frame always completes first).",
+                            TimeValue(Time(0)),
+                            MakeTimeAccessor(&RoceNetDevice::m_pfcResponseDelay),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("StrictPriorityMask",
+                            "Traffic classes served by strict priority before the others "
+                            "(bit c = class c; higher class first). The rest share by DWRR.",
+                            UintegerValue(0xC0), MakeUintegerAccessor(&RoceNetDevice::m_strictMask),
+                            MakeUintegerChecker<uint8_t>())
+              .AddAttribute(
+                  "DwrrQuantum", "Bytes each DWRR class may send per round (equal weights).",
+                  UintegerValue(9216), MakeUintegerAccessor(&RoceNetDevice::m_dwrrQuantum),
+                  MakeUintegerChecker<uint32_t>(1518, 1 << 24))
+              .AddTraceSource("QueueBytes",
+                              "Bytes queued in a traffic class changed (class, bytes).",
+                              MakeTraceSourceAccessor(&RoceNetDevice::m_queueTrace),
+                              "ns3::RoceNetDevice::QueueTracedCallback")
+              .AddTraceSource("PauseTx",
+                              "A PFC frame sent, once per enabled class (class, quanta; 0 = XON).",
+                              MakeTraceSourceAccessor(&RoceNetDevice::m_pauseTxTrace),
+                              "ns3::RoceNetDevice::PauseTracedCallback")
+              .AddTraceSource("PauseRx",
+                              "A PFC frame received, once per enabled class (class, quanta).",
+                              MakeTraceSourceAccessor(&RoceNetDevice::m_pauseRxTrace),
+                              "ns3::RoceNetDevice::PauseTracedCallback")
+              .AddTraceSource("Sniffer",
+                              "Every frame as it starts on the line (sent) or has arrived "
+                              "(received), FCS excluded: what a capture on this port shows.",
+                              MakeTraceSourceAccessor(&RoceNetDevice::m_snifferTrace),
+                              "ns3::Packet::TracedCallback");
     return tid;
 }
 
@@ -248,8 +245,8 @@ RoceNetDevice::Kick()
             }
         }
         m_rr = (m_rr + 1) % ETH_CLASSES;
-        if (!(m_strictMask & (1u << m_rr)) && !IsPaused(m_rr) &&
-            (!m_q[m_rr].empty() || (m_sourceReady & (1u << m_rr))))
+        if (!(m_strictMask & (1u << m_rr)) && !IsPaused(m_rr)
+            && (!m_q[m_rr].empty() || (m_sourceReady & (1u << m_rr))))
         {
             m_deficit[m_rr] += m_dwrrQuantum;
         }

@@ -10,7 +10,6 @@
 #define ROCE_NET_DEVICE_H
 
 #include "ethernet-speed.h"
-
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -37,7 +36,7 @@ class RoceNetDevice : public NetDevice
     {
         Ptr<Packet> packet;
         uint32_t bytes = 0;  ///< frame bytes without FCS (the MMU's accounting unit)
-        int32_t inPort = -1;  ///< switch ingress port holding the buffer, -1 on hosts
+        int32_t inPort = -1; ///< switch ingress port holding the buffer, -1 on hosts
         uint8_t prio = 0;
     };
 
@@ -49,14 +48,38 @@ class RoceNetDevice : public NetDevice
     typedef Callback<Ptr<Packet>, uint8_t> PullCallback;
 
     void Attach(Ptr<RoceChannel> channel);
-    Ptr<RoceChannel> GetRoceChannel() const { return m_channel; }
+    Ptr<RoceChannel>
+    GetRoceChannel() const
+    {
+        return m_channel;
+    }
     void SetSpeed(EthSpeed s);
-    EthSpeed GetSpeed() const { return m_speed; }
-    Time GetPfcResponseDelay() const { return m_pfcResponseDelay; }
+    EthSpeed
+    GetSpeed() const
+    {
+        return m_speed;
+    }
+    Time
+    GetPfcResponseDelay() const
+    {
+        return m_pfcResponseDelay;
+    }
 
-    void SetFrameCallback(FrameCallback cb) { m_frameCb = cb; }
-    void SetTxDoneCallback(TxDoneCallback cb) { m_txDoneCb = cb; }
-    void SetPullCallback(PullCallback cb) { m_pull = cb; }
+    void
+    SetFrameCallback(FrameCallback cb)
+    {
+        m_frameCb = cb;
+    }
+    void
+    SetTxDoneCallback(TxDoneCallback cb)
+    {
+        m_txDoneCb = cb;
+    }
+    void
+    SetPullCallback(PullCallback cb)
+    {
+        m_pull = cb;
+    }
     /// The NIC has (or no longer has) packets of `prio` to pull.
     void SetSourceReady(uint8_t prio, bool ready);
 
@@ -70,62 +93,152 @@ class RoceNetDevice : public NetDevice
     /// Called by RoceChannel when the last bit of a frame has arrived.
     void Receive(Ptr<Packet> frame);
 
-    uint32_t GetQueueBytes(uint8_t prio) const { return m_qBytes[prio]; }
+    uint32_t
+    GetQueueBytes(uint8_t prio) const
+    {
+        return m_qBytes[prio];
+    }
     uint32_t GetQueueBytes() const;
     bool IsPaused(uint8_t prio) const;
     /// Time the class has been held by PFC, up to now.
     Time GetPausedTime(uint8_t prio) const;
-    Time GetPausedTime() const;  ///< summed over classes
+    Time GetPausedTime() const; ///< summed over classes
 
     struct Counters
     {
         uint64_t framesTx = 0;
         uint64_t framesRx = 0;
-        uint64_t lineBytesTx = 0;  ///< with preamble, FCS and gap
-        uint64_t pauseTx = 0;      ///< PFC frames with at least one non-zero timer
-        uint64_t xonTx = 0;        ///< PFC frames with all timers zero
+        uint64_t lineBytesTx = 0; ///< with preamble, FCS and gap
+        uint64_t pauseTx = 0;     ///< PFC frames with at least one non-zero timer
+        uint64_t xonTx = 0;       ///< PFC frames with all timers zero
         uint64_t pauseRx = 0;
         uint64_t xonRx = 0;
         uint32_t maxQueueBytes = 0;
     };
 
-    const Counters& GetCounters() const { return m_c; }
+    const Counters&
+    GetCounters() const
+    {
+        return m_c;
+    }
 
     typedef void (*QueueTracedCallback)(uint8_t prio, uint32_t bytes);
     typedef void (*PauseTracedCallback)(uint8_t prio, uint16_t quanta);
 
     // NetDevice
-    void SetIfIndex(const uint32_t index) override { m_ifIndex = index; }
-    uint32_t GetIfIndex() const override { return m_ifIndex; }
+    void
+    SetIfIndex(const uint32_t index) override
+    {
+        m_ifIndex = index;
+    }
+    uint32_t
+    GetIfIndex() const override
+    {
+        return m_ifIndex;
+    }
     Ptr<Channel> GetChannel() const override;
     void SetAddress(Address address) override;
-    Address GetAddress() const override { return m_address; }
-    Mac48Address GetMac() const { return m_address; }
+    Address
+    GetAddress() const override
+    {
+        return m_address;
+    }
+    Mac48Address
+    GetMac() const
+    {
+        return m_address;
+    }
     bool SetMtu(const uint16_t mtu) override;
-    uint16_t GetMtu() const override { return m_mtu; }
-    bool IsLinkUp() const override { return m_channel != nullptr; }
-    void AddLinkChangeCallback(Callback<void> callback) override {}
-    bool IsBroadcast() const override { return true; }
-    Address GetBroadcast() const override { return Mac48Address::GetBroadcast(); }
-    bool IsMulticast() const override { return false; }
-    Address GetMulticast(Ipv4Address) const override { return Mac48Address::GetBroadcast(); }
-    Address GetMulticast(Ipv6Address) const override { return Mac48Address::GetBroadcast(); }
-    bool IsPointToPoint() const override { return true; }
-    bool IsBridge() const override { return false; }
+    uint16_t
+    GetMtu() const override
+    {
+        return m_mtu;
+    }
+    bool
+    IsLinkUp() const override
+    {
+        return m_channel != nullptr;
+    }
+    void
+    AddLinkChangeCallback(Callback<void> callback) override
+    {
+    }
+    bool
+    IsBroadcast() const override
+    {
+        return true;
+    }
+    Address
+    GetBroadcast() const override
+    {
+        return Mac48Address::GetBroadcast();
+    }
+    bool
+    IsMulticast() const override
+    {
+        return false;
+    }
+    Address
+    GetMulticast(Ipv4Address) const override
+    {
+        return Mac48Address::GetBroadcast();
+    }
+    Address
+    GetMulticast(Ipv6Address) const override
+    {
+        return Mac48Address::GetBroadcast();
+    }
+    bool
+    IsPointToPoint() const override
+    {
+        return true;
+    }
+    bool
+    IsBridge() const override
+    {
+        return false;
+    }
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
-    bool SendFrom(Ptr<Packet>, const Address&, const Address&, uint16_t) override { return false; }
-    Ptr<Node> GetNode() const override { return m_node; }
-    void SetNode(Ptr<Node> node) override { m_node = node; }
-    bool NeedsArp() const override { return false; }
-    void SetReceiveCallback(ReceiveCallback cb) override { m_rxCallback = cb; }
-    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override {}
-    bool SupportsSendFrom() const override { return false; }
+    bool
+    SendFrom(Ptr<Packet>, const Address&, const Address&, uint16_t) override
+    {
+        return false;
+    }
+    Ptr<Node>
+    GetNode() const override
+    {
+        return m_node;
+    }
+    void
+    SetNode(Ptr<Node> node) override
+    {
+        m_node = node;
+    }
+    bool
+    NeedsArp() const override
+    {
+        return false;
+    }
+    void
+    SetReceiveCallback(ReceiveCallback cb) override
+    {
+        m_rxCallback = cb;
+    }
+    void
+    SetPromiscReceiveCallback(PromiscReceiveCallback cb) override
+    {
+    }
+    bool
+    SupportsSendFrom() const override
+    {
+        return false;
+    }
 
   protected:
     void DoDispose() override;
 
   private:
-    bool Eligible(uint8_t c);  ///< not paused and has (or can pull) a frame
+    bool Eligible(uint8_t c); ///< not paused and has (or can pull) a frame
     bool HeadReady(uint8_t c);
     void Transmit(Item item, bool control);
     void TransmitDone();
@@ -149,7 +262,7 @@ class RoceNetDevice : public NetDevice
     std::array<uint32_t, ETH_CLASSES> m_qBytes{};
     std::array<int64_t, ETH_CLASSES> m_deficit{};
     uint8_t m_rr = 0;
-    uint8_t m_sourceReady = 0;  ///< bit c: the NIC may have class-c packets
+    uint8_t m_sourceReady = 0; ///< bit c: the NIC may have class-c packets
     std::deque<Ptr<Packet>> m_control;
     bool m_busy = false;
     Item m_current;

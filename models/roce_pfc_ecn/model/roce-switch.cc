@@ -1,12 +1,11 @@
 #include "roce-switch.h"
 
-#include "roce-channel.h"
-
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+#include "roce-channel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,104 +20,87 @@ NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
 TypeId
 RoceSwitch::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RoceSwitch")
-            .SetParent<Object>()
-            .SetGroupName("RocePfcEcn")
-            .AddConstructor<RoceSwitch>()
-            .AddAttribute("BufferSize",
-                          "Packet buffer of the switch, bytes (reserved + headroom + shared).",
-                          UintegerValue(12 * 1024 * 1024),
-                          MakeUintegerAccessor(&RoceSwitch::m_bufferSize),
-                          MakeUintegerChecker<uint64_t>(1024))
-            .AddAttribute("ReservedBytes",
-                          "Guaranteed bytes per (ingress port, priority), used before the shared "
-                          "pool.",
-                          UintegerValue(3072),
-                          MakeUintegerAccessor(&RoceSwitch::m_reservedBytes),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("Alpha",
-                          "Dynamic threshold: a (port, priority) may hold at most Alpha x (free "
-                          "shared bytes) of the shared pool.",
-                          DoubleValue(0.125),
-                          MakeDoubleAccessor(&RoceSwitch::m_alpha),
-                          MakeDoubleChecker<double>(1.0 / 1024, 1024))
-            .AddAttribute("Headroom",
-                          "PFC headroom per lossless (port, priority), bytes; 0 = the formula "
-                          "2 x cable delay x rate + 2 x max frame + PFC frame + upstream "
-                          "PfcResponseDelay x rate (see doc).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&RoceSwitch::m_headroomAttr),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("XonOffset",
-                          "XON is sent when a paused (port, priority) is this many bytes under "
-                          "the threshold (or empty) and its headroom is drained.",
-                          UintegerValue(8192),
-                          MakeUintegerAccessor(&RoceSwitch::m_xonOffset),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("PfcEnabled",
-                          "Generate PFC for the lossless priorities (false: every class is "
-                          "lossy and tail-drops).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&RoceSwitch::m_pfcEnabled),
-                          MakeBooleanChecker())
-            .AddAttribute("LosslessPriorities",
-                          "Priorities protected by PFC (bit p = priority p); 0x08 = priority 3, "
-                          "the usual RoCE class.",
-                          UintegerValue(0x08),
-                          MakeUintegerAccessor(&RoceSwitch::m_losslessMask),
-                          MakeUintegerChecker<uint8_t>())
-            .AddAttribute("PauseQuanta",
-                          "Timer of XOFF frames in quanta of 512 bit times; refreshed at half "
-                          "of it while the congestion lasts.",
-                          UintegerValue(0xFFFF),
-                          MakeUintegerAccessor(&RoceSwitch::m_pauseQuanta),
-                          MakeUintegerChecker<uint16_t>(2, 0xFFFF))
-            .AddAttribute("EcnEnabled",
-                          "Mark ECN-capable packets at egress (RED on the instantaneous queue).",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&RoceSwitch::m_ecnEnabled),
-                          MakeBooleanChecker())
-            .AddAttribute("Kmin",
-                          "Egress queue bytes (per port, priority) where marking starts.",
-                          UintegerValue(5 * 1024),
-                          MakeUintegerAccessor(&RoceSwitch::m_kmin),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("Kmax",
-                          "Egress queue bytes above which every ECN-capable packet is marked.",
-                          UintegerValue(200 * 1024),
-                          MakeUintegerAccessor(&RoceSwitch::m_kmax),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("Pmax",
-                          "Marking probability at Kmax (linear from 0 at Kmin).",
-                          DoubleValue(0.01),
-                          MakeDoubleAccessor(&RoceSwitch::m_pmax),
-                          MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("ForwardingLatency",
-                          "Time from a frame fully received to its availability at the egress "
-                          "queue (store and forward).",
-                          TimeValue(NanoSeconds(500)),
-                          MakeTimeAccessor(&RoceSwitch::m_forwardingLatency),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("TrustPcp",
-                          "Classify VLAN-tagged frames by their PCP instead of their DSCP.",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&RoceSwitch::m_trustPcp),
-                          MakeBooleanChecker())
-            .AddAttribute("DscpMap",
-                          "DSCP to priority overrides, e.g. \"26:3,48:6\"; unlisted DSCPs map "
-                          "to DSCP >> 3 (class selector).",
-                          StringValue(""),
-                          MakeStringAccessor(&RoceSwitch::m_dscpMapText),
-                          MakeStringChecker())
-            .AddTraceSource("Drop",
-                            "A frame dropped (ingress port, priority, DropReason).",
-                            MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
-                            "ns3::RoceSwitch::DropTracedCallback")
-            .AddTraceSource("EcnMark",
-                            "A frame marked CE (egress port, priority).",
-                            MakeTraceSourceAccessor(&RoceSwitch::m_markTrace),
-                            "ns3::RoceSwitch::MarkTracedCallback");
+    static TypeId tid
+        = TypeId("ns3::RoceSwitch")
+              .SetParent<Object>()
+              .SetGroupName("RocePfcEcn")
+              .AddConstructor<RoceSwitch>()
+              .AddAttribute("BufferSize",
+                            "Packet buffer of the switch, bytes (reserved + headroom + shared).",
+                            UintegerValue(12 * 1024 * 1024),
+                            MakeUintegerAccessor(&RoceSwitch::m_bufferSize),
+                            MakeUintegerChecker<uint64_t>(1024))
+              .AddAttribute("ReservedBytes",
+                            "Guaranteed bytes per (ingress port, priority), used before the shared "
+                            "pool.",
+                            UintegerValue(3072), MakeUintegerAccessor(&RoceSwitch::m_reservedBytes),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("Alpha",
+                            "Dynamic threshold: a (port, priority) may hold at most Alpha x (free "
+                            "shared bytes) of the shared pool.",
+                            DoubleValue(0.125), MakeDoubleAccessor(&RoceSwitch::m_alpha),
+                            MakeDoubleChecker<double>(1.0 / 1024, 1024))
+              .AddAttribute("Headroom",
+                            "PFC headroom per lossless (port, priority), bytes; 0 = the formula "
+                            "2 x cable delay x rate + 2 x max frame + PFC frame + upstream "
+                            "PfcResponseDelay x rate (see doc).",
+                            UintegerValue(0), MakeUintegerAccessor(&RoceSwitch::m_headroomAttr),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("XonOffset",
+                            "XON is sent when a paused (port, priority) is this many bytes under "
+                            "the threshold (or empty) and its headroom is drained.",
+                            UintegerValue(8192), MakeUintegerAccessor(&RoceSwitch::m_xonOffset),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("PfcEnabled",
+                            "Generate PFC for the lossless priorities (false: every class is "
+                            "lossy and tail-drops).",
+                            BooleanValue(true), MakeBooleanAccessor(&RoceSwitch::m_pfcEnabled),
+                            MakeBooleanChecker())
+              .AddAttribute("LosslessPriorities",
+                            "Priorities protected by PFC (bit p = priority p); 0x08 = priority 3, "
+                            "the usual RoCE class.",
+                            UintegerValue(0x08), MakeUintegerAccessor(&RoceSwitch::m_losslessMask),
+                            MakeUintegerChecker<uint8_t>())
+              .AddAttribute("PauseQuanta",
+                            "Timer of XOFF frames in quanta of 512 bit times; refreshed at half "
+                            "of it while the congestion lasts.",
+                            UintegerValue(0xFFFF), MakeUintegerAccessor(&RoceSwitch::m_pauseQuanta),
+                            MakeUintegerChecker<uint16_t>(2, 0xFFFF))
+              .AddAttribute("EcnEnabled",
+                            "Mark ECN-capable packets at egress (RED on the instantaneous queue).",
+                            BooleanValue(false), MakeBooleanAccessor(&RoceSwitch::m_ecnEnabled),
+                            MakeBooleanChecker())
+              .AddAttribute("Kmin", "Egress queue bytes (per port, priority) where marking starts.",
+                            UintegerValue(5 * 1024), MakeUintegerAccessor(&RoceSwitch::m_kmin),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("Kmax",
+                            "Egress queue bytes above which every ECN-capable packet is marked.",
+                            UintegerValue(200 * 1024), MakeUintegerAccessor(&RoceSwitch::m_kmax),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("Pmax", "Marking probability at Kmax (linear from 0 at Kmin).",
+                            DoubleValue(0.01), MakeDoubleAccessor(&RoceSwitch::m_pmax),
+                            MakeDoubleChecker<double>(0.0, 1.0))
+              .AddAttribute("ForwardingLatency",
+                            "Time from a frame fully received to its availability at the egress "
+                            "queue (store and forward).",
+                            TimeValue(NanoSeconds(500)),
+                            MakeTimeAccessor(&RoceSwitch::m_forwardingLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("TrustPcp",
+                            "Classify VLAN-tagged frames by their PCP instead of their DSCP.",
+                            BooleanValue(false), MakeBooleanAccessor(&RoceSwitch::m_trustPcp),
+                            MakeBooleanChecker())
+              .AddAttribute("DscpMap",
+                            "DSCP to priority overrides, e.g. \"26:3,48:6\"; unlisted DSCPs map "
+                            "to DSCP >> 3 (class selector).",
+                            StringValue(""), MakeStringAccessor(&RoceSwitch::m_dscpMapText),
+                            MakeStringChecker())
+              .AddTraceSource("Drop", "A frame dropped (ingress port, priority, DropReason).",
+                              MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
+                              "ns3::RoceSwitch::DropTracedCallback")
+              .AddTraceSource("EcnMark", "A frame marked CE (egress port, priority).",
+                              MakeTraceSourceAccessor(&RoceSwitch::m_markTrace),
+                              "ns3::RoceSwitch::MarkTracedCallback");
     return tid;
 }
 
@@ -167,12 +149,12 @@ RoceSwitch::ParseDscpMap()
         unsigned prio = 0;
         char colon = 0;
         std::istringstream is(item);
-        if (!(is >> dscp >> colon >> prio) || colon != ':' || dscp > 63 || prio > 7 ||
-            !(is >> std::ws).eof())
+        if (!(is >> dscp >> colon >> prio) || colon != ':' || dscp > 63 || prio > 7
+            || !(is >> std::ws).eof())
         {
-            throw std::invalid_argument("RoceSwitch.DscpMap: got '" + m_dscpMapText +
-                                        "'; accepted: comma-separated DSCP:priority pairs with "
-                                        "DSCP 0..63 and priority 0..7, e.g. 26:3,48:6");
+            throw std::invalid_argument("RoceSwitch.DscpMap: got '" + m_dscpMapText
+                                        + "'; accepted: comma-separated DSCP:priority pairs with "
+                                          "DSCP 0..63 and priority 0..7, e.g. 26:3,48:6");
         }
         m_dscpToPrio[dscp] = prio;
     }
@@ -214,9 +196,9 @@ RoceSwitch::Setup(uint32_t id)
     if (fixed >= m_bufferSize)
     {
         throw std::invalid_argument(
-            "RoceSwitch.BufferSize: " + std::to_string(m_bufferSize) +
-            " bytes cannot hold the reserved and headroom bytes (" + std::to_string(fixed) +
-            "); accepted: a larger BufferSize, or smaller ReservedBytes/Headroom");
+            "RoceSwitch.BufferSize: " + std::to_string(m_bufferSize)
+            + " bytes cannot hold the reserved and headroom bytes (" + std::to_string(fixed)
+            + "); accepted: a larger BufferSize, or smaller ReservedBytes/Headroom");
     }
     m_sharedPool = m_bufferSize - fixed;
 }
@@ -273,13 +255,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> frame)
     const bool ect = v.ecn == 1 || v.ecn == 2;
     if (m_forwardingLatency.IsStrictlyPositive())
     {
-        Simulator::Schedule(m_forwardingLatency,
-                            &RoceSwitch::Egress,
-                            this,
-                            in,
-                            out,
-                            prio,
-                            ect,
+        Simulator::Schedule(m_forwardingLatency, &RoceSwitch::Egress, this, in, out, prio, ect,
                             frame);
     }
     else
@@ -369,8 +345,8 @@ RoceSwitch::Release(uint32_t port, uint8_t prio, uint32_t bytes)
     b -= s;
     a.reserved -= std::min(a.reserved, b);
     m_bufferUsed -= bytes;
-    if (a.xoff && a.headroom == 0 &&
-        (a.shared == 0 || a.shared + double(m_xonOffset) <= GetThreshold()))
+    if (a.xoff && a.headroom == 0
+        && (a.shared == 0 || a.shared + double(m_xonOffset) <= GetThreshold()))
     {
         a.xoff = false;
         a.refresh.Cancel();
@@ -400,10 +376,7 @@ RoceSwitch::RefreshPause(uint32_t port, uint8_t prio)
     dev->SendPause(uint8_t(1u << prio), m_pauseQuanta);
     // Refresh before the upstream timer runs out, as switches do while congestion lasts.
     a.refresh = Simulator::Schedule(PfcQuantum(dev->GetSpeed()) * int64_t(m_pauseQuanta / 2),
-                                    &RoceSwitch::RefreshPause,
-                                    this,
-                                    port,
-                                    prio);
+                                    &RoceSwitch::RefreshPause, this, port, prio);
 }
 
 int64_t

@@ -14,13 +14,12 @@
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
 
-#include "roce-header.h"
-#include "roce-net-device.h"
-
 #include "ns3/event-id.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
+#include "roce-header.h"
+#include "roce-net-device.h"
 
 #include <array>
 #include <string>
@@ -31,8 +30,8 @@ namespace ns3
 
 enum class DropReason : uint8_t
 {
-    HEADROOM = 0,  ///< lossless class, headroom exhausted (headroom too small for the cable)
-    BUFFER = 1,    ///< lossy class, over the shared threshold (tail drop)
+    HEADROOM = 0, ///< lossless class, headroom exhausted (headroom too small for the cable)
+    BUFFER = 1,   ///< lossy class, over the shared threshold (tail drop)
     NO_ROUTE = 2,
 };
 
@@ -43,8 +42,16 @@ class RoceSwitch : public Object
     RoceSwitch();
 
     void AddPort(Ptr<RoceNetDevice> port);
-    Ptr<RoceNetDevice> GetPort(uint32_t i) const { return m_ports[i]; }
-    uint32_t GetNPorts() const { return m_ports.size(); }
+    Ptr<RoceNetDevice>
+    GetPort(uint32_t i) const
+    {
+        return m_ports[i];
+    }
+    uint32_t
+    GetNPorts() const
+    {
+        return m_ports.size();
+    }
     /// Forwarding table: destination host index -> equal-cost egress ports.
     void SetRoutes(std::vector<std::vector<uint32_t>> routes, uint32_t hostIpBase);
     /// Sizes the MMU once every port is attached (headroom from the cable and speeds).
@@ -52,13 +59,29 @@ class RoceSwitch : public Object
 
     /// Headroom of a lossless (port, priority) by the documented formula, bytes.
     uint32_t HeadroomFormula(uint32_t port) const;
-    uint32_t GetHeadroom(uint32_t port) const { return m_headroom[port]; }
-    uint64_t GetSharedPoolBytes() const { return m_sharedPool; }
-    uint64_t GetSharedUsed() const { return m_sharedUsed; }
+    uint32_t
+    GetHeadroom(uint32_t port) const
+    {
+        return m_headroom[port];
+    }
+    uint64_t
+    GetSharedPoolBytes() const
+    {
+        return m_sharedPool;
+    }
+    uint64_t
+    GetSharedUsed() const
+    {
+        return m_sharedUsed;
+    }
     /// Current dynamic threshold for one (port, priority)'s shared use.
     double GetThreshold() const;
     uint32_t GetIngressBytes(uint32_t port, uint8_t prio) const;
-    bool IsLossless(uint8_t prio) const { return m_pfcEnabled && (m_losslessMask >> prio & 1); }
+    bool
+    IsLossless(uint8_t prio) const
+    {
+        return m_pfcEnabled && (m_losslessMask >> prio & 1);
+    }
 
     struct Counters
     {
@@ -73,9 +96,21 @@ class RoceSwitch : public Object
         uint64_t peakHeadroomBytes = 0;
     };
 
-    const Counters& GetCounters() const { return m_c; }
-    uint64_t GetDrops() const { return m_c.dropsHeadroom + m_c.dropsBuffer + m_c.dropsNoRoute; }
-    uint64_t GetBufferedBytes() const { return m_bufferUsed; }
+    const Counters&
+    GetCounters() const
+    {
+        return m_c;
+    }
+    uint64_t
+    GetDrops() const
+    {
+        return m_c.dropsHeadroom + m_c.dropsBuffer + m_c.dropsNoRoute;
+    }
+    uint64_t
+    GetBufferedBytes() const
+    {
+        return m_bufferUsed;
+    }
 
     typedef void (*DropTracedCallback)(uint32_t port, uint8_t prio, uint8_t reason);
     typedef void (*MarkTracedCallback)(uint32_t port, uint8_t prio);
@@ -104,10 +139,14 @@ class RoceSwitch : public Object
     void RefreshPause(uint32_t port, uint8_t prio);
     uint32_t EcmpPick(const FrameView& v, uint32_t n) const;
     void ParseDscpMap();
-    Account& Acc(uint32_t port, uint8_t prio) { return m_acc[port * ETH_CLASSES + prio]; }
+    Account&
+    Acc(uint32_t port, uint8_t prio)
+    {
+        return m_acc[port * ETH_CLASSES + prio];
+    }
 
     std::vector<Ptr<RoceNetDevice>> m_ports;
-    std::vector<uint32_t> m_portOf;  ///< ifIndex -> port (ports are this switch's devices only)
+    std::vector<uint32_t> m_portOf; ///< ifIndex -> port (ports are this switch's devices only)
     std::vector<std::vector<uint32_t>> m_routes;
     uint32_t m_hostIpBase = 0;
     uint32_t m_id = 0;
