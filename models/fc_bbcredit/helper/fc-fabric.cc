@@ -4,7 +4,7 @@
 #include "fc-helper.h"
 #include "fcp.h"
 #include "lfsim-run.h"
-
+#include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
@@ -23,41 +23,84 @@ NS_OBJECT_ENSURE_REGISTERED(FcScenario);
 TypeId
 FcScenario::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FcScenario")
-            .SetParent<Object>()
-            .SetGroupName("FcBbCredit")
-            .AddConstructor<FcScenario>()
-            .AddAttribute("Topology",
-                          "PointToPoint (2 hosts), Star (Hosts on one switch) or TwoSwitch "
-                          "(host 0 on switch 1, the others on switch 0, one ISL).",
-                          EnumValue(POINT_TO_POINT),
-                          MakeEnumAccessor(&FcScenario::topology),
-                          MakeEnumChecker(POINT_TO_POINT, "PointToPoint", STAR, "Star",
-                                          TWO_SWITCH, "TwoSwitch"))
-            .AddAttribute("Workload",
-                          "Stream: hosts 1.. stream full frames to host 0. PingPong: host 1 "
-                          "ping-pongs messages with host 0. Fcp: hosts 1.. are FCP initiators "
-                          "of target host 0.",
-                          EnumValue(STREAM),
-                          MakeEnumAccessor(&FcScenario::workload),
-                          MakeEnumChecker(STREAM, "Stream", PING_PONG, "PingPong", FCP, "Fcp"))
-            .AddAttribute("Hosts",
-                          "Number of hosts (Star, TwoSwitch); PointToPoint always has 2.",
-                          UintegerValue(2),
-                          MakeUintegerAccessor(&FcScenario::hosts),
-                          MakeUintegerChecker<uint32_t>(2, 4096))
-            .AddAttribute("Warmup",
-                          "Throughput and latency statistics count from this time on.",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&FcScenario::warmup),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("StartSpread",
-                          "Senders start at uniform random times in [0, StartSpread) drawn from "
-                          "the scenario seed (0: all at once).",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&FcScenario::startSpread),
-                          MakeTimeChecker(Time(0)));
+    static TypeId tid
+        = TypeId("ns3::FcScenario")
+              .SetParent<Object>()
+              .SetGroupName("FcBbCredit")
+              .AddConstructor<FcScenario>()
+              .AddAttribute("Topology",
+                            "PointToPoint (2 hosts), Star or Leaf (all hosts on one switch), "
+                            "TwoSwitch (host 0 on switch 1, the others on switch 0, one ISL) or "
+                            "LeafSpine (Leaves leaves each linked to every one of Spines spines; "
+                            "host 0 on leaf 0, hosts 1.. round-robin over leaves 1..Leaves-1).",
+                            EnumValue(POINT_TO_POINT), MakeEnumAccessor(&FcScenario::topology),
+                            MakeEnumChecker(POINT_TO_POINT, "PointToPoint", STAR, "Star",
+                                            TWO_SWITCH, "TwoSwitch", LEAF, "Leaf", LEAF_SPINE,
+                                            "LeafSpine"))
+              .AddAttribute("Workload",
+                            "Stream: hosts 1.. stream full frames to host 0. PingPong: host 1 "
+                            "ping-pongs messages with host 0. Fcp: hosts 1.. are FCP initiators "
+                            "of target host 0. Incast: Senders hosts write MessageSize messages to "
+                            "host 0 (FcMessageSender), plus a victim flow if Victim.",
+                            EnumValue(STREAM), MakeEnumAccessor(&FcScenario::workload),
+                            MakeEnumChecker(STREAM, "Stream", PING_PONG, "PingPong", FCP, "Fcp",
+                                            INCAST, "Incast"))
+              .AddAttribute("Hosts",
+                            "Number of hosts (Star, Leaf, TwoSwitch, LeafSpine); PointToPoint "
+                            "always has 2. Incast ignores it (1 + Senders, plus the victim's).",
+                            UintegerValue(2), MakeUintegerAccessor(&FcScenario::hosts),
+                            MakeUintegerChecker<uint32_t>(2, 4096))
+              .AddAttribute("Warmup", "Throughput and latency statistics count from this time on.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&FcScenario::warmup),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("StartSpread",
+                            "Senders start at uniform random times in [0, StartSpread) drawn from "
+                            "the scenario seed (0: all at once).",
+                            TimeValue(Time(0)), MakeTimeAccessor(&FcScenario::startSpread),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("Senders", "Incast: hosts 1..Senders each write messages to host 0.",
+                            UintegerValue(16), MakeUintegerAccessor(&FcScenario::senders),
+                            MakeUintegerChecker<uint32_t>(1, 4095))
+              .AddAttribute("Victim",
+                            "Incast: add a victim flow that shares an upstream port with the "
+                            "incast but not its bottleneck. Leaf: host 1 also writes to an extra "
+                            "host (last). LeafSpine: an extra host on leaf 1 writes to an extra "
+                            "host on leaf 0.",
+                            BooleanValue(false), MakeBooleanAccessor(&FcScenario::victim),
+                            MakeBooleanChecker())
+              .AddAttribute("MessageSize",
+                            "Incast: bytes per message (FCP WRITE: FCP_CMND, the data as first "
+                            "burst in FcMessageSender MaxPayload frames, FCP_RSP).",
+                            UintegerValue(65536), MakeUintegerAccessor(&FcScenario::messageSize),
+                            MakeUintegerChecker<uint32_t>(1, 1u << 30))
+              .AddAttribute("Messages",
+                            "Incast: messages per flow (0: repeated until stop_time; k: k "
+                            "messages, and the run ends when all have completed).",
+                            UintegerValue(0), MakeUintegerAccessor(&FcScenario::messages),
+                            MakeUintegerChecker<uint32_t>(0, 1000000000))
+              .AddAttribute("QueueDepth",
+                            "Incast: messages outstanding per flow (posted, FCP_RSP not yet "
+                            "received).",
+                            UintegerValue(1), MakeUintegerAccessor(&FcScenario::queueDepth),
+                            MakeUintegerChecker<uint32_t>(1, 4096))
+              .AddAttribute("Leaves", "LeafSpine: number of leaf switches.", UintegerValue(2),
+                            MakeUintegerAccessor(&FcScenario::leaves),
+                            MakeUintegerChecker<uint32_t>(2, 128))
+              .AddAttribute("Spines",
+                            "LeafSpine: number of spine switches; equal-cost paths are chosen by "
+                            "S_ID and D_ID (FcSwitch).",
+                            UintegerValue(1), MakeUintegerAccessor(&FcScenario::spines),
+                            MakeUintegerChecker<uint32_t>(1, 64))
+              .AddAttribute("UplinkSpeed",
+                            "Speed of the inter-switch links (TwoSwitch, LeafSpine); Host: "
+                            "FcNetDevice::Speed.",
+                            EnumValue(HOST_SPEED), MakeEnumAccessor(&FcScenario::uplinkSpeed),
+                            MakeEnumChecker(HOST_SPEED, "Host", static_cast<int>(FcSpeed::GFC1),
+                                            "1GFC", static_cast<int>(FcSpeed::GFC2), "2GFC",
+                                            static_cast<int>(FcSpeed::GFC4), "4GFC",
+                                            static_cast<int>(FcSpeed::GFC8), "8GFC",
+                                            static_cast<int>(FcSpeed::GFC16), "16GFC",
+                                            static_cast<int>(FcSpeed::GFC32), "32GFC"));
     return tid;
 }
 
@@ -93,33 +136,110 @@ Percentile(std::vector<double> v, double q)
     return v[lo] + (v[hi] - v[lo]) * (pos - lo);
 }
 
+/// Peak and time-average (from `warmup`) of a port's transmit backlog in bytes.
+struct QueueWatch
+{
+    Time warmup;
+    Time last;
+    uint32_t value = 0;
+    uint32_t peak = 0;
+    double byteSeconds = 0; ///< integral of the backlog over [warmup, last]
+
+    void
+    Advance(Time now)
+    {
+        if (now > warmup)
+        {
+            byteSeconds += value * (now - std::max(last, warmup)).GetSeconds();
+        }
+        last = now;
+    }
+
+    static void
+    Change(QueueWatch* q, uint32_t, uint32_t v)
+    {
+        q->Advance(Simulator::Now());
+        q->value = v;
+        q->peak = std::max(q->peak, v);
+    }
+};
+
 class FcFabric : public lfsim::Fabric
 {
   public:
-    void Build(RunContext& ctx) override
+    void
+    Build(RunContext& ctx) override
     {
         m_sc = CreateObject<FcScenario>();
-        if (m_sc->topology == FcScenario::POINT_TO_POINT && m_sc->hosts != 2)
+        const FcScenario::Topology topo = m_sc->topology;
+        const bool incast = m_sc->workload == FcScenario::INCAST;
+        if (topo == FcScenario::POINT_TO_POINT && !incast && m_sc->hosts != 2)
         {
-            throw std::invalid_argument("FcScenario.Hosts: got " + std::to_string(m_sc->hosts) +
-                                        "; accepted: 2 with Topology PointToPoint");
+            throw std::invalid_argument("FcScenario.Hosts: got " + std::to_string(m_sc->hosts)
+                                        + "; accepted: 2 with Topology PointToPoint");
+        }
+        if (incast && (topo == FcScenario::POINT_TO_POINT || topo == FcScenario::TWO_SWITCH))
+        {
+            throw std::invalid_argument(
+                std::string("FcScenario.Topology: got '")
+                + (topo == FcScenario::POINT_TO_POINT ? "PointToPoint" : "TwoSwitch")
+                + "'; accepted: Leaf, Star or LeafSpine with Workload Incast");
         }
         if (m_sc->warmup >= ctx.config.stopTime)
         {
             throw std::invalid_argument("FcScenario.Warmup: must be shorter than stop_time");
         }
-        FcHelper helper;
-        switch (m_sc->topology)
+        // Incast: host 0 receives, hosts 1..Senders send; the victim's hosts come last.
+        uint32_t hosts = m_sc->hosts;
+        const char* hostsKey = "FcScenario.Hosts";
+        uint32_t keyValue = hosts;
+        if (incast)
         {
-        case FcScenario::POINT_TO_POINT:
-            m_t = helper.PointToPoint();
-            break;
-        case FcScenario::STAR:
-            m_t = helper.Star(m_sc->hosts);
-            break;
-        case FcScenario::TWO_SWITCH:
-            m_t = helper.TwoSwitch(m_sc->hosts);
-            break;
+            hosts = 1 + m_sc->senders;
+            if (m_sc->victim)
+            {
+                hosts += (topo == FcScenario::LEAF_SPINE) ? 2 : 1;
+            }
+            hostsKey = "FcScenario.Senders";
+            keyValue = m_sc->senders;
+        }
+        FcHelper helper;
+        if (m_sc->uplinkSpeed != FcScenario::HOST_SPEED)
+        {
+            helper.SetIslSpeed(static_cast<FcSpeed>(m_sc->uplinkSpeed));
+        }
+        switch (topo)
+        {
+            case FcScenario::POINT_TO_POINT:
+                m_t = helper.PointToPoint();
+                break;
+            case FcScenario::STAR:
+            case FcScenario::LEAF:
+                CheckPorts(hostsKey, keyValue, hosts);
+                m_t = helper.Star(hosts);
+                break;
+            case FcScenario::TWO_SWITCH:
+                CheckPorts(hostsKey, keyValue, hosts);
+                m_t = helper.TwoSwitch(hosts);
+                break;
+            case FcScenario::LEAF_SPINE:
+            {
+                std::vector<uint32_t> leafOf = FcHelper::SpreadHosts(hosts, m_sc->leaves);
+                if (incast && m_sc->victim)
+                {
+                    leafOf[m_sc->senders + 1] = 1; // victim sender
+                    leafOf[m_sc->senders + 2] = 0; // victim receiver
+                }
+                std::vector<uint32_t> perLeaf(m_sc->leaves, 0);
+                for (uint32_t l : leafOf)
+                {
+                    ++perLeaf[l];
+                }
+                CheckPorts(hostsKey, keyValue,
+                           *std::max_element(perLeaf.begin(), perLeaf.end()) + m_sc->spines);
+                m_t = helper.LeafSpine(leafOf, m_sc->leaves, m_sc->spines);
+                break;
+            }
         }
         int64_t stream = 1000;
         stream += helper.AssignStreams(m_t, stream);
@@ -131,46 +251,53 @@ class FcFabric : public lfsim::Fabric
 
         switch (m_sc->workload)
         {
-        case FcScenario::STREAM: {
-            FcStreamApps apps = helper.InstallStream(m_t);
-            m_sink = apps.sink;
-            m_sink->SetWindow(m_sc->warmup, m_stop);
-            for (auto& s : apps.senders)
+            case FcScenario::STREAM:
             {
-                s->SetStartTime(StartTime());
+                FcStreamApps apps = helper.InstallStream(m_t);
+                m_sink = apps.sink;
+                m_sink->SetWindow(m_sc->warmup, m_stop);
+                for (auto& s : apps.senders)
+                {
+                    s->SetStartTime(StartTime());
+                }
+                break;
             }
-            break;
-        }
-        case FcScenario::PING_PONG: {
-            m_server = CreateObject<FcPingPong>();
-            m_t.hosts.Get(0)->AddApplication(m_server);
-            m_server->Setup(m_t.hostPorts[0], m_t.hostPorts[1]->GetFcId(), false);
-            m_client = CreateObject<FcPingPong>();
-            m_t.hosts.Get(1)->AddApplication(m_client);
-            m_client->Setup(m_t.hostPorts[1], target, true);
-            m_client->SetDoneCallback(MakeCallback(&lfsim::StopRunNow));
-            break;
-        }
-        case FcScenario::FCP: {
-            m_target = CreateObject<FcpTarget>();
-            m_t.hosts.Get(0)->AddApplication(m_target);
-            m_target->Setup(m_t.hostPorts[0]);
-            for (uint32_t i = 1; i < n; ++i)
+            case FcScenario::PING_PONG:
             {
-                Ptr<FcpInitiator> ini = CreateObject<FcpInitiator>();
-                m_t.hosts.Get(i)->AddApplication(ini);
-                ini->Setup(m_t.hostPorts[i], target, m_target->GetFirstBurstSize());
-                ini->SetWindow(m_sc->warmup, m_stop);
-                ini->SetStartTime(StartTime());
-                m_initiators.push_back(ini);
+                m_server = CreateObject<FcPingPong>();
+                m_t.hosts.Get(0)->AddApplication(m_server);
+                m_server->Setup(m_t.hostPorts[0], m_t.hostPorts[1]->GetFcId(), false);
+                m_client = CreateObject<FcPingPong>();
+                m_t.hosts.Get(1)->AddApplication(m_client);
+                m_client->Setup(m_t.hostPorts[1], target, true);
+                m_client->SetDoneCallback(MakeCallback(&lfsim::StopRunNow));
+                break;
             }
-            break;
-        }
+            case FcScenario::INCAST:
+                BuildIncast();
+                break;
+            case FcScenario::FCP:
+            {
+                m_target = CreateObject<FcpTarget>();
+                m_t.hosts.Get(0)->AddApplication(m_target);
+                m_target->Setup(m_t.hostPorts[0]);
+                for (uint32_t i = 1; i < n; ++i)
+                {
+                    Ptr<FcpInitiator> ini = CreateObject<FcpInitiator>();
+                    m_t.hosts.Get(i)->AddApplication(ini);
+                    ini->Setup(m_t.hostPorts[i], target, m_target->GetFirstBurstSize());
+                    ini->SetWindow(m_sc->warmup, m_stop);
+                    ini->SetStartTime(StartTime());
+                    m_initiators.push_back(ini);
+                }
+                break;
+            }
         }
         ConnectRecorders(ctx);
     }
 
-    void Finish(RunContext& ctx) override
+    void
+    Finish(RunContext& ctx) override
     {
         Time now = Simulator::Now();
         double window = (now - m_sc->warmup).GetSeconds();
@@ -225,21 +352,102 @@ class FcFabric : public lfsim::Fabric
 
         switch (m_sc->workload)
         {
-        case FcScenario::STREAM:
-            ctx.SetMetric("throughput_MBps", m_sink->GetWindowBytes() / window / 1e6);
-            ctx.SetMetric("payload_bytes", double(m_sink->GetTotalBytes()));
-            break;
-        case FcScenario::PING_PONG:
-            FinishPingPong(ctx);
-            break;
-        case FcScenario::FCP:
-            FinishFcp(ctx, window);
-            break;
+            case FcScenario::STREAM:
+                ctx.SetMetric("throughput_MBps", m_sink->GetWindowBytes() / window / 1e6);
+                ctx.SetMetric("payload_bytes", double(m_sink->GetTotalBytes()));
+                break;
+            case FcScenario::PING_PONG:
+                FinishPingPong(ctx);
+                break;
+            case FcScenario::FCP:
+                FinishFcp(ctx, window);
+                break;
+            case FcScenario::INCAST:
+                FinishIncast(ctx, window);
+                break;
         }
     }
 
   private:
-    Time StartTime()
+    /// FC_IDs have an 8-bit area: a switch has at most 256 ports.
+    static void
+    CheckPorts(const char* key, uint32_t value, uint32_t portsOnBusiestSwitch)
+    {
+        if (portsOnBusiestSwitch > 256)
+        {
+            throw std::invalid_argument(std::string(key) + ": got " + std::to_string(value)
+                                        + "; accepted: at most 256 ports on any switch (this "
+                                          "needs "
+                                        + std::to_string(portsOnBusiestSwitch) + ")");
+        }
+    }
+
+    void
+    BuildIncast()
+    {
+        const uint32_t n = m_sc->senders;
+        m_rx = CreateObject<FcMessageSink>();
+        m_t.hosts.Get(0)->AddApplication(m_rx);
+        m_rx->Setup(m_t.hostPorts[0]);
+        for (uint32_t i = 1; i <= n; ++i)
+        {
+            Ptr<FcMessageSender> app = CreateObject<FcMessageSender>();
+            m_t.hosts.Get(i)->AddApplication(app);
+            app->Setup(m_t.hostPorts[i]);
+            m_flows.push_back(
+                {app, app->AddFlow(m_rx, m_sc->messageSize, m_sc->messages, m_sc->queueDepth)});
+            m_flowLabels.push_back(m_t.portLabels[i]);
+            m_apps.push_back(app);
+        }
+        if (m_sc->victim)
+        {
+            // The victim receiver is the last host; its port carries nothing else.
+            uint32_t vr = m_t.hostPorts.size() - 1;
+            m_victimRx = CreateObject<FcMessageSink>();
+            m_t.hosts.Get(vr)->AddApplication(m_victimRx);
+            m_victimRx->Setup(m_t.hostPorts[vr]);
+            Ptr<FcMessageSender> vs = m_apps[0]; // Leaf: host 1's N_Port, shared with its incast
+            if (m_sc->topology == FcScenario::LEAF_SPINE)
+            {
+                // Its own host on leaf 1, sharing the leaf's uplinks with the incast.
+                vs = CreateObject<FcMessageSender>();
+                m_t.hosts.Get(n + 1)->AddApplication(vs);
+                vs->Setup(m_t.hostPorts[n + 1]);
+                m_apps.push_back(vs);
+            }
+            m_victim = {
+                vs, vs->AddFlow(m_victimRx, m_sc->messageSize, m_sc->messages, m_sc->queueDepth)};
+        }
+        m_pendingApps = m_apps.size();
+        for (auto& app : m_apps)
+        {
+            app->SetWindow(m_sc->warmup, m_stop);
+            app->SetStartTime(StartTime());
+            if (m_sc->messages > 0)
+            {
+                app->SetDoneCallback(MakeCallback(&FcFabric::AppDone, this));
+            }
+        }
+        // The egress backlog towards the receiver: the switch port facing host 0.
+        Ptr<FcNetDevice> toRx
+            = DynamicCast<FcChannel>(m_t.hostPorts[0]->GetChannel())->GetPeer(m_t.hostPorts[0]);
+        m_queue.warmup = m_sc->warmup;
+        m_queuePort = std::find(m_t.ports.begin(), m_t.ports.end(), toRx) - m_t.ports.begin();
+        toRx->TraceConnectWithoutContext("TxQueueBytes",
+                                         MakeBoundCallback(&QueueWatch::Change, &m_queue));
+    }
+
+    void
+    AppDone()
+    {
+        if (--m_pendingApps == 0)
+        {
+            lfsim::StopRunNow();
+        }
+    }
+
+    Time
+    StartTime()
     {
         if (!m_sc->startSpread.IsStrictlyPositive())
         {
@@ -249,7 +457,8 @@ class FcFabric : public lfsim::Fabric
             static_cast<int64_t>(m_start->GetValue(0, m_sc->startSpread.GetPicoSeconds())));
     }
 
-    void ConnectRecorders(RunContext& ctx)
+    void
+    ConnectRecorders(RunContext& ctx)
     {
         const bool sampled = ctx.config.sampleInterval.IsStrictlyPositive();
         struct Spec
@@ -258,11 +467,11 @@ class FcFabric : public lfsim::Fabric
             const char* trace;
             uint32_t (FcNetDevice::*get)() const;
         };
-        const Spec specs[] = {{"credits", "Credits", &FcNetDevice::GetCredits},
-                              {"frames_in_flight", "FramesInFlight",
-                               &FcNetDevice::GetFramesInFlight},
-                              {"rx_buffers", "RxBuffers", &FcNetDevice::GetRxBuffersInUse},
-                              {"tx_queue", "TxQueue", &FcNetDevice::GetTxQueueLength}};
+        const Spec specs[]
+            = {{"credits", "Credits", &FcNetDevice::GetCredits},
+               {"frames_in_flight", "FramesInFlight", &FcNetDevice::GetFramesInFlight},
+               {"rx_buffers", "RxBuffers", &FcNetDevice::GetRxBuffersInUse},
+               {"tx_queue", "TxQueue", &FcNetDevice::GetTxQueueLength}};
         for (const Spec& s : specs)
         {
             if (!ctx.Records(s.recorder))
@@ -277,9 +486,11 @@ class FcFabric : public lfsim::Fabric
                 if (sampled)
                 {
                     auto get = s.get;
-                    ctx.SamplePeriodically([t, d, i, get] {
-                        t->Append({Simulator::Now().GetSeconds(), double(i), double((*d.*get)())});
-                    });
+                    ctx.SamplePeriodically(
+                        [t, d, i, get] {
+                            t->Append(
+                                {Simulator::Now().GetSeconds(), double(i), double((*d.*get)())});
+                        });
                 }
                 else
                 {
@@ -302,7 +513,33 @@ class FcFabric : public lfsim::Fabric
                     "PrimitiveRx", MakeBoundCallback(&OnPrimitive, t, double(i), 1.0));
             }
         }
-        if (ctx.Records("goodput") && sampled)
+        if (ctx.Records("goodput") && sampled && m_sc->workload == FcScenario::INCAST)
+        {
+            // Payload each message flow delivered to its receiver, per sample interval.
+            Table* t = &ctx.Series("goodput", {"goodput_Gbps"});
+            std::vector<FlowRef> flows = m_flows;
+            std::vector<std::string> labels = m_flowLabels;
+            if (m_victim.app)
+            {
+                flows.push_back(m_victim);
+                labels.push_back("victim");
+            }
+            ctx.SetLabels("goodput", labels);
+            double dt = ctx.config.sampleInterval.GetSeconds();
+            auto last = std::make_shared<std::vector<uint64_t>>(flows.size(), 0);
+            ctx.SamplePeriodically(
+                [t, flows, last, dt]
+                {
+                    for (uint32_t k = 0; k < flows.size(); ++k)
+                    {
+                        uint64_t b = flows[k].Stats().deliveredBytes;
+                        t->Append({Simulator::Now().GetSeconds(), double(k),
+                                   (b - (*last)[k]) * 8.0 / dt / 1e9});
+                        (*last)[k] = b;
+                    }
+                });
+        }
+        else if (ctx.Records("goodput") && sampled)
         {
             // Frame payload each sending host put on its link, as a rate per sample interval.
             Table* t = &ctx.Series("goodput", {"goodput_MBps"});
@@ -316,19 +553,22 @@ class FcFabric : public lfsim::Fabric
             ctx.SetLabels("goodput", labels);
             double dt = ctx.config.sampleInterval.GetSeconds();
             auto last = std::make_shared<std::vector<uint64_t>>(senders.size(), 0);
-            ctx.SamplePeriodically([t, senders, last, dt] {
-                for (uint32_t k = 0; k < senders.size(); ++k)
+            ctx.SamplePeriodically(
+                [t, senders, last, dt]
                 {
-                    uint64_t b = senders[k]->GetCounters().payloadTx;
-                    t->Append({Simulator::Now().GetSeconds(), double(k),
-                               (b - (*last)[k]) / dt / 1e6});
-                    (*last)[k] = b;
-                }
-            });
+                    for (uint32_t k = 0; k < senders.size(); ++k)
+                    {
+                        uint64_t b = senders[k]->GetCounters().payloadTx;
+                        t->Append({Simulator::Now().GetSeconds(), double(k),
+                                   (b - (*last)[k]) / dt / 1e6});
+                        (*last)[k] = b;
+                    }
+                });
         }
     }
 
-    void FinishPingPong(RunContext& ctx)
+    void
+    FinishPingPong(RunContext& ctx)
     {
         const auto& res = m_client->GetResults();
         Table& t = ctx.AddTable("pingpong", {"size_B", "size_KB", "latency_us", "throughput_MBps"});
@@ -393,7 +633,67 @@ class FcFabric : public lfsim::Fabric
         }
     }
 
-    void FinishFcp(RunContext& ctx, double window)
+    void
+    FinishIncast(RunContext& ctx, double window)
+    {
+        // Payload delivered to the receiving application in [warmup, end], and the flow
+        // completion times of the messages completed in that window.
+        auto gbps = [window](uint64_t bytes) { return bytes * 8.0 / window / 1e9; };
+        Table& t
+            = ctx.AddTable("flows", {"id", "goodput_Gbps", "fct_p50_us", "fct_p99_us", "messages"});
+        std::vector<std::string> labels = m_flowLabels;
+        std::vector<double> rates;
+        std::vector<double> fct;
+        uint64_t bytes = 0;
+        for (uint32_t k = 0; k < m_flows.size(); ++k)
+        {
+            const auto& st = m_flows[k].Stats();
+            rates.push_back(gbps(st.windowBytes));
+            bytes += st.windowBytes;
+            fct.insert(fct.end(), st.windowFctUs.begin(), st.windowFctUs.end());
+            t.Append({double(k), rates.back(), Percentile(st.windowFctUs, 0.5),
+                      Percentile(st.windowFctUs, 0.99), double(st.windowFctUs.size())});
+        }
+        if (m_victim.app)
+        {
+            const auto& st = m_victim.Stats();
+            ctx.SetMetric("victim_goodput_Gbps", gbps(st.windowBytes));
+            ctx.SetMetric("victim_fct_p50_us", Percentile(st.windowFctUs, 0.5));
+            t.Append({double(m_flows.size()), gbps(st.windowBytes), Percentile(st.windowFctUs, 0.5),
+                      Percentile(st.windowFctUs, 0.99), double(st.windowFctUs.size())});
+            labels.push_back("victim");
+        }
+        ctx.SetLabels("flows", labels);
+        ctx.SetMetric("total_goodput_Gbps", gbps(bytes));
+        ctx.SetMetric("per_flow_goodput_Gbps", rates);
+        ctx.SetMetric("jain_fairness", lfsim::JainFairness(rates));
+        ctx.SetMetric("fct_p50_us", Percentile(fct, 0.5));
+        ctx.SetMetric("fct_p99_us", Percentile(fct, 0.99));
+        ctx.SetMetric("fct_mean_us",
+                      fct.empty() ? 0.0
+                                  : std::accumulate(fct.begin(), fct.end(), 0.0) / fct.size());
+        ctx.SetMetric("messages_completed", double(fct.size()));
+        ctx.SetMetric("window_s", window);
+        // FC has no PAUSE: a transmitter is held back by BB_Credit instead. "Paused" time is
+        // each port's credit-stall time (frames waiting, line free, no credit) over the run.
+        ctx.SetMetric("pause_frames_sent", 0.0);
+        Table& ports = ctx.AddTable("ports", {"id", "paused_time_us", "frames_tx"});
+        std::vector<double> paused;
+        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+        {
+            paused.push_back(m_t.ports[i]->GetCreditStallTime().GetSeconds() * 1e6);
+            ports.Append({double(i), paused.back(), double(m_t.ports[i]->GetCounters().framesTx)});
+        }
+        ctx.SetLabels("ports", m_t.portLabels);
+        ctx.SetMetric("paused_time_us", paused);
+        m_queue.Advance(Simulator::Now());
+        ctx.SetMetric("peak_queue_KB", m_queue.peak / 1024.0);
+        ctx.SetMetric("mean_queue_KB", m_queue.byteSeconds / window / 1024.0);
+        ctx.SetMetric("bottleneck_port", m_t.portLabels[m_queuePort]);
+    }
+
+    void
+    FinishFcp(RunContext& ctx, double window)
     {
         Table& t = ctx.AddTable("flows", {"id", "goodput_MBps", "iops", "mean_latency_us",
                                           "p99_latency_us", "credit_stall_us"});
@@ -406,7 +706,8 @@ class FcFabric : public lfsim::Fabric
         {
             const auto& lat = m_initiators[k]->GetWindowLatenciesUs();
             double b = m_initiators[k]->GetWindowBytes();
-            double mean = lat.empty() ? 0 : std::accumulate(lat.begin(), lat.end(), 0.0) / lat.size();
+            double mean
+                = lat.empty() ? 0 : std::accumulate(lat.begin(), lat.end(), 0.0) / lat.size();
             rates.push_back(b / window / 1e6);
             t.Append({double(k), rates.back(), lat.size() / window, mean, Percentile(lat, 0.99),
                       m_t.hostPorts[k + 1]->GetCreditStallTime().GetSeconds() * 1e6});
@@ -421,12 +722,13 @@ class FcFabric : public lfsim::Fabric
         ctx.SetMetric("jain_fairness", lfsim::JainFairness(rates));
         ctx.SetMetric("iops", ios / window);
         ctx.SetMetric("mean_latency_us",
-                      all.empty() ? 0.0 : std::accumulate(all.begin(), all.end(), 0.0) / all.size());
+                      all.empty() ? 0.0
+                                  : std::accumulate(all.begin(), all.end(), 0.0) / all.size());
         ctx.SetMetric("p50_latency_us", Percentile(all, 0.5));
         ctx.SetMetric("p99_latency_us", Percentile(all, 0.99));
         // The target's port: where incast congestion shows as buffers held and credits spent.
-        Ptr<FcNetDevice> toTarget = DynamicCast<FcChannel>(m_t.hostPorts[0]->GetChannel())
-                                        ->GetPeer(m_t.hostPorts[0]);
+        Ptr<FcNetDevice> toTarget
+            = DynamicCast<FcChannel>(m_t.hostPorts[0]->GetChannel())->GetPeer(m_t.hostPorts[0]);
         ctx.SetMetric("target_port_min_credits", double(toTarget->GetCounters().minCredits));
     }
 
@@ -439,20 +741,44 @@ class FcFabric : public lfsim::Fabric
     Ptr<FcPingPong> m_server;
     Ptr<FcpTarget> m_target;
     std::vector<Ptr<FcpInitiator>> m_initiators;
+
+    /// One message flow: its sender application and the flow's index there.
+    struct FlowRef
+    {
+        Ptr<FcMessageSender> app;
+        uint32_t flow = 0;
+
+        const FcMessageSender::FlowStats&
+        Stats() const
+        {
+            return app->GetFlowStats(flow);
+        }
+    };
+
+    Ptr<FcMessageSink> m_rx;
+    Ptr<FcMessageSink> m_victimRx;
+    std::vector<Ptr<FcMessageSender>> m_apps;
+    std::vector<FlowRef> m_flows; ///< the incast flows, sender host order
+    std::vector<std::string> m_flowLabels;
+    FlowRef m_victim;
+    uint32_t m_pendingApps = 0;
+    QueueWatch m_queue;
+    uint32_t m_queuePort = 0; ///< index (in m_t.ports) of the switch port facing host 0
 };
 
 const bool g_registered = lfsim::RegisterFabric(
     {"fc",
      "Fibre Channel with BB_Credit flow control (FC-FS), fabric switches and FCP",
      {"ns3::FcScenario", "ns3::FcNetDevice", "ns3::FcChannel", "ns3::FcSwitch",
-      "ns3::FcStreamSender", "ns3::FcPingPong", "ns3::FcpInitiator", "ns3::FcpTarget"},
+      "ns3::FcStreamSender", "ns3::FcPingPong", "ns3::FcpInitiator", "ns3::FcpTarget",
+      "ns3::FcMessageSender"},
      {{"credits", "BB_Credit available at each port (transmit side)"},
       {"frames_in_flight", "frames sent and not yet answered by R_RDY, at each port"},
       {"rx_buffers", "receive buffers in use at each port"},
       {"tx_queue", "frames waiting at each port"},
       {"primitives", "every R_RDY / BB_SCs / BB_SCr sent and received"},
-      {"goodput", "frame payload sent by each host per sample interval, MB/s (needs "
-                  "sample_interval)"}},
+      {"goodput", "per sample interval: frame payload sent by each host, MB/s; Incast: payload "
+                  "delivered per flow, Gbit/s (needs sample_interval)"}},
      [] { return std::make_unique<FcFabric>(); }});
 
 } // namespace

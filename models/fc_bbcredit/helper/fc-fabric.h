@@ -20,21 +20,35 @@ class FcScenario : public Object
     {
         POINT_TO_POINT,
         STAR,
-        TWO_SWITCH
+        TWO_SWITCH,
+        LEAF,      ///< all hosts on one switch (built as STAR)
+        LEAF_SPINE ///< Leaves leaf switches, each linked to every one of Spines spines
     };
 
     enum Workload
     {
         STREAM,
         PING_PONG,
-        FCP
+        FCP,
+        INCAST ///< Senders write messages to host 0 (FcMessageSender), optional victim flow
     };
+
+    /// UplinkSpeed value meaning "as FcNetDevice::Speed".
+    static constexpr int HOST_SPEED = -1;
 
     Topology topology = POINT_TO_POINT;
     Workload workload = STREAM;
     uint32_t hosts = 2;
     Time warmup;
     Time startSpread;
+    uint32_t senders = 16;
+    bool victim = false;
+    uint32_t messageSize = 65536;
+    uint32_t messages = 0;
+    uint32_t queueDepth = 1;
+    uint32_t leaves = 2;
+    uint32_t spines = 1;
+    int uplinkSpeed = HOST_SPEED;
 };
 
 } // namespace ns3

@@ -1,5 +1,9 @@
 #include "fc-helper.h"
 
+#include "ns3/abort.h"
+#include "ns3/enum.h"
+
+#include <limits>
 #include <map>
 #include <queue>
 
@@ -28,6 +32,34 @@ FcHelper::Link(FcTopology& t, Ptr<FcNetDevice> a, Ptr<FcNetDevice> b)
 }
 
 void
+FcHelper::SetIslSpeed(FcSpeed speed)
+{
+    m_islSpeedSet = true;
+    m_islSpeed = speed;
+}
+
+void
+FcHelper::Isl(FcTopology& t, uint32_t a, uint32_t b, bool peerNames)
+{
+    Ptr<FcNetDevice> e[2];
+    const uint32_t sw[2] = {a, b};
+    for (int k = 0; k < 2; ++k)
+    {
+        uint32_t s = sw[k];
+        std::string suffix = peerNames ? "(" + t.switchLabels[sw[1 - k]] + ")" : "(ISL)";
+        e[k] = AddPort(t, t.switchNodes.Get(s),
+                       t.switchLabels[s] + "/p" + std::to_string(t.switches[s]->GetNPorts())
+                           + suffix);
+        t.switches[s]->AddPort(e[k]);
+        if (m_islSpeedSet)
+        {
+            e[k]->SetAttribute("Speed", EnumValue(static_cast<int>(m_islSpeed)));
+        }
+    }
+    Link(t, e[0], e[1]);
+}
+
+void
 FcHelper::AddHosts(FcTopology& t, uint32_t n)
 {
     t.hosts.Create(n);
@@ -35,6 +67,29 @@ FcHelper::AddHosts(FcTopology& t, uint32_t n)
     {
         t.hostPorts.push_back(AddPort(t, t.hosts.Get(i), "h" + std::to_string(i)));
     }
+}
+
+void
+FcHelper::AddSwitch(FcTopology& t, const std::string& label)
+{
+    Ptr<Node> node = CreateObject<Node>();
+    t.switchNodes.Add(node);
+    Ptr<FcSwitch> sw = CreateObject<FcSwitch>();
+    sw->SetDomain(t.switches.size() + 1);
+    node->AggregateObject(sw);
+    t.switches.push_back(sw);
+    t.switchLabels.push_back(label);
+}
+
+void
+FcHelper::AttachHost(FcTopology& t, uint32_t h, uint32_t s)
+{
+    uint32_t portIdx = t.switches[s]->GetNPorts();
+    Ptr<FcNetDevice> p
+        = AddPort(t, t.switchNodes.Get(s), t.switchLabels[s] + "/p" + std::to_string(portIdx));
+    t.switches[s]->AddPort(p);
+    t.hostPorts[h]->SetFcId((t.switches[s]->GetDomain() << 16) | (portIdx << 8));
+    Link(t, t.hostPorts[h], p);
 }
 
 FcTopology
@@ -54,17 +109,10 @@ FcHelper::Star(uint32_t hosts)
 {
     FcTopology t;
     AddHosts(t, hosts);
-    t.switchNodes.Create(1);
-    Ptr<FcSwitch> sw = CreateObject<FcSwitch>();
-    sw->SetDomain(1);
-    t.switchNodes.Get(0)->AggregateObject(sw);
-    t.switches.push_back(sw);
+    AddSwitch(t, "sw0");
     for (uint32_t i = 0; i < hosts; ++i)
     {
-        Ptr<FcNetDevice> p = AddPort(t, t.switchNodes.Get(0), "sw0/p" + std::to_string(i));
-        sw->AddPort(p);
-        t.hostPorts[i]->SetFcId((1u << 16) | (i << 8));
-        Link(t, t.hostPorts[i], p);
+        AttachHost(t, i, 0);
     }
     Route(t);
     return t;
@@ -75,32 +123,54 @@ FcHelper::TwoSwitch(uint32_t hosts)
 {
     FcTopology t;
     AddHosts(t, hosts);
-    t.switchNodes.Create(2);
-    for (uint32_t s = 0; s < 2; ++s)
-    {
-        Ptr<FcSwitch> sw = CreateObject<FcSwitch>();
-        sw->SetDomain(s + 1);
-        t.switchNodes.Get(s)->AggregateObject(sw);
-        t.switches.push_back(sw);
-    }
+    AddSwitch(t, "sw0");
+    AddSwitch(t, "sw1");
     for (uint32_t i = 0; i < hosts; ++i)
     {
-        uint32_t s = (i == 0) ? 1 : 0;
-        uint32_t portIdx = t.switches[s]->GetNPorts();
-        Ptr<FcNetDevice> p = AddPort(t, t.switchNodes.Get(s),
-                                     "sw" + std::to_string(s) + "/p" + std::to_string(portIdx));
-        t.switches[s]->AddPort(p);
-        t.hostPorts[i]->SetFcId(((s + 1) << 16) | (portIdx << 8));
-        Link(t, t.hostPorts[i], p);
+        AttachHost(t, i, (i == 0) ? 1 : 0);
     }
-    // The inter-switch link (E_Port to E_Port).
-    Ptr<FcNetDevice> e0 = AddPort(t, t.switchNodes.Get(0),
-                                  "sw0/p" + std::to_string(t.switches[0]->GetNPorts()) + "(ISL)");
-    t.switches[0]->AddPort(e0);
-    Ptr<FcNetDevice> e1 = AddPort(t, t.switchNodes.Get(1),
-                                  "sw1/p" + std::to_string(t.switches[1]->GetNPorts()) + "(ISL)");
-    t.switches[1]->AddPort(e1);
-    Link(t, e0, e1);
+    Isl(t, 0, 1, false);
+    Route(t);
+    return t;
+}
+
+std::vector<uint32_t>
+FcHelper::SpreadHosts(uint32_t hosts, uint32_t leaves)
+{
+    std::vector<uint32_t> leaf(hosts, 0);
+    for (uint32_t i = 1; i < hosts; ++i)
+    {
+        leaf[i] = 1 + (i - 1) % (leaves - 1);
+    }
+    return leaf;
+}
+
+FcTopology
+FcHelper::LeafSpine(const std::vector<uint32_t>& hostLeaf, uint32_t leaves, uint32_t spines)
+{
+    NS_ABORT_MSG_IF(leaves < 1 || spines < 1, "LeafSpine needs a leaf and a spine");
+    FcTopology t;
+    AddHosts(t, hostLeaf.size());
+    for (uint32_t l = 0; l < leaves; ++l)
+    {
+        AddSwitch(t, "leaf" + std::to_string(l));
+    }
+    for (uint32_t s = 0; s < spines; ++s)
+    {
+        AddSwitch(t, "spine" + std::to_string(s));
+    }
+    for (uint32_t h = 0; h < hostLeaf.size(); ++h)
+    {
+        NS_ABORT_MSG_IF(hostLeaf[h] >= leaves, "host " << h << " on a leaf that does not exist");
+        AttachHost(t, h, hostLeaf[h]);
+    }
+    for (uint32_t l = 0; l < leaves; ++l)
+    {
+        for (uint32_t s = 0; s < spines; ++s)
+        {
+            Isl(t, l, leaves + s, true);
+        }
+    }
     Route(t);
     return t;
 }
@@ -117,53 +187,57 @@ FcHelper::Route(FcTopology& t)
             where[t.switches[s]->GetPort(p)] = {s, p};
         }
     }
-    // Switch adjacency through ISLs: (neighbour, local port).
+    // Switch adjacency through ISLs: (neighbour, local port), one entry per link.
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> adj(t.switches.size());
-    std::vector<std::pair<uint32_t, uint32_t>> hostAt(t.hostPorts.size());
     for (const auto& ch : t.channels)
     {
         Ptr<FcNetDevice> a = DynamicCast<FcNetDevice>(ch->GetDevice(0));
         Ptr<FcNetDevice> b = DynamicCast<FcNetDevice>(ch->GetDevice(1));
-        bool sa = where.count(a);
-        bool sb = where.count(b);
-        if (sa && sb)
+        if (where.count(a) && where.count(b))
         {
             adj[where[a].first].push_back({where[b].first, where[a].second});
             adj[where[b].first].push_back({where[a].first, where[b].second});
         }
     }
+    const uint32_t inf = std::numeric_limits<uint32_t>::max();
     for (uint32_t h = 0; h < t.hostPorts.size(); ++h)
     {
-        Ptr<FcNetDevice> peer = DynamicCast<FcChannel>(t.hostPorts[h]->GetChannel())
-                                    ->GetPeer(t.hostPorts[h]);
+        Ptr<FcNetDevice> peer
+            = DynamicCast<FcChannel>(t.hostPorts[h]->GetChannel())->GetPeer(t.hostPorts[h]);
         uint32_t home = where[peer].first;
-        t.switches[home]->AddRoute(t.hostPorts[h]->GetFcId(), where[peer].second);
-        // Breadth-first from the host's switch; each switch routes towards its BFS parent.
-        std::vector<bool> seen(t.switches.size(), false);
+        uint32_t id = t.hostPorts[h]->GetFcId();
+        t.switches[home]->AddRoute(id, where[peer].second);
+        // Hop counts from the host's switch; every switch routes over all its links to a
+        // neighbour one hop closer (the equal-cost paths FSPF would keep).
+        std::vector<uint32_t> dist(t.switches.size(), inf);
         std::queue<uint32_t> q;
         q.push(home);
-        seen[home] = true;
+        dist[home] = 0;
         while (!q.empty())
         {
             uint32_t s = q.front();
             q.pop();
             for (auto [n, port] : adj[s])
             {
-                if (seen[n])
+                if (dist[n] == inf)
                 {
-                    continue;
+                    dist[n] = dist[s] + 1;
+                    q.push(n);
                 }
-                seen[n] = true;
-                // n reaches s through its port on the same link.
-                for (auto [back, nport] : adj[n])
+            }
+        }
+        for (uint32_t s = 0; s < t.switches.size(); ++s)
+        {
+            if (s == home || dist[s] == inf)
+            {
+                continue;
+            }
+            for (auto [n, port] : adj[s])
+            {
+                if (dist[n] + 1 == dist[s])
                 {
-                    if (back == s)
-                    {
-                        t.switches[n]->AddRoute(t.hostPorts[h]->GetFcId(), nport);
-                        break;
-                    }
+                    t.switches[s]->AddRoute(id, port);
                 }
-                q.push(n);
             }
         }
     }

@@ -1,8 +1,11 @@
 #include "fc-applications.h"
 
+#include "ns3/abort.h"
 #include "ns3/data-rate.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -47,15 +50,15 @@ NS_OBJECT_ENSURE_REGISTERED(FcStreamSender);
 TypeId
 FcStreamSender::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::FcStreamSender")
-                            .SetParent<Application>()
-                            .SetGroupName("FcBbCredit")
-                            .AddConstructor<FcStreamSender>()
-                            .AddAttribute("PayloadSize",
-                                          "Data field bytes per frame (FC-FS: 0 to 2112).",
-                                          UintegerValue(FC_MAX_PAYLOAD),
-                                          MakeUintegerAccessor(&FcStreamSender::m_payload),
-                                          MakeUintegerChecker<uint32_t>(0, FC_MAX_PAYLOAD));
+    static TypeId tid
+        = TypeId("ns3::FcStreamSender")
+              .SetParent<Application>()
+              .SetGroupName("FcBbCredit")
+              .AddConstructor<FcStreamSender>()
+              .AddAttribute("PayloadSize", "Data field bytes per frame (FC-FS: 0 to 2112).",
+                            UintegerValue(FC_MAX_PAYLOAD),
+                            MakeUintegerAccessor(&FcStreamSender::m_payload),
+                            MakeUintegerChecker<uint32_t>(0, FC_MAX_PAYLOAD));
     return tid;
 }
 
@@ -110,8 +113,7 @@ FcSink::GetTypeId()
                             .SetParent<Application>()
                             .SetGroupName("FcBbCredit")
                             .AddConstructor<FcSink>()
-                            .AddTraceSource("Rx",
-                                            "A frame consumed by the sink.",
+                            .AddTraceSource("Rx", "A frame consumed by the sink.",
                                             MakeTraceSourceAccessor(&FcSink::m_rxTrace),
                                             "ns3::Packet::TracedCallback");
     return tid;
@@ -156,38 +158,37 @@ NS_OBJECT_ENSURE_REGISTERED(FcPingPong);
 TypeId
 FcPingPong::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FcPingPong")
-            .SetParent<Application>()
-            .SetGroupName("FcBbCredit")
-            .AddConstructor<FcPingPong>()
-            .AddAttribute("MinSize", "Smallest message (bytes).", UintegerValue(1024),
-                          MakeUintegerAccessor(&FcPingPong::m_minSize),
-                          MakeUintegerChecker<uint32_t>(1, 1u << 30))
-            .AddAttribute("MaxSize", "Largest message (bytes).", UintegerValue(225280),
-                          MakeUintegerAccessor(&FcPingPong::m_maxSize),
-                          MakeUintegerChecker<uint32_t>(1, 1u << 30))
-            .AddAttribute("Step", "Message size step (bytes).", UintegerValue(1024),
-                          MakeUintegerAccessor(&FcPingPong::m_step),
-                          MakeUintegerChecker<uint32_t>(1, 1u << 30))
-            .AddAttribute("RoundTrips", "Round trips per message size.", UintegerValue(10),
-                          MakeUintegerAccessor(&FcPingPong::m_roundTrips),
-                          MakeUintegerChecker<uint32_t>(1, 1000000))
-            .AddAttribute("MaxPayload", "Data field bytes per frame.",
-                          UintegerValue(FC_MAX_PAYLOAD),
-                          MakeUintegerAccessor(&FcPingPong::m_maxPayload),
-                          MakeUintegerChecker<uint32_t>(4, FC_MAX_PAYLOAD))
-            .AddAttribute("HostOverhead",
-                          "Fixed host time per message at each end (driver, interrupt).",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&FcPingPong::m_hostOverhead),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("HostCopyRate",
-                          "Rate at which each end's host moves a message across its bus "
-                          "(0bps: no per-byte host cost).",
-                          DataRateValue(DataRate(0)),
-                          MakeDataRateAccessor(&FcPingPong::m_hostCopyRate),
-                          MakeDataRateChecker());
+    static TypeId tid
+        = TypeId("ns3::FcPingPong")
+              .SetParent<Application>()
+              .SetGroupName("FcBbCredit")
+              .AddConstructor<FcPingPong>()
+              .AddAttribute("MinSize", "Smallest message (bytes).", UintegerValue(1024),
+                            MakeUintegerAccessor(&FcPingPong::m_minSize),
+                            MakeUintegerChecker<uint32_t>(1, 1u << 30))
+              .AddAttribute("MaxSize", "Largest message (bytes).", UintegerValue(225280),
+                            MakeUintegerAccessor(&FcPingPong::m_maxSize),
+                            MakeUintegerChecker<uint32_t>(1, 1u << 30))
+              .AddAttribute("Step", "Message size step (bytes).", UintegerValue(1024),
+                            MakeUintegerAccessor(&FcPingPong::m_step),
+                            MakeUintegerChecker<uint32_t>(1, 1u << 30))
+              .AddAttribute("RoundTrips", "Round trips per message size.", UintegerValue(10),
+                            MakeUintegerAccessor(&FcPingPong::m_roundTrips),
+                            MakeUintegerChecker<uint32_t>(1, 1000000))
+              .AddAttribute("MaxPayload", "Data field bytes per frame.",
+                            UintegerValue(FC_MAX_PAYLOAD),
+                            MakeUintegerAccessor(&FcPingPong::m_maxPayload),
+                            MakeUintegerChecker<uint32_t>(4, FC_MAX_PAYLOAD))
+              .AddAttribute("HostOverhead",
+                            "Fixed host time per message at each end (driver, interrupt).",
+                            TimeValue(Time(0)), MakeTimeAccessor(&FcPingPong::m_hostOverhead),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("HostCopyRate",
+                            "Rate at which each end's host moves a message across its bus "
+                            "(0bps: no per-byte host cost).",
+                            DataRateValue(DataRate(0)),
+                            MakeDataRateAccessor(&FcPingPong::m_hostCopyRate),
+                            MakeDataRateChecker());
     return tid;
 }
 
@@ -248,8 +249,8 @@ FcPingPong::SendMessage()
     h.dId = m_peer;
     h.sId = m_port->GetFcId();
     h.oxId = m_oxId++;
-    h.fCtl = FcFctl::FIRST_SEQUENCE | FcFctl::LAST_SEQUENCE |
-             (m_client ? 0 : FcFctl::EXCHANGE_CONTEXT);
+    h.fCtl = FcFctl::FIRST_SEQUENCE | FcFctl::LAST_SEQUENCE
+             | (m_client ? 0 : FcFctl::EXCHANGE_CONTEXT);
     SendFcSequence(m_port, h, m_size, m_maxPayload, 0);
 }
 
@@ -301,6 +302,317 @@ FcPingPong::MessageReceived()
     m_round = 0;
     m_sizeStart = now;
     StartRound();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+NS_OBJECT_ENSURE_REGISTERED(FcMessageSender);
+
+TypeId
+FcMessageSender::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::FcMessageSender")
+              .SetParent<Application>()
+              .SetGroupName("FcBbCredit")
+              .AddConstructor<FcMessageSender>()
+              .AddAttribute("MaxPayload",
+                            "Data field bytes per FCP_DATA frame (the last frame of a message "
+                            "carries the rest).",
+                            UintegerValue(2048),
+                            MakeUintegerAccessor(&FcMessageSender::m_maxPayload),
+                            MakeUintegerChecker<uint32_t>(4, FC_MAX_PAYLOAD))
+              .AddTraceSource("Message",
+                              "A message completed: (flow, bytes, flow completion time).",
+                              MakeTraceSourceAccessor(&FcMessageSender::m_messageTrace),
+                              "ns3::FcMessageSender::MessageCallback");
+    return tid;
+}
+
+void
+FcMessageSender::Setup(Ptr<FcNetDevice> port)
+{
+    m_port = port;
+    port->SetReceiveCallback(MakeCallback(&FcMessageSender::Receive, this));
+}
+
+uint32_t
+FcMessageSender::AddFlow(Ptr<FcMessageSink> sink, uint32_t size, uint32_t messages,
+                         uint32_t queueDepth)
+{
+    NS_ABORT_MSG_IF(size == 0, "a message has at least one byte");
+    NS_ABORT_MSG_IF(queueDepth == 0, "a flow needs a queue depth of at least one");
+    Flow f;
+    f.dId = sink->GetPort()->GetFcId();
+    f.size = size;
+    f.messages = messages;
+    f.queueDepth = queueDepth;
+    m_flows.push_back(f);
+    uint32_t idx = m_flows.size() - 1;
+    sink->Register(m_port->GetFcId(), this, idx);
+    return idx;
+}
+
+void
+FcMessageSender::SetWindow(Time from, Time to)
+{
+    m_from = from;
+    m_to = to;
+}
+
+void
+FcMessageSender::DoDispose()
+{
+    m_port = nullptr;
+    m_doneCb = Callback<void>();
+    Application::DoDispose();
+}
+
+void
+FcMessageSender::StartApplication()
+{
+    m_running = true;
+    m_port->SetTxDequeueCallback(MakeCallback(&FcMessageSender::Refill, this));
+    for (Flow& f : m_flows)
+    {
+        Post(f);
+    }
+    Refill();
+    Refill();
+}
+
+void
+FcMessageSender::StopApplication()
+{
+    m_running = false;
+}
+
+void
+FcMessageSender::Post(Flow& f)
+{
+    while (m_running && f.open.size() < f.queueDepth
+           && (f.messages == 0 || f.stats.posted < f.messages))
+    {
+        Message m{f.nextOx, Simulator::Now()};
+        f.nextOx = (f.nextOx + 1) % 0xffff; // 0xFFFF is "unassigned"
+        f.unsent.push_back(m);
+        f.open.push_back(m);
+        ++f.stats.posted;
+    }
+}
+
+void
+FcMessageSender::Refill()
+{
+    if (!m_running || m_port->GetTxQueueLength() >= 2)
+    {
+        return;
+    }
+    const uint32_t n = m_flows.size();
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        uint32_t k = (m_next + i) % n;
+        if (!m_flows[k].unsent.empty())
+        {
+            // Advance the turn before enqueueing: Enqueue may call Refill again.
+            m_next = (k + 1) % n;
+            SendFrame(m_flows[k]);
+            return;
+        }
+    }
+}
+
+void
+FcMessageSender::SendFrame(Flow& f)
+{
+    const uint16_t ox = f.unsent.front().oxId;
+    FcFrameHeader h;
+    h.type = FcType::FCP;
+    h.dId = f.dId;
+    h.sId = m_port->GetFcId();
+    h.oxId = ox;
+    h.seqId = static_cast<uint8_t>(ox);
+    if (!f.cmndSent)
+    {
+        // FCP_CMND IU: FCP_LUN(8) FCP_CNTL(4: WRDATA) FCP_CDB(16: WRITE(16)) FCP_DL(4).
+        uint8_t iu[32] = {};
+        iu[11] = 0x01;
+        iu[12] = 0x8a;
+        const uint32_t blocks = f.size / 512;
+        const uint8_t len[]
+            = {uint8_t(blocks >> 24), uint8_t(blocks >> 16), uint8_t(blocks >> 8), uint8_t(blocks)};
+        const uint8_t dl[]
+            = {uint8_t(f.size >> 24), uint8_t(f.size >> 16), uint8_t(f.size >> 8), uint8_t(f.size)};
+        std::copy(len, len + 4, iu + 22);
+        std::copy(dl, dl + 4, iu + 28);
+        h.rCtl = FcRctl::UNSOLICITED_CMD;
+        h.fCtl = FcFctl::FIRST_SEQUENCE | FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
+        f.cmndSent = true;
+        f.offset = 0;
+        f.seqCnt = 0;
+        Ptr<Packet> p = Create<Packet>(iu, sizeof(iu));
+        p->AddHeader(h);
+        m_port->Enqueue(p);
+        return;
+    }
+    // The first burst: one FCP_DATA sequence with the whole message.
+    uint32_t n = std::min(f.size - f.offset, m_maxPayload);
+    h.rCtl = FcRctl::SOLICITED_DATA;
+    h.seqId = static_cast<uint8_t>(ox + 1);
+    h.seqCnt = f.seqCnt++;
+    h.parameter = f.offset;
+    h.fCtl = FcFctl::RELATIVE_OFFSET | ((4 - n % 4) % 4);
+    f.offset += n;
+    if (f.offset == f.size)
+    {
+        h.fCtl |= FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
+        f.unsent.pop_front();
+        f.cmndSent = false;
+    }
+    m_port->Enqueue(MakeFcFrame(h, n));
+}
+
+void
+FcMessageSender::DataDelivered(uint32_t flow, uint32_t payload)
+{
+    Flow& f = m_flows[flow];
+    Time now = Simulator::Now();
+    f.stats.deliveredBytes += payload;
+    if (now >= m_from && now < m_to)
+    {
+        f.stats.windowBytes += payload;
+    }
+}
+
+bool
+FcMessageSender::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const Address&)
+{
+    FcFrameHeader h;
+    frame->PeekHeader(h);
+    if (h.rCtl != FcRctl::COMMAND_STATUS)
+    {
+        return true;
+    }
+    uint32_t k = 0;
+    while (k < m_flows.size() && m_flows[k].dId != h.sId)
+    {
+        ++k;
+    }
+    if (k == m_flows.size())
+    {
+        return true;
+    }
+    Flow& f = m_flows[k];
+    // Exchanges of a flow complete in order; one whose FCP_RSP never comes (a lost frame) is
+    // given up when a later one completes.
+    while (!f.open.empty() && f.open.front().oxId != h.oxId)
+    {
+        f.open.pop_front();
+    }
+    if (f.open.empty())
+    {
+        return true;
+    }
+    Time now = Simulator::Now();
+    Time fct = now - f.open.front().posted;
+    f.open.pop_front();
+    ++f.stats.completed;
+    if (now >= m_from && now < m_to)
+    {
+        f.stats.windowFctUs.push_back(fct.GetSeconds() * 1e6);
+    }
+    m_messageTrace(k, f.size, fct);
+    Post(f);
+    Refill();
+    if (!m_doneCalled && !m_doneCb.IsNull() && AllDone())
+    {
+        m_doneCalled = true;
+        m_doneCb();
+    }
+    return true;
+}
+
+bool
+FcMessageSender::AllDone() const
+{
+    for (const Flow& f : m_flows)
+    {
+        if (f.messages == 0 || f.stats.completed < f.messages)
+        {
+            return false;
+        }
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+NS_OBJECT_ENSURE_REGISTERED(FcMessageSink);
+
+TypeId
+FcMessageSink::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FcMessageSink")
+                            .SetParent<Application>()
+                            .SetGroupName("FcBbCredit")
+                            .AddConstructor<FcMessageSink>();
+    return tid;
+}
+
+void
+FcMessageSink::Setup(Ptr<FcNetDevice> port)
+{
+    m_port = port;
+    port->SetReceiveCallback(MakeCallback(&FcMessageSink::Receive, this));
+}
+
+void
+FcMessageSink::Register(uint32_t sId, Ptr<FcMessageSender> sender, uint32_t flow)
+{
+    bool fresh = m_sources.emplace(sId & 0xffffff, Source{sender, flow}).second;
+    NS_ABORT_MSG_IF(!fresh, "one message flow per source port and sink");
+}
+
+void
+FcMessageSink::DoDispose()
+{
+    m_sources.clear();
+    m_port = nullptr;
+    Application::DoDispose();
+}
+
+bool
+FcMessageSink::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const Address&)
+{
+    FcFrameHeader h;
+    frame->PeekHeader(h);
+    auto it = m_sources.find(h.sId);
+    if (it == m_sources.end())
+    {
+        ++m_unknown;
+        return true;
+    }
+    if (h.rCtl != FcRctl::SOLICITED_DATA)
+    {
+        return true; // FCP_CMND: the data follows as the first burst
+    }
+    it->second.sender->DataDelivered(it->second.flow, FcPayloadOf(frame));
+    if (h.fCtl & FcFctl::END_SEQUENCE)
+    {
+        // FCP_RSP IU: SCSI status GOOD, no residual, no sense.
+        FcFrameHeader r;
+        r.rCtl = FcRctl::COMMAND_STATUS;
+        r.type = FcType::FCP;
+        r.dId = h.sId;
+        r.sId = m_port->GetFcId();
+        r.oxId = h.oxId;
+        r.rxId = m_nextRx;
+        m_nextRx = (m_nextRx + 1) % 0xffff;
+        r.fCtl = FcFctl::EXCHANGE_CONTEXT | FcFctl::FIRST_SEQUENCE | FcFctl::LAST_SEQUENCE
+                 | FcFctl::END_SEQUENCE;
+        m_port->Enqueue(MakeFcFrame(r, 24));
+    }
+    return true;
 }
 
 } // namespace ns3

@@ -1,17 +1,19 @@
 /*
- * Traffic over FC ports: a frame streamer and sink (distance experiments) and the message
- * ping-pong of seed 001 with its host overhead model.
+ * Traffic over FC ports: a frame streamer and sink (distance experiments), the message
+ * ping-pong of seed 001 with its host overhead model, and back-to-back messages over one or
+ * more flows per port (incast, the analogue of RDMA WRITEs).
  */
 #ifndef FC_APPLICATIONS_H
 #define FC_APPLICATIONS_H
 
 #include "fc-frame-header.h"
 #include "fc-net-device.h"
-
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
 #include "ns3/traced-callback.h"
 
+#include <deque>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -22,10 +24,7 @@ Ptr<Packet> MakeFcFrame(const FcFrameHeader& h, uint32_t payload);
 
 /// Sends `bytes` as one sequence of frames of at most `maxPayload` each, relative offsets
 /// from `offset` (F_CTL first/end of sequence set; SEQ_CNT counts frames). Returns frames sent.
-uint32_t SendFcSequence(Ptr<FcNetDevice> dev,
-                        FcFrameHeader h,
-                        uint64_t bytes,
-                        uint32_t maxPayload,
+uint32_t SendFcSequence(Ptr<FcNetDevice> dev, FcFrameHeader h, uint64_t bytes, uint32_t maxPayload,
                         uint64_t offset);
 
 /// Payload bytes of a received frame.
@@ -61,9 +60,21 @@ class FcSink : public Application
     void Setup(Ptr<FcNetDevice> port);
     /// Count payload bytes of frames consumed in [from, to) separately.
     void SetWindow(Time from, Time to);
-    uint64_t GetWindowBytes() const { return m_window; }
-    uint64_t GetTotalBytes() const { return m_total; }
-    Time GetFirstArrival() const { return m_first; }
+    uint64_t
+    GetWindowBytes() const
+    {
+        return m_window;
+    }
+    uint64_t
+    GetTotalBytes() const
+    {
+        return m_total;
+    }
+    Time
+    GetFirstArrival() const
+    {
+        return m_first;
+    }
 
   private:
     bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
@@ -89,12 +100,20 @@ class FcPingPong : public Application
     struct Point
     {
         uint32_t size;
-        Time roundTrip;  ///< mean round trip of the size
+        Time roundTrip; ///< mean round trip of the size
     };
 
-    const std::vector<Point>& GetResults() const { return m_results; }
+    const std::vector<Point>&
+    GetResults() const
+    {
+        return m_results;
+    }
     /// Called when the client has measured every size.
-    void SetDoneCallback(Callback<void> cb) { m_doneCb = cb; }
+    void
+    SetDoneCallback(Callback<void> cb)
+    {
+        m_doneCb = cb;
+    }
     /// One end's host time for a message of `bytes`.
     Time HostTime(uint64_t bytes) const;
 
@@ -117,14 +136,161 @@ class FcPingPong : public Application
     Time m_hostOverhead;
     DataRate m_hostCopyRate;
 
-    uint32_t m_size = 0;       ///< current message size
-    uint32_t m_round = 0;      ///< round trips done at this size
-    uint64_t m_received = 0;   ///< bytes of the current incoming message
+    uint32_t m_size = 0;     ///< current message size
+    uint32_t m_round = 0;    ///< round trips done at this size
+    uint64_t m_received = 0; ///< bytes of the current incoming message
     uint16_t m_oxId = 0;
     Time m_sizeStart;
     std::vector<Point> m_results;
     bool m_done = false;
     Callback<void> m_doneCb;
+};
+
+class FcMessageSink;
+
+/// Messages from one N_Port as FCP WRITE exchanges, the analogue of RDMA WRITEs posted on the
+/// queue pairs of one HBA. Each flow keeps up to `queueDepth` messages of `size` bytes posted
+/// to one receiver (FcMessageSink). A message is FCP_CMND (32 B) followed at once by all its
+/// data as the first burst (FCP_DATA frames of MaxPayload bytes, relative offsets, no
+/// FCP_XFER_RDY), and completes when the receiver's FCP_RSP (24 B) comes back; its flow
+/// completion time (FCT) runs from its posting to then. Flows of one sender take turns frame by
+/// frame, messages of a flow go in posting order; the port's queue is kept at two frames so a
+/// returning credit never finds it empty.
+class FcMessageSender : public Application
+{
+  public:
+    static TypeId GetTypeId();
+    void Setup(Ptr<FcNetDevice> port);
+    /// A flow of `messages` messages (0: until the application stops) of `size` bytes to the
+    /// sink's port, at most `queueDepth` posted and not completed. Returns the flow's index.
+    uint32_t AddFlow(Ptr<FcMessageSink> sink, uint32_t size, uint32_t messages,
+                     uint32_t queueDepth = 1);
+    /// Bytes delivered and messages completed in [from, to) count in the window statistics.
+    void SetWindow(Time from, Time to);
+    /// Called once, when every flow has completed all its messages (never if one is unlimited).
+    void
+    SetDoneCallback(Callback<void> cb)
+    {
+        m_doneCb = cb;
+    }
+
+    struct FlowStats
+    {
+        uint64_t deliveredBytes = 0;     ///< data delivered to the receiving application
+        uint64_t windowBytes = 0;        ///< of which in the window
+        uint64_t posted = 0;             ///< messages posted
+        uint64_t completed = 0;          ///< messages whose FCP_RSP came back
+        std::vector<double> windowFctUs; ///< FCT of each message completed in the window
+    };
+
+    uint32_t
+    GetNFlows() const
+    {
+        return m_flows.size();
+    }
+    const FlowStats&
+    GetFlowStats(uint32_t flow) const
+    {
+        return m_flows[flow].stats;
+    }
+
+    /// Called by the receiving FcMessageSink for each data frame of flow `flow` it consumes.
+    void DataDelivered(uint32_t flow, uint32_t payload);
+
+    /// (flow, message bytes, FCT) of each completed message.
+    typedef void (*MessageCallback)(uint32_t flow, uint32_t bytes, Time fct);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Message
+    {
+        uint16_t oxId;
+        Time posted;
+    };
+
+    struct Flow
+    {
+        uint32_t dId = 0;
+        uint32_t size = 0;
+        uint32_t messages = 0; ///< 0: unlimited
+        uint32_t queueDepth = 1;
+        std::deque<Message> unsent; ///< posted, not all frames queued yet (front: in progress)
+        std::deque<Message> open;   ///< posted, not completed
+        bool cmndSent = false;      ///< the front unsent message's FCP_CMND is queued
+        uint32_t offset = 0;        ///< its data bytes queued
+        uint16_t seqCnt = 0;
+        uint16_t nextOx = 0;
+        FlowStats stats;
+    };
+
+    void StartApplication() override;
+    void StopApplication() override;
+    void Post(Flow& f);
+    void Refill();
+    void SendFrame(Flow& f);
+    bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
+    bool AllDone() const;
+
+    Ptr<FcNetDevice> m_port;
+    uint32_t m_maxPayload;
+    std::vector<Flow> m_flows;
+    uint32_t m_next = 0; ///< flow whose turn it is
+    bool m_running = false;
+    bool m_doneCalled = false;
+    Time m_from;
+    Time m_to = Time::Max();
+    Callback<void> m_doneCb;
+    TracedCallback<uint32_t, uint32_t, Time> m_messageTrace;
+};
+
+/// The receiving end of FcMessageSender flows: consumes FCP_CMND and FCP_DATA, reports the data
+/// to its sender, and answers the last data frame of each message with FCP_RSP (GOOD) at once,
+/// as an RDMA NIC acknowledges a WRITE without the host.
+class FcMessageSink : public Application
+{
+  public:
+    static TypeId GetTypeId();
+    void Setup(Ptr<FcNetDevice> port);
+    Ptr<FcNetDevice>
+    GetPort() const
+    {
+        return m_port;
+    }
+    /// Frames from `sId` are flow `flow` of `sender` (one flow per source port).
+    void Register(uint32_t sId, Ptr<FcMessageSender> sender, uint32_t flow);
+    /// Frames from sources never registered (not counted anywhere else).
+    uint64_t
+    GetUnknownFrames() const
+    {
+        return m_unknown;
+    }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void
+    StartApplication() override
+    {
+    }
+    void
+    StopApplication() override
+    {
+    }
+    bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
+
+    struct Source
+    {
+        Ptr<FcMessageSender> sender;
+        uint32_t flow;
+    };
+
+    Ptr<FcNetDevice> m_port;
+    std::unordered_map<uint32_t, Source> m_sources; ///< key: S_ID
+    uint64_t m_unknown = 0;
+    uint16_t m_nextRx = 0;
 };
 
 } // namespace ns3

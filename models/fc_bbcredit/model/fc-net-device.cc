@@ -2,7 +2,6 @@
 
 #include "fc-channel.h"
 #include "fc-frame-header.h"
-
 #include "ns3/abort.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
@@ -16,81 +15,75 @@ NS_OBJECT_ENSURE_REGISTERED(FcNetDevice);
 TypeId
 FcNetDevice::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FcNetDevice")
-            .SetParent<NetDevice>()
-            .SetGroupName("FcBbCredit")
-            .AddConstructor<FcNetDevice>()
-            .AddAttribute("Speed",
-                          "Line rate: 1/2/4/8GFC (8b/10b), 16GFC (64b/66b), 32GFC (256b/257b).",
-                          EnumValue(static_cast<int>(FcSpeed::GFC8)),
-                          MakeEnumAccessor(&FcNetDevice::SetSpeedIndex,
-                                           &FcNetDevice::GetSpeedIndex),
-                          MakeEnumChecker(static_cast<int>(FcSpeed::GFC1), "1GFC",
-                                          static_cast<int>(FcSpeed::GFC2), "2GFC",
-                                          static_cast<int>(FcSpeed::GFC4), "4GFC",
-                                          static_cast<int>(FcSpeed::GFC8), "8GFC",
-                                          static_cast<int>(FcSpeed::GFC16), "16GFC",
-                                          static_cast<int>(FcSpeed::GFC32), "32GFC"))
-            .AddAttribute("BbCredit",
-                          "Receive buffers of this port, advertised to the peer at login as its "
-                          "BB_Credit (FLOGI/PLOGI common service parameters).",
-                          UintegerValue(8),
-                          MakeUintegerAccessor(&FcNetDevice::m_bbCredit),
-                          MakeUintegerChecker<uint32_t>(1, 32767))
-            .AddAttribute("BbScN",
-                          "BB_SC_N: credit recovery with BB_SCs every 2^N frames and BB_SCr "
-                          "every 2^N R_RDYs (0: off). Used when both ports set it (the larger).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&FcNetDevice::m_bbScN),
-                          MakeUintegerChecker<uint32_t>(0, 15))
-            .AddAttribute("MinIdleWords",
-                          "Primitive signals (IDLE, R_RDY, ...) between frames (FC-FS: six).",
-                          UintegerValue(6),
-                          MakeUintegerAccessor(&FcNetDevice::m_minIdleWords),
-                          MakeUintegerChecker<uint32_t>(2, 1000))
-            .AddAttribute("RxProcessingDelay",
-                          "End port: time from a frame's EOF to its buffer being freed (and its "
-                          "R_RDY sent), i.e. the receiver's processing delay.",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&FcNetDevice::m_rxProcessingDelay),
-                          MakeTimeChecker(Time(0)))
-            .AddTraceSource("Credits",
-                            "BB_Credit available to transmit (login value minus frames in flight).",
-                            MakeTraceSourceAccessor(&FcNetDevice::m_credits),
-                            "ns3::TracedValueCallback::Uint32")
-            .AddTraceSource("FramesInFlight",
-                            "Frames sent whose credit has not returned (login value - Credits).",
-                            MakeTraceSourceAccessor(&FcNetDevice::m_inFlight),
-                            "ns3::TracedValueCallback::Uint32")
-            .AddTraceSource("RxBuffers",
-                            "Receive buffers in use.",
-                            MakeTraceSourceAccessor(&FcNetDevice::m_rxBuffers),
-                            "ns3::TracedValueCallback::Uint32")
-            .AddTraceSource("TxQueue",
-                            "Frames waiting to be transmitted.",
-                            MakeTraceSourceAccessor(&FcNetDevice::m_txQueueLen),
-                            "ns3::TracedValueCallback::Uint32")
-            .AddTraceSource("FrameTx",
-                            "A frame starts transmission.",
-                            MakeTraceSourceAccessor(&FcNetDevice::m_frameTxTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("FrameRx",
-                            "A frame's SOF arrives.",
-                            MakeTraceSourceAccessor(&FcNetDevice::m_frameRxTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PrimitiveTx",
-                            "R_RDY / BB_SCs / BB_SCr sent (FcPrimitive value).",
-                            MakeTraceSourceAccessor(&FcNetDevice::m_primitiveTxTrace),
-                            "ns3::TracedValueCallback::Uint8")
-            .AddTraceSource("PrimitiveRx",
-                            "R_RDY / BB_SCs / BB_SCr received (FcPrimitive value).",
-                            MakeTraceSourceAccessor(&FcNetDevice::m_primitiveRxTrace),
-                            "ns3::TracedValueCallback::Uint8")
-            .AddTraceSource("Recovery",
-                            "BB_SC_N recovery: (FcPrimitive BB_SCS or BB_SCR, count restored).",
-                            MakeTraceSourceAccessor(&FcNetDevice::m_recoveryTrace),
-                            "ns3::FcNetDevice::RecoveryCallback");
+    static TypeId tid
+        = TypeId("ns3::FcNetDevice")
+              .SetParent<NetDevice>()
+              .SetGroupName("FcBbCredit")
+              .AddConstructor<FcNetDevice>()
+              .AddAttribute(
+                  "Speed", "Line rate: 1/2/4/8GFC (8b/10b), 16GFC (64b/66b), 32GFC (256b/257b).",
+                  EnumValue(static_cast<int>(FcSpeed::GFC8)),
+                  MakeEnumAccessor(&FcNetDevice::SetSpeedIndex, &FcNetDevice::GetSpeedIndex),
+                  MakeEnumChecker(
+                      static_cast<int>(FcSpeed::GFC1), "1GFC", static_cast<int>(FcSpeed::GFC2),
+                      "2GFC", static_cast<int>(FcSpeed::GFC4), "4GFC",
+                      static_cast<int>(FcSpeed::GFC8), "8GFC", static_cast<int>(FcSpeed::GFC16),
+                      "16GFC", static_cast<int>(FcSpeed::GFC32), "32GFC"))
+              .AddAttribute("BbCredit",
+                            "Receive buffers of this port, advertised to the peer at login as its "
+                            "BB_Credit (FLOGI/PLOGI common service parameters).",
+                            UintegerValue(8), MakeUintegerAccessor(&FcNetDevice::m_bbCredit),
+                            MakeUintegerChecker<uint32_t>(1, 32767))
+              .AddAttribute("BbScN",
+                            "BB_SC_N: credit recovery with BB_SCs every 2^N frames and BB_SCr "
+                            "every 2^N R_RDYs (0: off). Used when both ports set it (the larger).",
+                            UintegerValue(0), MakeUintegerAccessor(&FcNetDevice::m_bbScN),
+                            MakeUintegerChecker<uint32_t>(0, 15))
+              .AddAttribute("MinIdleWords",
+                            "Primitive signals (IDLE, R_RDY, ...) between frames (FC-FS: six).",
+                            UintegerValue(6), MakeUintegerAccessor(&FcNetDevice::m_minIdleWords),
+                            MakeUintegerChecker<uint32_t>(2, 1000))
+              .AddAttribute("RxProcessingDelay",
+                            "End port: time from a frame's EOF to its buffer being freed (and its "
+                            "R_RDY sent), i.e. the receiver's processing delay.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&FcNetDevice::m_rxProcessingDelay),
+                            MakeTimeChecker(Time(0)))
+              .AddTraceSource(
+                  "Credits",
+                  "BB_Credit available to transmit (login value minus frames in flight).",
+                  MakeTraceSourceAccessor(&FcNetDevice::m_credits),
+                  "ns3::TracedValueCallback::Uint32")
+              .AddTraceSource("FramesInFlight",
+                              "Frames sent whose credit has not returned (login value - Credits).",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_inFlight),
+                              "ns3::TracedValueCallback::Uint32")
+              .AddTraceSource("RxBuffers", "Receive buffers in use.",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_rxBuffers),
+                              "ns3::TracedValueCallback::Uint32")
+              .AddTraceSource("TxQueue", "Frames waiting to be transmitted.",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_txQueueLen),
+                              "ns3::TracedValueCallback::Uint32")
+              .AddTraceSource("TxQueueBytes",
+                              "Wire bytes (SOF to EOF) of the frames waiting to be transmitted.",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_txQueueBytes),
+                              "ns3::TracedValueCallback::Uint32")
+              .AddTraceSource("FrameTx", "A frame starts transmission.",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_frameTxTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("FrameRx", "A frame's SOF arrives.",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_frameRxTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("PrimitiveTx", "R_RDY / BB_SCs / BB_SCr sent (FcPrimitive value).",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_primitiveTxTrace),
+                              "ns3::TracedValueCallback::Uint8")
+              .AddTraceSource("PrimitiveRx",
+                              "R_RDY / BB_SCs / BB_SCr received (FcPrimitive value).",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_primitiveRxTrace),
+                              "ns3::TracedValueCallback::Uint8")
+              .AddTraceSource("Recovery",
+                              "BB_SC_N recovery: (FcPrimitive BB_SCS or BB_SCR, count restored).",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_recoveryTrace),
+                              "ns3::FcNetDevice::RecoveryCallback");
     return tid;
 }
 
@@ -181,8 +174,10 @@ FcNetDevice::Send(Ptr<Packet> packet, const Address&, uint16_t)
 void
 FcNetDevice::Enqueue(Ptr<Packet> frame, Ptr<FcNetDevice> release)
 {
-    m_txq.push_back({frame, release});
+    uint32_t wire = FcFrameWireBytes(frame->GetSize() - FC_HEADER);
+    m_txq.push_back({frame, release, wire});
     m_txQueueLen = m_txq.size();
+    m_txQueueBytes = m_txQueueBytes + wire;
     TryTransmit();
 }
 
@@ -213,15 +208,15 @@ FcNetDevice::TryTransmit()
         m_busyWithFrame = false;
         switch (p)
         {
-        case FcPrimitive::R_RDY:
-            ++m_c.rrdyTx;
-            break;
-        case FcPrimitive::BB_SCS:
-            ++m_c.bbScsTx;
-            break;
-        case FcPrimitive::BB_SCR:
-            ++m_c.bbScrTx;
-            break;
+            case FcPrimitive::R_RDY:
+                ++m_c.rrdyTx;
+                break;
+            case FcPrimitive::BB_SCS:
+                ++m_c.bbScsTx;
+                break;
+            case FcPrimitive::BB_SCR:
+                ++m_c.bbScrTx;
+                break;
         }
         m_primitiveTxTrace(static_cast<uint8_t>(p));
         m_channel->TransmitPrimitive(this, p, m_wordTime);
@@ -258,12 +253,13 @@ FcNetDevice::TryTransmit()
     TxItem item = std::move(m_txq.front());
     m_txq.pop_front();
     m_txQueueLen = m_txq.size();
+    m_txQueueBytes = m_txQueueBytes - item.wire;
     SetCredits(m_credits - 1);
     if (m_credits < m_c.minCredits)
     {
         m_c.minCredits = m_credits;
     }
-    uint32_t wire = FcFrameWireBytes(item.frame->GetSize() - FC_HEADER);
+    uint32_t wire = item.wire;
     Time tx = FcWireTime(m_speed, wire);
     m_busy = true;
     m_busyWithFrame = true;
@@ -369,44 +365,46 @@ FcNetDevice::ReceivePrimitive(FcPrimitive p)
     m_primitiveRxTrace(static_cast<uint8_t>(p));
     switch (p)
     {
-    case FcPrimitive::R_RDY:
-        ++m_c.rrdyRx;
-        if (m_credits >= m_loginCredit)
+        case FcPrimitive::R_RDY:
+            ++m_c.rrdyRx;
+            if (m_credits >= m_loginCredit)
+            {
+                ++m_c.creditOverflows;
+            }
+            else
+            {
+                SetCredits(m_credits + 1);
+            }
+            if (m_scMask)
+            {
+                m_bbRrdyCnt = (m_bbRrdyCnt + 1) & m_scMask;
+            }
+            break;
+        case FcPrimitive::BB_SCS:
         {
-            ++m_c.creditOverflows;
+            // Frames sent since the last BB_SCs were 2^N; what did not arrive was lost, and each
+            // lost frame's credit is returned with an R_RDY.
+            uint32_t lost = ((m_scMask + 1) - m_bbRcCnt) & m_scMask;
+            m_bbRcCnt = 0;
+            for (uint32_t i = 0; i < lost; ++i)
+            {
+                QueuePrimitive(FcPrimitive::R_RDY);
+            }
+            m_c.framesRecovered += lost;
+            m_recoveryTrace(static_cast<uint8_t>(p), lost);
+            break;
         }
-        else
+        case FcPrimitive::BB_SCR:
         {
-            SetCredits(m_credits + 1);
+            uint32_t lost = ((m_scMask + 1) - m_bbRrdyCnt) & m_scMask;
+            m_bbRrdyCnt = 0;
+            uint32_t room = m_loginCredit - m_credits;
+            uint32_t add = std::min(lost, room);
+            SetCredits(m_credits + add);
+            m_c.creditsRecovered += add;
+            m_recoveryTrace(static_cast<uint8_t>(p), add);
+            break;
         }
-        if (m_scMask)
-        {
-            m_bbRrdyCnt = (m_bbRrdyCnt + 1) & m_scMask;
-        }
-        break;
-    case FcPrimitive::BB_SCS: {
-        // Frames sent since the last BB_SCs were 2^N; what did not arrive was lost, and each
-        // lost frame's credit is returned with an R_RDY.
-        uint32_t lost = ((m_scMask + 1) - m_bbRcCnt) & m_scMask;
-        m_bbRcCnt = 0;
-        for (uint32_t i = 0; i < lost; ++i)
-        {
-            QueuePrimitive(FcPrimitive::R_RDY);
-        }
-        m_c.framesRecovered += lost;
-        m_recoveryTrace(static_cast<uint8_t>(p), lost);
-        break;
-    }
-    case FcPrimitive::BB_SCR: {
-        uint32_t lost = ((m_scMask + 1) - m_bbRrdyCnt) & m_scMask;
-        m_bbRrdyCnt = 0;
-        uint32_t room = m_loginCredit - m_credits;
-        uint32_t add = std::min(lost, room);
-        SetCredits(m_credits + add);
-        m_c.creditsRecovered += add;
-        m_recoveryTrace(static_cast<uint8_t>(p), add);
-        break;
-    }
     }
     TryTransmit();
 }

@@ -7,7 +7,6 @@
 
 #include "fc-primitive.h"
 #include "fc-speed.h"
-
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -36,8 +35,16 @@ class FcNetDevice : public NetDevice
     /// Fabric/port login: take the peer's advertised BB_Credit and BB_SC_N (done once both
     /// ends are attached, as FLOGI/PLOGI would).
     void Login();
-    void SetForwardCallback(ForwardCallback cb) { m_forward = cb; }
-    void SetTxDequeueCallback(Callback<void> cb) { m_dequeueCb = cb; }
+    void
+    SetForwardCallback(ForwardCallback cb)
+    {
+        m_forward = cb;
+    }
+    void
+    SetTxDequeueCallback(Callback<void> cb)
+    {
+        m_dequeueCb = cb;
+    }
 
     /// Queue a frame (FcFrameHeader + payload). `release`: the input port whose buffer holds
     /// the frame (switches), freed when the frame's EOF has left this port.
@@ -49,68 +56,196 @@ class FcNetDevice : public NetDevice
     void StartReceive(Ptr<Packet> frame, Time txTime);
     void ReceivePrimitive(FcPrimitive p);
 
-    FcSpeed GetSpeed() const { return m_speed; }
-    Time GetWordTime() const { return m_wordTime; }
-    uint32_t GetBbCredit() const { return m_bbCredit; }
-    uint32_t GetLoginCredit() const { return m_loginCredit; }
-    uint32_t GetCredits() const { return m_credits; }
-    uint32_t GetFramesInFlight() const { return m_inFlight; }
-    uint32_t GetRxBuffersInUse() const { return m_rxBuffers; }
-    uint32_t GetTxQueueLength() const { return m_txq.size(); }
-    uint32_t GetBbScN() const { return m_bbScNUsed; }
+    FcSpeed
+    GetSpeed() const
+    {
+        return m_speed;
+    }
+    Time
+    GetWordTime() const
+    {
+        return m_wordTime;
+    }
+    uint32_t
+    GetBbCredit() const
+    {
+        return m_bbCredit;
+    }
+    uint32_t
+    GetLoginCredit() const
+    {
+        return m_loginCredit;
+    }
+    uint32_t
+    GetCredits() const
+    {
+        return m_credits;
+    }
+    uint32_t
+    GetFramesInFlight() const
+    {
+        return m_inFlight;
+    }
+    uint32_t
+    GetRxBuffersInUse() const
+    {
+        return m_rxBuffers;
+    }
+    uint32_t
+    GetTxQueueLength() const
+    {
+        return m_txq.size();
+    }
+    /// Wire bytes (SOF to EOF) of the frames waiting to be transmitted.
+    uint32_t
+    GetTxQueueBytes() const
+    {
+        return m_txQueueBytes;
+    }
+    uint32_t
+    GetBbScN() const
+    {
+        return m_bbScNUsed;
+    }
     void SetFcId(uint32_t id);
-    uint32_t GetFcId() const { return m_fcId; }
+    uint32_t
+    GetFcId() const
+    {
+        return m_fcId;
+    }
 
     struct Counters
     {
         uint64_t framesTx = 0;
         uint64_t framesRx = 0;
-        uint64_t bytesTx = 0;    ///< wire bytes of frames (delimiters included)
-        uint64_t payloadTx = 0;  ///< data field bytes of frames
+        uint64_t bytesTx = 0;   ///< wire bytes of frames (delimiters included)
+        uint64_t payloadTx = 0; ///< data field bytes of frames
         uint64_t rrdyTx = 0;
         uint64_t rrdyRx = 0;
         uint64_t bbScsTx = 0;
         uint64_t bbScrTx = 0;
-        uint64_t framesRecovered = 0;   ///< R_RDYs returned for frames lost (BB_SCs)
-        uint64_t creditsRecovered = 0;  ///< credits restored for R_RDYs lost (BB_SCr)
-        uint64_t creditOverflows = 0;   ///< R_RDY with credits already at the login value
-        uint64_t bufferOverruns = 0;    ///< frame received with every buffer in use
+        uint64_t framesRecovered = 0;  ///< R_RDYs returned for frames lost (BB_SCs)
+        uint64_t creditsRecovered = 0; ///< credits restored for R_RDYs lost (BB_SCr)
+        uint64_t creditOverflows = 0;  ///< R_RDY with credits already at the login value
+        uint64_t bufferOverruns = 0;   ///< frame received with every buffer in use
         uint64_t minCredits = UINT64_MAX;
         uint64_t maxRxBuffers = 0;
-        Time creditStall;  ///< time with frames waiting, the line free and no credit
+        Time creditStall; ///< time with frames waiting, the line free and no credit
     };
 
-    const Counters& GetCounters() const { return m_c; }
+    const Counters&
+    GetCounters() const
+    {
+        return m_c;
+    }
     /// Time with frames waiting, the line free and no credit, up to now.
     Time GetCreditStallTime() const;
 
     typedef void (*RecoveryCallback)(uint8_t primitive, uint32_t restored);
 
     // NetDevice
-    void SetIfIndex(const uint32_t index) override { m_ifIndex = index; }
-    uint32_t GetIfIndex() const override { return m_ifIndex; }
+    void
+    SetIfIndex(const uint32_t index) override
+    {
+        m_ifIndex = index;
+    }
+    uint32_t
+    GetIfIndex() const override
+    {
+        return m_ifIndex;
+    }
     Ptr<Channel> GetChannel() const override;
     void SetAddress(Address address) override;
-    Address GetAddress() const override { return m_address; }
+    Address
+    GetAddress() const override
+    {
+        return m_address;
+    }
     bool SetMtu(const uint16_t mtu) override;
-    uint16_t GetMtu() const override { return m_mtu; }
-    bool IsLinkUp() const override { return m_channel != nullptr; }
-    void AddLinkChangeCallback(Callback<void> callback) override {}
-    bool IsBroadcast() const override { return false; }
-    Address GetBroadcast() const override { return Mac48Address::GetBroadcast(); }
-    bool IsMulticast() const override { return false; }
-    Address GetMulticast(Ipv4Address) const override { return Mac48Address::GetBroadcast(); }
-    Address GetMulticast(Ipv6Address) const override { return Mac48Address::GetBroadcast(); }
-    bool IsPointToPoint() const override { return true; }
-    bool IsBridge() const override { return false; }
+    uint16_t
+    GetMtu() const override
+    {
+        return m_mtu;
+    }
+    bool
+    IsLinkUp() const override
+    {
+        return m_channel != nullptr;
+    }
+    void
+    AddLinkChangeCallback(Callback<void> callback) override
+    {
+    }
+    bool
+    IsBroadcast() const override
+    {
+        return false;
+    }
+    Address
+    GetBroadcast() const override
+    {
+        return Mac48Address::GetBroadcast();
+    }
+    bool
+    IsMulticast() const override
+    {
+        return false;
+    }
+    Address
+    GetMulticast(Ipv4Address) const override
+    {
+        return Mac48Address::GetBroadcast();
+    }
+    Address
+    GetMulticast(Ipv6Address) const override
+    {
+        return Mac48Address::GetBroadcast();
+    }
+    bool
+    IsPointToPoint() const override
+    {
+        return true;
+    }
+    bool
+    IsBridge() const override
+    {
+        return false;
+    }
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
-    bool SendFrom(Ptr<Packet>, const Address&, const Address&, uint16_t) override { return false; }
-    Ptr<Node> GetNode() const override { return m_node; }
-    void SetNode(Ptr<Node> node) override { m_node = node; }
-    bool NeedsArp() const override { return false; }
-    void SetReceiveCallback(ReceiveCallback cb) override { m_rxCallback = cb; }
-    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override {}
-    bool SupportsSendFrom() const override { return false; }
+    bool
+    SendFrom(Ptr<Packet>, const Address&, const Address&, uint16_t) override
+    {
+        return false;
+    }
+    Ptr<Node>
+    GetNode() const override
+    {
+        return m_node;
+    }
+    void
+    SetNode(Ptr<Node> node) override
+    {
+        m_node = node;
+    }
+    bool
+    NeedsArp() const override
+    {
+        return false;
+    }
+    void
+    SetReceiveCallback(ReceiveCallback cb) override
+    {
+        m_rxCallback = cb;
+    }
+    void
+    SetPromiscReceiveCallback(PromiscReceiveCallback cb) override
+    {
+    }
+    bool
+    SupportsSendFrom() const override
+    {
+        return false;
+    }
 
   protected:
     void DoDispose() override;
@@ -120,6 +255,7 @@ class FcNetDevice : public NetDevice
     {
         Ptr<Packet> frame;
         Ptr<FcNetDevice> release;
+        uint32_t wire; ///< bytes on the line, delimiters included
     };
 
     void TryTransmit();
@@ -128,7 +264,11 @@ class FcNetDevice : public NetDevice
     void QueuePrimitive(FcPrimitive p);
     void SetCredits(uint32_t c);
     void SetSpeedIndex(int s);
-    int GetSpeedIndex() const { return static_cast<int>(m_speed); }
+    int
+    GetSpeedIndex() const
+    {
+        return static_cast<int>(m_speed);
+    }
 
     Ptr<Node> m_node;
     Ptr<FcChannel> m_channel;
@@ -160,18 +300,19 @@ class FcNetDevice : public NetDevice
     Time m_stallStart;
     uint32_t m_loginCredit = 0;
     uint32_t m_bbScNUsed = 0;
-    uint32_t m_scMask = 0;  ///< 2^BB_SC_N - 1
+    uint32_t m_scMask = 0; ///< 2^BB_SC_N - 1
     uint32_t m_framesSinceBbScs = 0;
     uint32_t m_rrdySinceBbScr = 0;
-    uint32_t m_bbRrdyCnt = 0;  ///< R_RDYs received since the last BB_SCr, mod 2^N
+    uint32_t m_bbRrdyCnt = 0; ///< R_RDYs received since the last BB_SCr, mod 2^N
 
     // Receiver state
-    uint32_t m_bbRcCnt = 0;  ///< frames received since the last BB_SCs, mod 2^N
+    uint32_t m_bbRcCnt = 0; ///< frames received since the last BB_SCs, mod 2^N
 
     TracedValue<uint32_t> m_credits;
-    TracedValue<uint32_t> m_inFlight;  ///< frames sent whose R_RDY has not come back
+    TracedValue<uint32_t> m_inFlight; ///< frames sent whose R_RDY has not come back
     TracedValue<uint32_t> m_rxBuffers;
     TracedValue<uint32_t> m_txQueueLen;
+    TracedValue<uint32_t> m_txQueueBytes;
     TracedCallback<Ptr<const Packet>> m_frameTxTrace;
     TracedCallback<Ptr<const Packet>> m_frameRxTrace;
     TracedCallback<uint8_t> m_primitiveTxTrace;

@@ -1,10 +1,11 @@
 #include "fc-switch.h"
 
 #include "fc-frame-header.h"
-
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -14,28 +15,24 @@ NS_OBJECT_ENSURE_REGISTERED(FcSwitch);
 TypeId
 FcSwitch::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FcSwitch")
-            .SetParent<Object>()
-            .SetGroupName("FcBbCredit")
-            .AddConstructor<FcSwitch>()
-            .AddAttribute("ForwardingLatency",
-                          "Crossbar latency from the routing decision (header received, or EOF "
-                          "for store-and-forward) to the frame being eligible at the output.",
-                          TimeValue(NanoSeconds(700)),
-                          MakeTimeAccessor(&FcSwitch::m_latency),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("Switching",
-                          "CutThrough or StoreAndForward.",
-                          EnumValue(CUT_THROUGH),
-                          MakeEnumAccessor(&FcSwitch::m_switching),
-                          MakeEnumChecker(CUT_THROUGH, "CutThrough",
-                                          STORE_AND_FORWARD, "StoreAndForward"))
-            .AddAttribute("PortBbCredit",
-                          "Receive buffers per switch port, advertised as its BB_Credit.",
-                          UintegerValue(16),
-                          MakeUintegerAccessor(&FcSwitch::m_portBbCredit),
-                          MakeUintegerChecker<uint32_t>(1, 32767));
+    static TypeId tid
+        = TypeId("ns3::FcSwitch")
+              .SetParent<Object>()
+              .SetGroupName("FcBbCredit")
+              .AddConstructor<FcSwitch>()
+              .AddAttribute("ForwardingLatency",
+                            "Crossbar latency from the routing decision (header received, or EOF "
+                            "for store-and-forward) to the frame being eligible at the output.",
+                            TimeValue(NanoSeconds(700)), MakeTimeAccessor(&FcSwitch::m_latency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "Switching", "CutThrough or StoreAndForward.", EnumValue(CUT_THROUGH),
+                  MakeEnumAccessor(&FcSwitch::m_switching),
+                  MakeEnumChecker(CUT_THROUGH, "CutThrough", STORE_AND_FORWARD, "StoreAndForward"))
+              .AddAttribute("PortBbCredit",
+                            "Receive buffers per switch port, advertised as its BB_Credit.",
+                            UintegerValue(16), MakeUintegerAccessor(&FcSwitch::m_portBbCredit),
+                            MakeUintegerChecker<uint32_t>(1, 32767));
     return tid;
 }
 
@@ -56,19 +53,48 @@ FcSwitch::AddPort(Ptr<FcNetDevice> port)
 }
 
 void
+FcSwitch::AddRoute(uint32_t dId, uint32_t port)
+{
+    std::vector<uint32_t>& ports = m_routes[dId & 0xffffff];
+    if (std::find(ports.begin(), ports.end(), port) == ports.end())
+    {
+        ports.push_back(port);
+    }
+}
+
+int32_t
+FcSwitch::Lookup(uint32_t sId, uint32_t dId) const
+{
+    auto it = m_routes.find(dId & 0xffffff);
+    if (it == m_routes.end())
+    {
+        return -1;
+    }
+    const std::vector<uint32_t>& ports = it->second;
+    if (ports.size() == 1)
+    {
+        return ports[0];
+    }
+    // Domain and area of both ends (the AL_PA byte is zero for fabric-attached N_Ports): the
+    // N_Ports of one switch spread evenly over the equal-cost paths.
+    uint32_t key = ((sId & 0xffffff) >> 8) + ((dId & 0xffffff) >> 8);
+    return ports[key % ports.size()];
+}
+
+void
 FcSwitch::Forward(Ptr<FcNetDevice> in, Ptr<Packet> frame, Time sofArrival, Time eofArrival)
 {
     FcFrameHeader h;
     frame->PeekHeader(h);
-    auto it = m_routes.find(h.dId);
-    if (it == m_routes.end())
+    int32_t port = Lookup(h.sId, h.dId);
+    if (port < 0)
     {
         // Class 3: an unroutable frame is discarded; its buffer is freed at once.
         ++m_unroutable;
         Simulator::Schedule(eofArrival - Simulator::Now(), &FcNetDevice::ReleaseBuffer, in);
         return;
     }
-    Ptr<FcNetDevice> out = m_ports[it->second];
+    Ptr<FcNetDevice> out = m_ports[port];
     Time ready;
     if (m_switching == CUT_THROUGH)
     {

@@ -1,14 +1,15 @@
 /*
  * A Fibre Channel fabric switch: N ports whose receive buffers equal the BB_Credit they
  * advertise, a crossbar with a forwarding latency, cut-through or store-and-forward, and static
- * routing by destination FC_ID. A frame holds its input buffer until its EOF leaves the output
+ * routing by destination FC_ID. Several equal-cost ports towards one D_ID are chosen between by
+ * S_ID and D_ID (device-based routing): every frame of a source/destination pair takes one path,
+ * so frames stay in order. A frame holds its input buffer until its EOF leaves the output
  * port, so a congested output backs up into R_RDYs withheld upstream — never into drops.
  */
 #ifndef FC_SWITCH_H
 #define FC_SWITCH_H
 
 #include "fc-net-device.h"
-
 #include "ns3/object.h"
 
 #include <unordered_map>
@@ -30,12 +31,36 @@ class FcSwitch : public Object
 
     /// Adds a port: it advertises PortBbCredit and hands received frames to the crossbar.
     uint32_t AddPort(Ptr<FcNetDevice> port);
-    Ptr<FcNetDevice> GetPort(uint32_t i) const { return m_ports[i]; }
-    uint32_t GetNPorts() const { return m_ports.size(); }
-    void AddRoute(uint32_t dId, uint32_t port) { m_routes[dId & 0xffffff] = port; }
-    uint32_t GetDomain() const { return m_domain; }
-    void SetDomain(uint32_t d) { m_domain = d; }
-    uint64_t GetUnroutable() const { return m_unroutable; }
+    Ptr<FcNetDevice>
+    GetPort(uint32_t i) const
+    {
+        return m_ports[i];
+    }
+    uint32_t
+    GetNPorts() const
+    {
+        return m_ports.size();
+    }
+    /// Adds `port` to the equal-cost output ports towards `dId` (once).
+    void AddRoute(uint32_t dId, uint32_t port);
+    /// The output port a frame from `sId` to `dId` takes, or -1 if `dId` is unroutable. With n
+    /// equal-cost ports: the ((S_ID >> 8) + (D_ID >> 8)) mod n-th, in the order they were added.
+    int32_t Lookup(uint32_t sId, uint32_t dId) const;
+    uint32_t
+    GetDomain() const
+    {
+        return m_domain;
+    }
+    void
+    SetDomain(uint32_t d)
+    {
+        m_domain = d;
+    }
+    uint64_t
+    GetUnroutable() const
+    {
+        return m_unroutable;
+    }
 
   protected:
     void DoDispose() override;
@@ -44,7 +69,7 @@ class FcSwitch : public Object
     void Forward(Ptr<FcNetDevice> in, Ptr<Packet> frame, Time sofArrival, Time eofArrival);
 
     std::vector<Ptr<FcNetDevice>> m_ports;
-    std::unordered_map<uint32_t, uint32_t> m_routes;
+    std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes; ///< D_ID -> ports
     Time m_latency;
     Switching m_switching = CUT_THROUGH;
     uint32_t m_portBbCredit;

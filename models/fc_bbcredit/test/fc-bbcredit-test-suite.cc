@@ -1,13 +1,14 @@
 /*
  * Unit tests of the FC model: exact timings from baud and transmission code, frame layout,
  * BB_Credit invariants, the closed-form distance law, BB_SC_N recovery, switching latencies,
- * FCP exchange sequences and conservation of frames.
+ * FCP exchange sequences, conservation of frames, and the incast workload of the "fc" fabric
+ * (leaf-spine routing, line-rate ceiling, fairness, head-of-line blocking of a victim flow).
  */
 #include "fc-applications.h"
 #include "fc-frame-header.h"
 #include "fc-helper.h"
 #include "fcp.h"
-
+#include "lfsim-run.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -42,7 +43,8 @@ class FcTestCase : public TestCase
     using TestCase::TestCase;
 
   protected:
-    void DoTeardown() override
+    void
+    DoTeardown() override
     {
         Simulator::Destroy();
         Config::Reset();
@@ -58,14 +60,15 @@ class LineRateTest : public FcTestCase
     {
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         // Data rates of the FC-PI tables: 1GFC 106.25 MB/s ... 16GFC 1700 MB/s.
         NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC1), 106.25e6, 1, "1GFC");
         NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC8), 850e6, 1, "8GFC");
         NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC16), 1700e6, 1, "16GFC");
-        NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC32),
-                                  28.05e9 * 256 / 257 / 8, 1, "32GFC");
+        NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC32), 28.05e9 * 256 / 257 / 8, 1,
+                                  "32GFC");
         for (int s = 0; s < 6; ++s)
         {
             // A full frame: SOF 4 + header 24 + 2112 + CRC 4 + EOF 4 = 2148 bytes.
@@ -90,7 +93,8 @@ class HeaderTest : public FcTestCase
     {
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         FcFrameHeader h;
         h.rCtl = 0x06;
@@ -110,9 +114,9 @@ class HeaderTest : public FcTestCase
         NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 24u, "header size");
         uint8_t b[24];
         p->CopyData(b, 24);
-        const uint8_t want[24] = {0x06, 0x01, 0x02, 0x00, 0x00, 0x01, 0x03, 0x00,
-                                  0x08, 0x29, 0x00, 0x00, 0x07, 0x00, 0x12, 0x34,
-                                  0xab, 0xcd, 0xff, 0xff, 0xde, 0xad, 0xbe, 0xef};
+        const uint8_t want[24]
+            = {0x06, 0x01, 0x02, 0x00, 0x00, 0x01, 0x03, 0x00, 0x08, 0x29, 0x00, 0x00,
+               0x07, 0x00, 0x12, 0x34, 0xab, 0xcd, 0xff, 0xff, 0xde, 0xad, 0xbe, 0xef};
         for (int i = 0; i < 24; ++i)
         {
             NS_TEST_EXPECT_MSG_EQ(int(b[i]), int(want[i]), "byte " << i);
@@ -153,7 +157,8 @@ class SingleFrameTimingTest : public FcTestCase
     {
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("4GFC"));
         Config::SetDefault("ns3::FcNetDevice::RxProcessingDelay", StringValue("3us"));
@@ -177,8 +182,8 @@ class SingleFrameTimingTest : public FcTestCase
         NS_TEST_ASSERT_MSG_EQ(s.credits.size(), 2u, "down then up");
         NS_TEST_EXPECT_MSG_EQ(s.credits[0].second, 7u, "one credit spent of 8");
         NS_TEST_EXPECT_MSG_EQ(s.credits[1].second, 8u, "credit returned");
-        NS_TEST_EXPECT_MSG_EQ_TOL(s.credits[1].first.GetSeconds(),
-                                  1e-6 + tf + 2 * tp + tw + 3e-6, 3e-12, "R_RDY arrival");
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.credits[1].first.GetSeconds(), 1e-6 + tf + 2 * tp + tw + 3e-6,
+                                  3e-12, "R_RDY arrival");
     }
 };
 
@@ -204,8 +209,8 @@ double
 ClosedForm(int speed, uint32_t credits, double lengthM)
 {
     double spb = SecondsPerByte(speed);
-    double slot = (2148 + 6 * 4) * spb;  // frame + six idle words
-    double rt = 2148 * spb + 2 * lengthM * 5e-9 + 4 * spb;  // frame, both ways, one R_RDY
+    double slot = (2148 + 6 * 4) * spb;                    // frame + six idle words
+    double rt = 2148 * spb + 2 * lengthM * 5e-9 + 4 * spb; // frame, both ways, one R_RDY
     return 2112.0 * credits / std::max(credits * slot, rt) / 1e6;
 }
 
@@ -217,7 +222,8 @@ class DistanceLawTest : public FcTestCase
     {
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         const uint32_t creditSet[] = {1, 2, 5, 16, 60};
         const double lengths[] = {10, 1000, 10000, 50000};
@@ -235,8 +241,8 @@ class DistanceLawTest : public FcTestCase
                     double got = StreamThroughput(s, n, l, warm, stop);
                     Simulator::Destroy();
                     NS_TEST_EXPECT_MSG_EQ_TOL(got / want, 1.0, 0.01,
-                                              kSpeeds[s] << " N=" << n << " L=" << l
-                                                         << " got " << got << " want " << want);
+                                              kSpeeds[s] << " N=" << n << " L=" << l << " got "
+                                                         << got << " want " << want);
                 }
             }
         }
@@ -252,7 +258,8 @@ class CreditRuleOfThumbTest : public FcTestCase
     }
 
     /// Fewest credits that reach 99 % of the zero-distance throughput.
-    uint32_t Needed(int speed, double lengthM)
+    uint32_t
+    Needed(int speed, double lengthM)
     {
         double top = StreamThroughput(speed, 200, 10, MilliSeconds(1), MilliSeconds(6));
         Simulator::Destroy();
@@ -269,7 +276,8 @@ class CreditRuleOfThumbTest : public FcTestCase
         return 0;
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         uint32_t n2 = Needed(1, 20000);
         uint32_t n4 = Needed(2, 20000);
@@ -290,7 +298,8 @@ class CreditInvariantTest : public FcTestCase
     {
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         Stamp s;
         Config::SetDefault("ns3::FcNetDevice::RxProcessingDelay", StringValue("7us"));
@@ -313,7 +322,7 @@ class CreditInvariantTest : public FcTestCase
             hitZero |= (v == 0);
         }
         NS_TEST_EXPECT_MSG_EQ(hitZero, true, "the receiver's delay exhausts the credits");
-        const auto& tc = t.hostPorts[1]->GetCounters();  // the sender
+        const auto& tc = t.hostPorts[1]->GetCounters(); // the sender
         const auto& rc = t.hostPorts[0]->GetCounters();
         NS_TEST_EXPECT_MSG_EQ(rc.bufferOverruns, 0u, "no overrun");
         NS_TEST_EXPECT_MSG_EQ(tc.creditOverflows, 0u, "no R_RDY beyond login");
@@ -336,8 +345,8 @@ class RecoveryTest : public FcTestCase
 
     struct Outcome
     {
-        double early;  ///< MB/s in the first 2 ms
-        double late;   ///< MB/s in the last 5 ms
+        double early; ///< MB/s in the first 2 ms
+        double late;  ///< MB/s in the last 5 ms
         uint32_t creditsAtEnd;
         uint64_t recoveredFrames;
         uint64_t recoveredCredits;
@@ -345,7 +354,8 @@ class RecoveryTest : public FcTestCase
         uint64_t lostPrims;
     };
 
-    Outcome Run(uint32_t bbScN, bool loseFrames)
+    Outcome
+    Run(uint32_t bbScN, bool loseFrames)
     {
         Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("2GFC"));
         Config::SetDefault("ns3::FcNetDevice::BbCredit", UintegerValue(16));
@@ -366,7 +376,7 @@ class RecoveryTest : public FcTestCase
         Outcome o;
         o.early = early->GetWindowBytes() / 2e-3 / 1e6;
         o.late = (early->GetTotalBytes() - at15) / 5e-3 / 1e6;
-        o.creditsAtEnd = t.hostPorts[1]->GetCredits();  // host 1 sends
+        o.creditsAtEnd = t.hostPorts[1]->GetCredits(); // host 1 sends
         o.recoveredFrames = t.hostPorts[0]->GetCounters().framesRecovered;
         o.recoveredCredits = t.hostPorts[1]->GetCounters().creditsRecovered;
         o.lostFrames = t.channels[0]->GetFramesLost();
@@ -376,7 +386,8 @@ class RecoveryTest : public FcTestCase
         return o;
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         for (bool frames : {true, false})
         {
@@ -411,7 +422,8 @@ class SwitchLatencyTest : public FcTestCase
     {
     }
 
-    double OneFrame(const char* mode)
+    double
+    OneFrame(const char* mode)
     {
         Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("8GFC"));
         Config::SetDefault("ns3::FcSwitch::Switching", StringValue(mode));
@@ -431,7 +443,8 @@ class SwitchLatencyTest : public FcTestCase
         return r;
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         double spb = SecondsPerByte(3);
         double tf = 2148 * spb;
@@ -460,7 +473,8 @@ class FcpSequenceTest : public FcTestCase
     {
     }
 
-    std::map<int, int> OneIo(const char* dir, uint32_t firstBurst)
+    std::map<int, int>
+    OneIo(const char* dir, uint32_t firstBurst)
     {
         Config::SetDefault("ns3::FcpInitiator::Direction", StringValue(dir));
         Config::SetDefault("ns3::FcpInitiator::IoSize", UintegerValue(65536));
@@ -475,7 +489,7 @@ class FcpSequenceTest : public FcTestCase
         Ptr<FcpInitiator> ini = CreateObject<FcpInitiator>();
         t.hosts.Get(1)->AddApplication(ini);
         ini->Setup(t.hostPorts[1], t.hostPorts[0]->GetFcId(), tgt->GetFirstBurstSize());
-        ini->SetStopTime(NanoSeconds(1));  // exactly one I/O
+        ini->SetStopTime(NanoSeconds(1)); // exactly one I/O
         std::map<int, int> m;
         t.hostPorts[0]->TraceConnectWithoutContext("FrameTx", MakeBoundCallback(&CountRctl, &m));
         t.hostPorts[1]->TraceConnectWithoutContext("FrameTx", MakeBoundCallback(&CountRctl, &m));
@@ -486,7 +500,8 @@ class FcpSequenceTest : public FcTestCase
         return m;
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         auto w = OneIo("Write", 0);
         NS_TEST_EXPECT_MSG_EQ(w[-1], 1, "write completes");
@@ -514,7 +529,8 @@ class IncastConservationTest : public FcTestCase
     {
     }
 
-    void DoRun() override
+    void
+    DoRun() override
     {
         Config::SetDefault("ns3::FcSwitch::PortBbCredit", UintegerValue(4));
         Config::SetDefault("ns3::FcpTarget::ServiceTime", StringValue("1us"));
@@ -532,13 +548,14 @@ class IncastConservationTest : public FcTestCase
             ini->SetStopTime(MilliSeconds(2));
             inis.push_back(ini);
         }
-        Simulator::Run();  // runs until every exchange has drained
+        Simulator::Run(); // runs until every exchange has drained
         uint64_t done = 0;
         for (auto& i : inis)
         {
             done += i->GetCompleted();
         }
-        NS_TEST_EXPECT_MSG_GT(done, 40u, "I/Os completed (about 1.6 MB in 2 ms at 8GFC, plus 32 draining)");
+        NS_TEST_EXPECT_MSG_GT(done, 40u,
+                              "I/Os completed (about 1.6 MB in 2 ms at 8GFC, plus 32 draining)");
         for (auto& ch : t.channels)
         {
             auto a = DynamicCast<FcNetDevice>(ch->GetDevice(0));
@@ -570,6 +587,319 @@ class IncastConservationTest : public FcTestCase
     }
 };
 
+// ---------------------------------------------------------------------------------------------
+// Incast workload (FcMessageSender / FcMessageSink, Workload Incast of the "fc" fabric).
+
+/// Payload ceiling of one line carrying 64 KB FCP WRITEs back to back: per message an FCP_CMND
+/// frame (32 B IU) and 32 FCP_DATA frames of 2048 B, each frame its wire bytes (36 + data) plus
+/// six idle words.
+double
+CeilingGbps(int speed)
+{
+    double perMessage = ((36 + 32 + 24) + 32 * (36 + 2048 + 24)) * SecondsPerByte(speed);
+    return 65536 * 8 / perMessage / 1e9;
+}
+
+using Attrs = std::vector<std::array<std::string, 3>>;
+
+/// One run of the "fc" fabric with Workload Incast plus `attrs`.
+lfsim::RunResult
+RunIncast(const Attrs& attrs, const std::string& stop, const std::string& warmup = "200us")
+{
+    Config::Reset();
+    lfsim::RunConfig cfg;
+    cfg.fabric = "fc";
+    cfg.seed = 1;
+    cfg.stopTime = Time(stop);
+    cfg.attributes = {{"ns3::FcScenario", "Workload", "Incast"},
+                      {"ns3::FcScenario", "Warmup", warmup},
+                      {"ns3::FcNetDevice", "Speed", "8GFC"}};
+    cfg.attributes.insert(cfg.attributes.end(), attrs.begin(), attrs.end());
+    return lfsim::Run(cfg);
+}
+
+double
+Metric(const lfsim::RunResult& r, const std::string& name)
+{
+    return std::get<double>(r.metrics.at(name));
+}
+
+std::vector<double>
+Metrics(const lfsim::RunResult& r, const std::string& name)
+{
+    return std::get<std::vector<double>>(r.metrics.at(name));
+}
+
+class LeafSpineRoutingTest : public FcTestCase
+{
+  public:
+    LeafSpineRoutingTest()
+        : FcTestCase("LeafSpine: every frame reaches its host, both spines carry half, lossless")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        // 3 leaves, 2 spines; receiver and victim receiver on leaf 0, 8 senders on leaves 1-2,
+        // the victim sender on leaf 1. Every flow sends 4 messages of 64 KB, then drains.
+        const uint32_t senders = 8;
+        const uint32_t k = 4;
+        const uint32_t size = 65536;
+        std::vector<uint32_t> leafOf = FcHelper::SpreadHosts(senders + 1, 3);
+        leafOf.push_back(1);
+        leafOf.push_back(0);
+        FcHelper helper;
+        FcTopology t = helper.LeafSpine(leafOf, 3, 2);
+        NS_TEST_ASSERT_MSG_EQ(t.switches.size(), 5u, "3 leaves + 2 spines");
+        NS_TEST_ASSERT_MSG_EQ(t.channels.size(), senders + 3 + 6, "host links + 6 ISLs");
+        Ptr<FcMessageSink> rx = CreateObject<FcMessageSink>();
+        t.hosts.Get(0)->AddApplication(rx);
+        rx->Setup(t.hostPorts[0]);
+        Ptr<FcMessageSink> vrx = CreateObject<FcMessageSink>();
+        t.hosts.Get(senders + 2)->AddApplication(vrx);
+        vrx->Setup(t.hostPorts[senders + 2]);
+        std::vector<Ptr<FcMessageSender>> apps;
+        for (uint32_t i = 1; i <= senders + 1; ++i)
+        {
+            Ptr<FcMessageSender> app = CreateObject<FcMessageSender>();
+            t.hosts.Get(i)->AddApplication(app);
+            app->Setup(t.hostPorts[i]);
+            app->AddFlow(i <= senders ? rx : vrx, size, k);
+            apps.push_back(app);
+        }
+        Simulator::Run(); // runs until every message has drained
+
+        const uint64_t framesPerFlow = k * (1 + size / 2048); // FCP_CMND + FCP_DATA
+        uint64_t sent = 0;
+        for (uint32_t i = 0; i < apps.size(); ++i)
+        {
+            const auto& st = apps[i]->GetFlowStats(0);
+            NS_TEST_EXPECT_MSG_EQ(st.completed, k, "flow " << i << ": every message completed");
+            NS_TEST_EXPECT_MSG_EQ(st.deliveredBytes, uint64_t(k) * size, "flow " << i);
+            sent += t.hostPorts[i + 1]->GetCounters().framesTx;
+        }
+        uint64_t received = t.hostPorts[0]->GetCounters().framesRx
+                            + t.hostPorts[senders + 2]->GetCounters().framesRx;
+        NS_TEST_EXPECT_MSG_EQ(sent, framesPerFlow * apps.size(), "frames sent");
+        NS_TEST_EXPECT_MSG_EQ(received, sent, "frames sent by senders = frames at receivers");
+        // And one FCP_RSP back per message.
+        uint64_t rsp = t.hostPorts[0]->GetCounters().framesTx
+                       + t.hostPorts[senders + 2]->GetCounters().framesTx;
+        uint64_t rspIn = 0;
+        for (uint32_t i = 1; i <= senders + 1; ++i)
+        {
+            rspIn += t.hostPorts[i]->GetCounters().framesRx;
+        }
+        NS_TEST_EXPECT_MSG_EQ(rsp, uint64_t(k) * apps.size(), "one FCP_RSP per message");
+        NS_TEST_EXPECT_MSG_EQ(rspIn, rsp, "every FCP_RSP delivered");
+        NS_TEST_EXPECT_MSG_EQ(rx->GetUnknownFrames() + vrx->GetUnknownFrames(), 0u,
+                              "no frame reached the wrong host");
+        for (auto& ch : t.channels)
+        {
+            auto a = DynamicCast<FcNetDevice>(ch->GetDevice(0));
+            auto b = DynamicCast<FcNetDevice>(ch->GetDevice(1));
+            NS_TEST_EXPECT_MSG_EQ(a->GetCounters().framesTx, b->GetCounters().framesRx, "a->b");
+            NS_TEST_EXPECT_MSG_EQ(b->GetCounters().framesTx, a->GetCounters().framesRx, "b->a");
+            NS_TEST_EXPECT_MSG_EQ(a->GetCredits(), a->GetLoginCredit(), "credits home");
+            NS_TEST_EXPECT_MSG_EQ(b->GetCredits(), b->GetLoginCredit(), "credits home");
+        }
+        for (auto& p : t.ports)
+        {
+            NS_TEST_EXPECT_MSG_EQ(p->GetCounters().bufferOverruns, 0u, "no overrun");
+        }
+        uint64_t viaSpine[2] = {0, 0};
+        for (uint32_t s = 0; s < t.switches.size(); ++s)
+        {
+            uint64_t in = 0;
+            uint64_t out = 0;
+            for (uint32_t p = 0; p < t.switches[s]->GetNPorts(); ++p)
+            {
+                in += t.switches[s]->GetPort(p)->GetCounters().framesRx;
+                out += t.switches[s]->GetPort(p)->GetCounters().framesTx;
+            }
+            NS_TEST_EXPECT_MSG_EQ(t.switches[s]->GetUnroutable(), 0u, "every D_ID routed");
+            NS_TEST_EXPECT_MSG_EQ(in, out, t.switchLabels[s] << " forwards every frame");
+            if (s >= 3)
+            {
+                viaSpine[s - 3] = out;
+            }
+        }
+        // Every frame crosses exactly one spine (senders are never on leaf 0), and the equal-cost
+        // choice by S_ID/D_ID splits the eight senders' N_Ports evenly.
+        NS_TEST_EXPECT_MSG_EQ(viaSpine[0] + viaSpine[1], sent + rsp, "one spine per frame");
+        NS_TEST_EXPECT_MSG_GT(viaSpine[0], (sent + rsp) * 2 / 5, "spine 0 carries its share");
+        NS_TEST_EXPECT_MSG_GT(viaSpine[1], (sent + rsp) * 2 / 5, "spine 1 carries its share");
+    }
+};
+
+class IncastLineRateTest : public FcTestCase
+{
+  public:
+    IncastLineRateTest()
+        : FcTestCase("Incast on one switch: the receiver's line is full, shared fairly, and the "
+                     "backlog is bounded by the credits")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        // 4 senders at 8GFC into one receiver: 4x oversubscribed, nothing dropped. Two messages
+        // outstanding per flow keep every sender backlogged through its FCP_RSP round trips.
+        lfsim::RunResult r = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
+                                        {"ns3::FcScenario", "Senders", "4"},
+                                        {"ns3::FcScenario", "QueueDepth", "2"},
+                                        {"ns3::FcSwitch", "PortBbCredit", "16"}},
+                                       "2ms");
+        double c = CeilingGbps(3);
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r, "total_goodput_Gbps") / c, 1.0, 0.01,
+                                  "the receiver's line carries its payload ceiling");
+        auto flows = Metrics(r, "per_flow_goodput_Gbps");
+        NS_TEST_ASSERT_MSG_EQ(flows.size(), 4u, "one rate per sender");
+        for (double f : flows)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(f / (c / 4), 1.0, 0.03, "a quarter each");
+        }
+        NS_TEST_EXPECT_MSG_GT(Metric(r, "jain_fairness"), 0.99, "fair");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless");
+        NS_TEST_EXPECT_MSG_GT(Metric(r, "messages_completed"), 0.0, "messages complete");
+        // A frame holds its input buffer until it has left: the output towards the receiver can
+        // hold at most the 4 inputs' 16 buffers of 2084-byte frames, and at steady state it holds
+        // nearly all of them.
+        double bound = 4 * 16 * 2084 / 1024.0;
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(Metric(r, "peak_queue_KB"), bound, "backlog <= credits");
+        NS_TEST_EXPECT_MSG_GT(Metric(r, "mean_queue_KB"), 0.8 * bound, "input buffers full");
+        NS_TEST_EXPECT_MSG_EQ(r.labels.at("ports").size(), Metrics(r, "paused_time_us").size(),
+                              "one paused time per port");
+        // The senders are held back by credit (the FC form of "paused") most of the run.
+        auto paused = Metrics(r, "paused_time_us");
+        NS_TEST_EXPECT_MSG_GT(paused[1], 0.5 * 2000, "sender 1 credit-stalled most of 2 ms");
+    }
+};
+
+class IncastVictimTest : public FcTestCase
+{
+  public:
+    IncastVictimTest()
+        : FcTestCase("Victim flow: head-of-line blocked behind the incast, full rate without it")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        double c = CeilingGbps(3);
+        // Two messages outstanding per flow: a flow alone keeps its port busy.
+        const std::array<std::string, 3> qd{"ns3::FcScenario", "QueueDepth", "2"};
+        // Leaf: the victim shares host 1's N_Port with host 1's incast flow; the two take turns
+        // frame by frame. Without congestion (1 sender) they split the port.
+        auto alone = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
+                                {"ns3::FcScenario", "Senders", "1"},
+                                {"ns3::FcScenario", "Victim", "true"},
+                                qd},
+                               "2ms");
+        double v1 = Metric(alone, "victim_goodput_Gbps");
+        double h1 = Metrics(alone, "per_flow_goodput_Gbps")[0];
+        NS_TEST_EXPECT_MSG_EQ_TOL((v1 + h1) / c, 1.0, 0.01, "host 1's port is full");
+        NS_TEST_EXPECT_MSG_GT(v1, 0.45 * c, "the victim gets its half of the port");
+        // 4 senders: host 1's port still has 3/4 of its line left and the victim's receiver is
+        // idle, but the victim's frames wait behind host 1's credit-stalled incast frames.
+        auto inc = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
+                              {"ns3::FcScenario", "Senders", "4"},
+                              {"ns3::FcScenario", "Victim", "true"},
+                              qd},
+                             "2ms");
+        double v4 = Metric(inc, "victim_goodput_Gbps");
+        double h1of4 = Metrics(inc, "per_flow_goodput_Gbps")[0];
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(v4 + h1of4, 1.01 * c, "bounded by host 1's port");
+        NS_TEST_EXPECT_MSG_LT(v4, 0.5 * (c - h1of4), "far below what host 1's port has left");
+        NS_TEST_EXPECT_MSG_LT(v4, 0.5 * c, "far below its idle receiver's line");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(inc, "total_goodput_Gbps") / c, 1.0, 0.01,
+                                  "the incast still fills the receiver");
+
+        // LeafSpine with 32GFC uplinks: the victim has its own 8GFC N_Port on leaf 1 and its own
+        // idle receiver on leaf 0; the uplinks have room for it and one incast sender.
+        Attrs ls = {{"ns3::FcScenario", "Topology", "LeafSpine"},
+                    {"ns3::FcScenario", "UplinkSpeed", "32GFC"},
+                    {"ns3::FcScenario", "Victim", "true"},
+                    qd};
+        Attrs one = ls;
+        one.push_back({"ns3::FcScenario", "Senders", "1"});
+        auto r1 = RunIncast(one, "2ms");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r1, "victim_goodput_Gbps") / c, 1.0, 0.01,
+                                  "no incast: the victim runs at line rate");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r1, "total_goodput_Gbps") / c, 1.0, 0.01,
+                                  "and so does the one sender");
+        // 8 senders: leaf 0's input from the spine fills with frames waiting for the receiver,
+        // and the victim's frames queue behind them although their output is idle.
+        Attrs eight = ls;
+        eight.push_back({"ns3::FcScenario", "Senders", "8"});
+        auto r8 = RunIncast(eight, "2ms");
+        NS_TEST_EXPECT_MSG_LT(Metric(r8, "victim_goodput_Gbps"), 0.25 * c,
+                              "credit back-pressure spreads to the victim");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r8, "total_goodput_Gbps") / c, 1.0, 0.01,
+                                  "the receiver's line stays full");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r8, "drops"), 0.0, "lossless");
+    }
+};
+
+class IncastCompletionTest : public FcTestCase
+{
+  public:
+    IncastCompletionTest()
+        : FcTestCase("FCP WRITE messages: FCT in closed form, one FCT per message at queue depth "
+                     "1, N x k messages finish at the bottleneck's pace")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const double spb = SecondsPerByte(3);
+        const double slot = (2084 + 24) * spb; // FCP_DATA frame + six idle words
+        const double cmnd = (68 + 24) * spb;   // FCP_CMND frame + six idle words
+        const double tp = 10 * 5e-9;           // 10 m of fibre
+        const double cut = 28 * spb + 700e-9;  // SOF + header in, then forwarding latency
+        // A 64 KB WRITE alone through one cut-through switch: FCP_CMND and 31 data frame slots,
+        // the last data frame to the receiver; the receiver's R_RDY for it (one word) and then
+        // FCP_RSP (60 wire bytes) back through the switch.
+        const double lastIn = cmnd + 31 * slot + tp + cut + 2084 * spb + tp;
+        const double fct = lastIn + 4 * spb + tp + cut + 60 * spb + tp;
+        Attrs one = {{"ns3::FcScenario", "Topology", "Leaf"},
+                     {"ns3::FcScenario", "Senders", "1"},
+                     {"ns3::FcSwitch", "ForwardingLatency", "700ns"},
+                     {"ns3::FcChannel", "Length", "10"}};
+        Attrs single = one;
+        single.push_back({"ns3::FcScenario", "Messages", "1"});
+        auto r = RunIncast(single, "1ms", "0s");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "messages_completed"), 1.0, "one message");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r, "fct_mean_us"), fct * 1e6, 1e-4, "FCT (ps rounding)");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.simTimeS, fct, 1e-10, "the run ends at its FCP_RSP");
+
+        // Repeated at queue depth 1: each message is posted when the previous one's FCP_RSP
+        // arrives; the sender's line first returns the R_RDY for that FCP_RSP (one word), then
+        // starts the FCP_CMND. Every FCT is the same and the flow's goodput is 64 KB per FCT.
+        const double steady = fct + 4 * spb;
+        auto rep = RunIncast(one, "2ms");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(rep, "fct_p50_us"), steady * 1e6, 1e-4, "steady FCT");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(rep, "fct_p99_us"), steady * 1e6, 1e-4, "every FCT");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(rep, "total_goodput_Gbps") / (65536 * 8 / steady / 1e9),
+                                  1.0, 0.01, "64 KB per FCT");
+
+        // 4 senders x 20 messages: the run ends when the last has completed, and the lossless
+        // fabric kept the receiver's line busy all along.
+        auto all = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
+                              {"ns3::FcScenario", "Senders", "4"},
+                              {"ns3::FcScenario", "Messages", "20"}},
+                             "100ms", "0s");
+        NS_TEST_EXPECT_MSG_EQ(Metric(all, "messages_completed"), 80.0, "every message");
+        double busy = 80 * (cmnd + 32 * slot);
+        NS_TEST_EXPECT_MSG_GT(all.simTimeS, busy, "no faster than the receiver's line");
+        NS_TEST_EXPECT_MSG_EQ_TOL(all.simTimeS / busy, 1.0, 0.01, "work-conserving");
+    }
+};
+
 class FcBbCreditTestSuite : public TestSuite
 {
   public:
@@ -583,6 +913,10 @@ class FcBbCreditTestSuite : public TestSuite
         AddTestCase(new SwitchLatencyTest, TestCase::QUICK);
         AddTestCase(new FcpSequenceTest, TestCase::QUICK);
         AddTestCase(new IncastConservationTest, TestCase::QUICK);
+        AddTestCase(new LeafSpineRoutingTest, TestCase::QUICK);
+        AddTestCase(new IncastLineRateTest, TestCase::QUICK);
+        AddTestCase(new IncastVictimTest, TestCase::QUICK);
+        AddTestCase(new IncastCompletionTest, TestCase::QUICK);
         AddTestCase(new RecoveryTest, TestCase::QUICK);
         AddTestCase(new DistanceLawTest, TestCase::QUICK);
         AddTestCase(new CreditRuleOfThumbTest, TestCase::QUICK);
