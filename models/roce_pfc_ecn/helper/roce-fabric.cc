@@ -354,9 +354,10 @@ class RoceFabric : public lfsim::Fabric
         ctx.SetMetric("pause_frames_sent", pauses);
         ctx.SetMetric("xon_frames_sent", xons);
         ctx.SetMetric("paused_time_us", pausedUs);
-        ctx.SetMetric("peak_queue_KB", peakQueue);
+        ctx.SetMetric("peak_switch_queue_KB", peakQueue);
         if (m_avg.dev)
         {
+            ctx.SetMetric("peak_queue_KB", m_avg.dev->GetCounters().maxQueueBytes / 1024.0);
             OnBottleneckQueue(&m_avg, 0, 0);
             ctx.SetMetric("mean_queue_KB", window > 0 ? m_avg.integral / window / 1024 : 0.0);
             ctx.SetMetric("bottleneck_port", m_t.portLabels[m_bottleneck]);
