@@ -1,5 +1,6 @@
-"""`make bench`: packet-hops/s and events/s of fc_incast beside a stock ns-3 baseline of the
-same shape (UDP over PointToPoint through one IPv4 router), run in the same invocation."""
+"""`make bench`: packet-hops/s and events/s of the FC and RoCE incast scenarios, each beside a
+stock ns-3 baseline of a similar shape (UDP over PointToPoint through one IPv4 router, same
+number of senders, line rate and payload), run in the same invocation."""
 
 from __future__ import annotations
 
@@ -13,54 +14,73 @@ from pathlib import Path
 import lfsim
 
 ROOT = Path(__file__).resolve().parents[1]
-# Sizes chosen so each side takes roughly 10 s of wall time on the reference machine.
-LFSIM_STOP = "10s"
-BASELINE_STOP = "0.7"
+
+# (name, scenario, overrides, baseline arguments). Sizes chosen so each side takes roughly
+# 5-10 s of wall time on the reference machine.
+CASES = [
+    (
+        "fc_incast",
+        "fc_incast",
+        {"stop_time": "10s"},
+        ["--senders=8", "--rate=8Gbps", "--payload=2048", "--stop=0.7"],
+    ),
+    (
+        "incast (roce, pfc)",
+        "incast",
+        {"mode": "pfc", "stop_time": "800ms"},
+        ["--senders=16", "--rate=25Gbps", "--payload=4096", "--stop=0.2"],
+    ),
+]
 
 
-def main() -> int:
-    r = lfsim.run("fc_incast", {"stop_time": LFSIM_STOP, "sample_interval": "0s", "record": []})
+def measure(scenario: str, overrides: dict) -> dict:
+    r = lfsim.run(scenario, {**overrides, "sample_interval": "0s", "record": []})
     s = r.summary
-    ours = {
+    return {
         "packet_hops": s["metrics"]["packet_hops"],
         "events": s["events"],
         "wall_time_s": s["wall_time_s"],
         "sim_time_s": s["sim_time_s"],
     }
+
+
+def baseline(args: list[str]) -> dict:
     out = subprocess.run(
-        [
-            str(ROOT / "build" / "ns3-baseline"),
-            "--senders=8",
-            "--rate=8Gbps",
-            "--payload=2048",
-            f"--stop={BASELINE_STOP}",
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
+        [str(ROOT / "build" / "ns3-baseline"), *args], check=True, capture_output=True, text=True
     )
-    base = json.loads(out.stdout.strip().splitlines()[-1])
-    rows = []
-    for name, d in (("lfsim fc_incast", ours), ("ns-3 UDP/P2P/IPv4", base)):
-        d["hops_per_s"] = d["packet_hops"] / d["wall_time_s"]
-        d["events_per_s"] = d["events"] / d["wall_time_s"]
-        rows.append((name, d))
-    print(f"{'':22} {'packet-hops/s':>14} {'events/s':>12} {'hops':>10} {'wall s':>7}")
-    for name, d in rows:
-        print(
-            f"{name:22} {d['hops_per_s']:14,.0f} {d['events_per_s']:12,.0f} "
-            f"{d['packet_hops']:10,.0f} {d['wall_time_s']:7.2f}"
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    results = []
+    print(f"{'':28} {'packet-hops/s':>14} {'events/s':>12} {'hops':>11} {'wall s':>7}")
+    for name, scenario, overrides, base_args in CASES:
+        ours = measure(scenario, overrides)
+        base = baseline(base_args)
+        for label, d in ((f"lfsim {name}", ours), ("  ns-3 UDP/P2P/IPv4", base)):
+            d["hops_per_s"] = d["packet_hops"] / d["wall_time_s"]
+            d["events_per_s"] = d["events"] / d["wall_time_s"]
+            print(
+                f"{label:28} {d['hops_per_s']:14,.0f} {d['events_per_s']:12,.0f} "
+                f"{d['packet_hops']:11,.0f} {d['wall_time_s']:7.2f}"
+            )
+        ratio_h = ours["hops_per_s"] / base["hops_per_s"]
+        ratio_e = ours["events_per_s"] / base["events_per_s"]
+        print(f"  ratio lfsim/ns-3: packet-hops/s {ratio_h:.2f}x, events/s {ratio_e:.2f}x")
+        results.append(
+            {
+                "case": name,
+                "baseline_args": base_args,
+                "lfsim": ours,
+                "ns3_baseline": base,
+                "ratio_hops_per_s": ratio_h,
+                "ratio_events_per_s": ratio_e,
+            }
         )
-    ratio_h = ours["hops_per_s"] / base["hops_per_s"]
-    ratio_e = ours["events_per_s"] / base["events_per_s"]
-    print(f"ratio lfsim/ns-3: packet-hops/s {ratio_h:.2f}x, events/s {ratio_e:.2f}x")
     res = {
         "date": date.today().isoformat(),
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "lfsim": ours,
-        "ns3_baseline": base,
-        "ratio_hops_per_s": ratio_h,
-        "ratio_events_per_s": ratio_e,
+        "cases": results,
     }
     outdir = ROOT / "bench" / "out"
     outdir.mkdir(parents=True, exist_ok=True)
