@@ -1,13 +1,13 @@
 #include "lfsim-run.h"
 
 #include "lfsim-attributes.h"
-
 #include "ns3/config.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
@@ -16,8 +16,8 @@ namespace lfsim
 {
 
 Table::Table(std::vector<std::string> columns)
-    : m_columns(std::move(columns)),
-      m_data(m_columns.size())
+    : m_columns(std::move(columns))
+    , m_data(m_columns.size())
 {
 }
 
@@ -153,10 +153,10 @@ RunContext::CheckPcapPorts(const std::vector<std::string>& allLabels) const
         {
             accepted += (accepted.empty() ? "" : ", ") + l;
         }
-        throw std::invalid_argument("--pcap: port '" + p +
-                                    "' does not exist; accepted: all or a comma-separated "
-                                    "list of: " +
-                                    accepted);
+        throw std::invalid_argument("--pcap: port '" + p
+                                    + "' does not exist; accepted: all or a comma-separated "
+                                      "list of: "
+                                    + accepted);
     }
 }
 
@@ -209,7 +209,8 @@ struct Progress
     ns3::Time step;
     uint64_t events = 0;
 
-    void Tick()
+    void
+    Tick()
     {
         ++events;
         // Called every tick (cheap): the caller rate-limits what it shows and may throw to
@@ -240,8 +241,8 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
         std::string why = CheckValue(a[0], a[1], a[2]);
         if (!why.empty())
         {
-            throw std::invalid_argument(a[0] + "::" + a[1] + ": got '" + a[2] +
-                                        "'; accepted: " + why);
+            throw std::invalid_argument(a[0] + "::" + a[1] + ": got '" + a[2]
+                                        + "'; accepted: " + why);
         }
         ns3::Config::SetDefault(a[0] + "::" + a[1], ns3::StringValue(a[2]));
     }
@@ -256,8 +257,8 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
         std::filesystem::create_directories(cfg.pcapDir, ec);
         if (ec)
         {
-            throw std::invalid_argument("pcap_dir: cannot create '" + cfg.pcapDir + "' (" +
-                                        ec.message() + "); accepted: a writable directory");
+            throw std::invalid_argument("pcap_dir: cannot create '" + cfg.pcapDir + "' ("
+                                        + ec.message() + "); accepted: a writable directory");
         }
     }
     ns3::RngSeedManager::SetSeed(cfg.seed);
@@ -273,9 +274,9 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
         fabric->Build(ctx);
         if (!cfg.pcapDir.empty() && !ctx.PcapPortsChecked())
         {
-            throw std::invalid_argument("--pcap: fabric " + cfg.fabric +
-                                        " writes no packet captures; accepted: no --pcap "
-                                        "with this fabric");
+            throw std::invalid_argument("--pcap: fabric " + cfg.fabric
+                                        + " writes no packet captures; accepted: no --pcap "
+                                          "with this fabric");
         }
         if (progress)
         {
@@ -314,6 +315,20 @@ JainFairness(const std::vector<double>& x)
         s2 += v * v;
     }
     return s2 > 0 ? s * s / (x.size() * s2) : 1.0;
+}
+
+double
+Percentile(std::vector<double> v, double q)
+{
+    if (v.empty())
+    {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    const double pos = q * (v.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(pos));
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo);
 }
 
 } // namespace lfsim

@@ -141,6 +141,9 @@ void StopRunNow();
 /// Jain's fairness index of a set of rates.
 double JainFairness(const std::vector<double>& x);
 
+/// Quantile q in [0, 1] with linear interpolation between order statistics (0 if empty).
+double Percentile(std::vector<double> v, double q);
+
 } // namespace lfsim
 
 #endif

@@ -122,20 +122,6 @@ OnPrimitive(Table* t, double id, double dir, uint8_t p)
     t->Append({Simulator::Now().GetSeconds(), id, double(p), dir});
 }
 
-double
-Percentile(std::vector<double> v, double q)
-{
-    if (v.empty())
-    {
-        return 0;
-    }
-    std::sort(v.begin(), v.end());
-    double pos = q * (v.size() - 1);
-    size_t lo = static_cast<size_t>(std::floor(pos));
-    size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - lo);
-}
-
 /// Peak and time-average (from `warmup`) of a port's transmit backlog in bytes.
 struct QueueWatch
 {
@@ -651,24 +637,25 @@ class FcFabric : public lfsim::Fabric
             rates.push_back(gbps(st.windowBytes));
             bytes += st.windowBytes;
             fct.insert(fct.end(), st.windowFctUs.begin(), st.windowFctUs.end());
-            t.Append({double(k), rates.back(), Percentile(st.windowFctUs, 0.5),
-                      Percentile(st.windowFctUs, 0.99), double(st.windowFctUs.size())});
+            t.Append({double(k), rates.back(), lfsim::Percentile(st.windowFctUs, 0.5),
+                      lfsim::Percentile(st.windowFctUs, 0.99), double(st.windowFctUs.size())});
         }
         if (m_victim.app)
         {
             const auto& st = m_victim.Stats();
             ctx.SetMetric("victim_goodput_Gbps", gbps(st.windowBytes));
-            ctx.SetMetric("victim_fct_p50_us", Percentile(st.windowFctUs, 0.5));
-            t.Append({double(m_flows.size()), gbps(st.windowBytes), Percentile(st.windowFctUs, 0.5),
-                      Percentile(st.windowFctUs, 0.99), double(st.windowFctUs.size())});
+            ctx.SetMetric("victim_fct_p50_us", lfsim::Percentile(st.windowFctUs, 0.5));
+            t.Append({double(m_flows.size()), gbps(st.windowBytes),
+                      lfsim::Percentile(st.windowFctUs, 0.5),
+                      lfsim::Percentile(st.windowFctUs, 0.99), double(st.windowFctUs.size())});
             labels.push_back("victim");
         }
         ctx.SetLabels("flows", labels);
         ctx.SetMetric("total_goodput_Gbps", gbps(bytes));
         ctx.SetMetric("per_flow_goodput_Gbps", rates);
         ctx.SetMetric("jain_fairness", lfsim::JainFairness(rates));
-        ctx.SetMetric("fct_p50_us", Percentile(fct, 0.5));
-        ctx.SetMetric("fct_p99_us", Percentile(fct, 0.99));
+        ctx.SetMetric("fct_p50_us", lfsim::Percentile(fct, 0.5));
+        ctx.SetMetric("fct_p99_us", lfsim::Percentile(fct, 0.99));
         ctx.SetMetric("fct_mean_us",
                       fct.empty() ? 0.0
                                   : std::accumulate(fct.begin(), fct.end(), 0.0) / fct.size());
@@ -709,7 +696,8 @@ class FcFabric : public lfsim::Fabric
             double mean
                 = lat.empty() ? 0 : std::accumulate(lat.begin(), lat.end(), 0.0) / lat.size();
             rates.push_back(b / window / 1e6);
-            t.Append({double(k), rates.back(), lat.size() / window, mean, Percentile(lat, 0.99),
+            t.Append({double(k), rates.back(), lat.size() / window, mean,
+                      lfsim::Percentile(lat, 0.99),
                       m_t.hostPorts[k + 1]->GetCreditStallTime().GetSeconds() * 1e6});
             labels.push_back(m_t.portLabels[k + 1]);
             all.insert(all.end(), lat.begin(), lat.end());
@@ -724,8 +712,8 @@ class FcFabric : public lfsim::Fabric
         ctx.SetMetric("mean_latency_us",
                       all.empty() ? 0.0
                                   : std::accumulate(all.begin(), all.end(), 0.0) / all.size());
-        ctx.SetMetric("p50_latency_us", Percentile(all, 0.5));
-        ctx.SetMetric("p99_latency_us", Percentile(all, 0.99));
+        ctx.SetMetric("p50_latency_us", lfsim::Percentile(all, 0.5));
+        ctx.SetMetric("p99_latency_us", lfsim::Percentile(all, 0.99));
         // The target's port: where incast congestion shows as buffers held and credits spent.
         Ptr<FcNetDevice> toTarget
             = DynamicCast<FcChannel>(m_t.hostPorts[0]->GetChannel())->GetPeer(m_t.hostPorts[0]);

@@ -176,20 +176,6 @@ OnCapture(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
     file->Write(Simulator::Now(), p);
 }
 
-double
-Percentile(std::vector<double> v, double q)
-{
-    if (v.empty())
-    {
-        return 0;
-    }
-    std::sort(v.begin(), v.end());
-    double pos = q * (v.size() - 1);
-    size_t lo = static_cast<size_t>(std::floor(pos));
-    size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - lo);
-}
-
 class RoceFabric : public lfsim::Fabric
 {
   public:
@@ -287,14 +273,15 @@ class RoceFabric : public lfsim::Fabric
             const double gbps
                 = window > 0 ? (f.sink->GetBytesReceived() - f.bytesAtWarmup) * 8.0 / window / 1e9
                              : 0.0;
-            ft.Append({double(k), gbps, Percentile(f.fctUs, 0.5), Percentile(f.fctUs, 0.99),
-                       double(f.fctUs.size()), double(f.requester->GetRetransmittedPackets()),
+            ft.Append({double(k), gbps, lfsim::Percentile(f.fctUs, 0.5),
+                       lfsim::Percentile(f.fctUs, 0.99), double(f.fctUs.size()),
+                       double(f.requester->GetRetransmittedPackets()),
                        double(f.requester->GetTimeouts())});
             flowLabels.push_back(f.label);
             if (f.victim)
             {
                 ctx.SetMetric("victim_goodput_Gbps", gbps);
-                ctx.SetMetric("victim_fct_p50_us", Percentile(f.fctUs, 0.5));
+                ctx.SetMetric("victim_fct_p50_us", lfsim::Percentile(f.fctUs, 0.5));
                 continue;
             }
             rates.push_back(gbps);
@@ -307,8 +294,8 @@ class RoceFabric : public lfsim::Fabric
         ctx.SetMetric("per_flow_goodput_Gbps", rates);
         ctx.SetMetric("jain_fairness", lfsim::JainFairness(rates));
         ctx.SetMetric("messages_completed", completed);
-        ctx.SetMetric("fct_p50_us", Percentile(fcts, 0.5));
-        ctx.SetMetric("fct_p99_us", Percentile(fcts, 0.99));
+        ctx.SetMetric("fct_p50_us", lfsim::Percentile(fcts, 0.5));
+        ctx.SetMetric("fct_p99_us", lfsim::Percentile(fcts, 0.99));
         ctx.SetMetric("fct_mean_us",
                       fcts.empty() ? 0.0
                                    : std::accumulate(fcts.begin(), fcts.end(), 0.0) / fcts.size());
