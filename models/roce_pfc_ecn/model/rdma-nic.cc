@@ -239,6 +239,13 @@ RdmaQueuePair::NextReadResponse()
     {
         ++m_msn;
         m_reads.pop_front();
+        if (m_reads.empty() && m_ackAfterReads)
+        {
+            // After the port has taken this response (we are inside its pull).
+            m_ackAfterReads = false;
+            Simulator::ScheduleNow(&RdmaNic::SendAck, m_nic, Ptr<RdmaQueuePair>(this),
+                                   m_ackAfterReadsPsn);
+        }
     }
     return p;
 }
@@ -486,6 +493,12 @@ RdmaNic::SendControl(RdmaQueuePair& qp, uint8_t opcode, uint8_t syndrome, uint64
 }
 
 void
+RdmaNic::SendAck(Ptr<RdmaQueuePair> qp, uint64_t psn)
+{
+    SendControl(*qp, IbOpcode::ACKNOWLEDGE, AETH_ACK, psn);
+}
+
+void
 RdmaNic::MaybeSendCnp(RdmaQueuePair& qp)
 {
     const Time now = Simulator::Now();
@@ -565,7 +578,17 @@ RdmaNic::OnData(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload)
         if (last || h.ackReq || ++qp.m_unacked >= m_ackInterval)
         {
             qp.m_unacked = 0;
-            SendControl(qp, IbOpcode::ACKNOWLEDGE, AETH_ACK, psn);
+            if (qp.m_reads.empty())
+            {
+                SendControl(qp, IbOpcode::ACKNOWLEDGE, AETH_ACK, psn);
+            }
+            else
+            {
+                // Responses go out in PSN order: an ACK must not overtake read responses
+                // still owed for earlier PSNs (the requester would take it as covering them).
+                qp.m_ackAfterReads = true;
+                qp.m_ackAfterReadsPsn = psn;
+            }
         }
     }
     else if (psn > qp.m_ePsn)

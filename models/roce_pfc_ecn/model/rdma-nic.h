@@ -220,6 +220,8 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     Time m_lastCnp = Time::Min();
     std::deque<ReadResponse> m_reads;
     bool m_preferReads = false;
+    bool m_ackAfterReads = false; ///< an ACK waits for the read responses owed before it
+    uint64_t m_ackAfterReadsPsn = 0;
 
     uint64_t m_bytesAcked = 0;
     uint64_t m_bytesInOrder = 0;
@@ -290,6 +292,7 @@ class RdmaNic : public Object
     void OnAck(RdmaQueuePair& qp, const RoceHeader& h);
     void SendControl(RdmaQueuePair& qp, uint8_t opcode, uint8_t syndrome, uint64_t psn);
     void MaybeSendCnp(RdmaQueuePair& qp);
+    void SendAck(Ptr<RdmaQueuePair> qp, uint64_t psn);
     void Acked(RdmaQueuePair& qp, uint64_t upTo);
     void GoBack(RdmaQueuePair& qp, uint64_t psn);
     void ArmTimer(RdmaQueuePair& qp);
