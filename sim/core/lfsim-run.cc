@@ -331,4 +331,14 @@ Percentile(std::vector<double> v, double q)
     return v[lo] + (v[hi] - v[lo]) * (pos - lo);
 }
 
+ns3::Time
+RandomStart(ns3::Ptr<ns3::UniformRandomVariable> rv, ns3::Time spread)
+{
+    if (!spread.IsStrictlyPositive())
+    {
+        return ns3::Time(0);
+    }
+    return ns3::PicoSeconds(static_cast<int64_t>(rv->GetValue(0, spread.GetPicoSeconds())));
+}
+
 } // namespace lfsim

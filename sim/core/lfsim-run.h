@@ -5,6 +5,7 @@
 #define LFSIM_RUN_H
 
 #include "ns3/nstime.h"
+#include "ns3/random-variable-stream.h"
 
 #include <array>
 #include <cstdint>
@@ -26,9 +27,21 @@ class Table
     explicit Table(std::vector<std::string> columns);
 
     void Append(std::initializer_list<double> row);
-    size_t Rows() const { return m_data.empty() ? 0 : m_data[0].size(); }
-    const std::vector<std::string>& Columns() const { return m_columns; }
-    std::vector<double>& Column(size_t i) { return m_data[i]; }
+    size_t
+    Rows() const
+    {
+        return m_data.empty() ? 0 : m_data[0].size();
+    }
+    const std::vector<std::string>&
+    Columns() const
+    {
+        return m_columns;
+    }
+    std::vector<double>&
+    Column(size_t i)
+    {
+        return m_data[i];
+    }
     const std::vector<double>& Column(const std::string& name) const;
     void Reserve(size_t rows);
 
@@ -44,7 +57,7 @@ struct RunConfig
     std::string fabric;
     uint32_t seed = 1;
     ns3::Time stopTime;
-    ns3::Time sampleInterval;  ///< zero: recorders sample on change only
+    ns3::Time sampleInterval; ///< zero: recorders sample on change only
     std::vector<std::string> record;
     /// (TypeId name, attribute name, value string), applied with Config::SetDefault.
     std::vector<std::array<std::string, 3>> attributes;
@@ -70,7 +83,11 @@ class RunContext
     Table& Series(const std::string& name, const std::vector<std::string>& valueColumns);
     Table& AddTable(const std::string& name, const std::vector<std::string>& columns);
     void SetLabels(const std::string& name, std::vector<std::string> labels);
-    void SetMetric(const std::string& name, MetricValue v) { metrics[name] = std::move(v); }
+    void
+    SetMetric(const std::string& name, MetricValue v)
+    {
+        metrics[name] = std::move(v);
+    }
     /// Calls fn every sample interval (if one is configured) until the stop time.
     void SamplePeriodically(std::function<void()> fn);
 
@@ -85,7 +102,11 @@ class RunContext
     /// Throws std::invalid_argument naming the first requested label that is not in allLabels.
     void CheckPcapPorts(const std::vector<std::string>& allLabels) const;
     /// Whether CheckPcapPorts has been called (used by Run()).
-    bool PcapPortsChecked() const { return m_pcapChecked; }
+    bool
+    PcapPortsChecked() const
+    {
+        return m_pcapChecked;
+    }
 
     std::map<std::string, MetricValue> metrics;
     std::map<std::string, Table> series;
@@ -112,15 +133,15 @@ struct FabricInfo
 {
     std::string name;
     std::string description;
-    std::vector<std::string> typeIds;                        ///< configurable classes
-    std::vector<std::pair<std::string, std::string>> recorders;  ///< name, description
+    std::vector<std::string> typeIds;                           ///< configurable classes
+    std::vector<std::pair<std::string, std::string>> recorders; ///< name, description
     std::function<std::unique_ptr<Fabric>()> factory;
 };
 
 /// Used by a model's static registrar (one line per fabric).
 bool RegisterFabric(FabricInfo info);
 const std::vector<FabricInfo>& Fabrics();
-const FabricInfo& FindFabric(const std::string& name);  ///< throws std::invalid_argument
+const FabricInfo& FindFabric(const std::string& name); ///< throws std::invalid_argument
 
 struct RunResult
 {
@@ -140,6 +161,10 @@ void StopRunNow();
 
 /// Jain's fairness index of a set of rates.
 double JainFairness(const std::vector<double>& x);
+
+/// A start time drawn uniformly in [0, spread) at picosecond grain (0 if spread is 0): how
+/// every fabric's StartSpread staggers its senders from the scenario seed.
+ns3::Time RandomStart(ns3::Ptr<ns3::UniformRandomVariable> rv, ns3::Time spread);
 
 /// Quantile q in [0, 1] with linear interpolation between order statistics (0 if empty).
 double Percentile(std::vector<double> v, double q);

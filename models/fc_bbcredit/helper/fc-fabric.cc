@@ -244,7 +244,7 @@ class FcFabric : public lfsim::Fabric
                 m_sink->SetWindow(m_sc->warmup, m_stop);
                 for (auto& s : apps.senders)
                 {
-                    s->SetStartTime(StartTime());
+                    s->SetStartTime(lfsim::RandomStart(m_start, m_sc->startSpread));
                 }
                 break;
             }
@@ -273,7 +273,7 @@ class FcFabric : public lfsim::Fabric
                     m_t.hosts.Get(i)->AddApplication(ini);
                     ini->Setup(m_t.hostPorts[i], target, m_target->GetFirstBurstSize());
                     ini->SetWindow(m_sc->warmup, m_stop);
-                    ini->SetStartTime(StartTime());
+                    ini->SetStartTime(lfsim::RandomStart(m_start, m_sc->startSpread));
                     m_initiators.push_back(ini);
                 }
                 break;
@@ -408,7 +408,7 @@ class FcFabric : public lfsim::Fabric
         for (auto& app : m_apps)
         {
             app->SetWindow(m_sc->warmup, m_stop);
-            app->SetStartTime(StartTime());
+            app->SetStartTime(lfsim::RandomStart(m_start, m_sc->startSpread));
             if (m_sc->messages > 0)
             {
                 app->SetDoneCallback(MakeCallback(&FcFabric::AppDone, this));
@@ -430,17 +430,6 @@ class FcFabric : public lfsim::Fabric
         {
             lfsim::StopRunNow();
         }
-    }
-
-    Time
-    StartTime()
-    {
-        if (!m_sc->startSpread.IsStrictlyPositive())
-        {
-            return Time(0);
-        }
-        return PicoSeconds(
-            static_cast<int64_t>(m_start->GetValue(0, m_sc->startSpread.GetPicoSeconds())));
     }
 
     void

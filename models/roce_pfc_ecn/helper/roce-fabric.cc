@@ -404,18 +404,8 @@ class RoceFabric : public lfsim::Fabric
         a->SetCompletionCallback(MakeCallback(&RoceFabric::OnComplete, this).Bind(index));
         m_flowOfQpn[req][a->GetQpn()] = index;
         m_flows.push_back(f);
-        Simulator::Schedule(StartTime(), &RoceFabric::PostMore, this, index);
-    }
-
-    Time
-    StartTime()
-    {
-        if (!m_sc->startSpread.IsStrictlyPositive())
-        {
-            return Time(0);
-        }
-        return PicoSeconds(
-            static_cast<int64_t>(m_start->GetValue(0, m_sc->startSpread.GetPicoSeconds())));
+        Simulator::Schedule(lfsim::RandomStart(m_start, m_sc->startSpread), &RoceFabric::PostMore,
+                            this, index);
     }
 
     void
