@@ -1,11 +1,10 @@
 #include "fc-helper.h"
 
+#include "lfsim-routing.h"
 #include "ns3/abort.h"
 #include "ns3/enum.h"
 
-#include <limits>
 #include <map>
-#include <queue>
 
 namespace ns3
 {
@@ -188,7 +187,7 @@ FcHelper::Route(FcTopology& t)
         }
     }
     // Switch adjacency through ISLs: (neighbour, local port), one entry per link.
-    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> adj(t.switches.size());
+    lfsim::SwitchGraph adj(t.switches.size());
     for (const auto& ch : t.channels)
     {
         Ptr<FcNetDevice> a = DynamicCast<FcNetDevice>(ch->GetDevice(0));
@@ -199,7 +198,6 @@ FcHelper::Route(FcTopology& t)
             adj[where[b].first].push_back({where[a].first, where[b].second});
         }
     }
-    const uint32_t inf = std::numeric_limits<uint32_t>::max();
     for (uint32_t h = 0; h < t.hostPorts.size(); ++h)
     {
         Ptr<FcNetDevice> peer
@@ -207,37 +205,14 @@ FcHelper::Route(FcTopology& t)
         uint32_t home = where[peer].first;
         uint32_t id = t.hostPorts[h]->GetFcId();
         t.switches[home]->AddRoute(id, where[peer].second);
-        // Hop counts from the host's switch; every switch routes over all its links to a
-        // neighbour one hop closer (the equal-cost paths FSPF would keep).
-        std::vector<uint32_t> dist(t.switches.size(), inf);
-        std::queue<uint32_t> q;
-        q.push(home);
-        dist[home] = 0;
-        while (!q.empty())
+        // Every switch routes over all its links to a neighbour one hop closer (the
+        // equal-cost paths FSPF would keep).
+        const auto ports = lfsim::EqualCostPorts(adj, home);
+        for (uint32_t s = 0; s < ports.size(); ++s)
         {
-            uint32_t s = q.front();
-            q.pop();
-            for (auto [n, port] : adj[s])
+            for (uint32_t port : ports[s])
             {
-                if (dist[n] == inf)
-                {
-                    dist[n] = dist[s] + 1;
-                    q.push(n);
-                }
-            }
-        }
-        for (uint32_t s = 0; s < t.switches.size(); ++s)
-        {
-            if (s == home || dist[s] == inf)
-            {
-                continue;
-            }
-            for (auto [n, port] : adj[s])
-            {
-                if (dist[n] + 1 == dist[s])
-                {
-                    t.switches[s]->AddRoute(id, port);
-                }
+                t.switches[s]->AddRoute(id, port);
             }
         }
     }

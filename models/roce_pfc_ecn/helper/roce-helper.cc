@@ -1,6 +1,7 @@
 #include "roce-helper.h"
 
-#include <deque>
+#include "lfsim-routing.h"
+
 #include <map>
 
 namespace ns3
@@ -121,61 +122,45 @@ RoceHelper::LeafSpine(const std::vector<uint32_t>& leafOf, uint32_t leaves, uint
 void
 RoceHelper::Finish(RoceTopology& t)
 {
-    // Graph over nodes (hosts, then switches); BFS from every host gives each switch all its
-    // shortest-path next hops toward that host.
     const uint32_t nh = t.hosts.GetN();
     const uint32_t ns = t.switches.size();
-    std::map<uint32_t, uint32_t> vertexOfNode;
-    for (uint32_t i = 0; i < nh; ++i)
-    {
-        vertexOfNode[t.hosts.Get(i)->GetId()] = i;
-    }
-    for (uint32_t s = 0; s < ns; ++s)
-    {
-        vertexOfNode[t.switchNodes.Get(s)->GetId()] = nh + s;
-    }
-    // adjacency: vertex -> (neighbour vertex, local port number on a switch)
-    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> adj(nh + ns);
+    // Inter-switch links, and the (switch, port) each host is attached to.
+    lfsim::SwitchGraph adj(ns);
+    std::vector<std::pair<int32_t, uint32_t>> attach(nh, {-1, 0});
+    std::map<Ptr<RoceNetDevice>, uint32_t> portOf;
     for (uint32_t p = 0; p < t.ports.size(); ++p)
     {
-        Ptr<RoceNetDevice> d = t.ports[p];
-        Ptr<RoceNetDevice> peer = d->GetRoceChannel()->GetPeer(d);
-        uint32_t v = vertexOfNode[d->GetNode()->GetId()];
-        uint32_t w = vertexOfNode[peer->GetNode()->GetId()];
-        adj[v].push_back({w, t.portIndex[p]});
+        portOf[t.ports[p]] = p;
+    }
+    for (uint32_t p = 0; p < t.ports.size(); ++p)
+    {
+        const int32_t sw = t.portSwitch[p];
+        const uint32_t q = portOf[t.ports[p]->GetRoceChannel()->GetPeer(t.ports[p])];
+        if (sw >= 0 && t.portSwitch[q] >= 0)
+        {
+            adj[sw].push_back({uint32_t(t.portSwitch[q]), t.portIndex[p]});
+        }
+        else if (sw >= 0)
+        {
+            attach[q] = {sw, t.portIndex[p]}; // hosts come first: port q is host q
+        }
     }
     std::vector<std::vector<std::vector<uint32_t>>> routes(ns,
                                                            std::vector<std::vector<uint32_t>>(nh));
     for (uint32_t dst = 0; dst < nh; ++dst)
     {
-        std::vector<int> dist(nh + ns, -1);
-        std::deque<uint32_t> q{dst};
-        dist[dst] = 0;
-        while (!q.empty())
+        auto [home, hostPort] = attach[dst];
+        if (home < 0)
         {
-            uint32_t v = q.front();
-            q.pop_front();
-            if (v != dst && v < nh)
-            {
-                continue; // hosts do not forward
-            }
-            for (auto [w, port] : adj[v])
-            {
-                if (dist[w] < 0)
-                {
-                    dist[w] = dist[v] + 1;
-                    q.push_back(w);
-                }
-            }
+            continue; // back to back, no switch
         }
+        routes[home][dst] = {hostPort};
+        const auto ports = lfsim::EqualCostPorts(adj, home);
         for (uint32_t s = 0; s < ns; ++s)
         {
-            for (auto [w, port] : adj[nh + s])
+            if (s != uint32_t(home))
             {
-                if (dist[nh + s] > 0 && dist[w] == dist[nh + s] - 1)
-                {
-                    routes[s][dst].push_back(port);
-                }
+                routes[s][dst] = ports[s];
             }
         }
     }
