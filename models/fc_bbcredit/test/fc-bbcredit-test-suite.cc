@@ -49,6 +49,21 @@ class FcTestCase : public TestCase
         Simulator::Destroy();
         Config::Reset();
     }
+
+    /// After a drained run: every frame sent on a fibre arrived, every credit came home.
+    void
+    ExpectLinksDrained(const FcTopology& t)
+    {
+        for (auto& ch : t.channels)
+        {
+            auto a = DynamicCast<FcNetDevice>(ch->GetDevice(0));
+            auto b = DynamicCast<FcNetDevice>(ch->GetDevice(1));
+            NS_TEST_EXPECT_MSG_EQ(a->GetCounters().framesTx, b->GetCounters().framesRx, "a->b");
+            NS_TEST_EXPECT_MSG_EQ(b->GetCounters().framesTx, a->GetCounters().framesRx, "b->a");
+            NS_TEST_EXPECT_MSG_EQ(a->GetCredits(), a->GetLoginCredit(), "credits home");
+            NS_TEST_EXPECT_MSG_EQ(b->GetCredits(), b->GetLoginCredit(), "credits home");
+        }
+    }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -556,15 +571,7 @@ class IncastConservationTest : public FcTestCase
         }
         NS_TEST_EXPECT_MSG_GT(done, 40u,
                               "I/Os completed (about 1.6 MB in 2 ms at 8GFC, plus 32 draining)");
-        for (auto& ch : t.channels)
-        {
-            auto a = DynamicCast<FcNetDevice>(ch->GetDevice(0));
-            auto b = DynamicCast<FcNetDevice>(ch->GetDevice(1));
-            NS_TEST_EXPECT_MSG_EQ(a->GetCounters().framesTx, b->GetCounters().framesRx, "a->b");
-            NS_TEST_EXPECT_MSG_EQ(b->GetCounters().framesTx, a->GetCounters().framesRx, "b->a");
-            NS_TEST_EXPECT_MSG_EQ(a->GetCredits(), a->GetLoginCredit(), "credits home");
-            NS_TEST_EXPECT_MSG_EQ(b->GetCredits(), b->GetLoginCredit(), "credits home");
-        }
+        ExpectLinksDrained(t);
         uint64_t minCredits = UINT64_MAX;
         for (auto& p : t.ports)
         {
@@ -695,15 +702,7 @@ class LeafSpineRoutingTest : public FcTestCase
         NS_TEST_EXPECT_MSG_EQ(rspIn, rsp, "every FCP_RSP delivered");
         NS_TEST_EXPECT_MSG_EQ(rx->GetUnknownFrames() + vrx->GetUnknownFrames(), 0u,
                               "no frame reached the wrong host");
-        for (auto& ch : t.channels)
-        {
-            auto a = DynamicCast<FcNetDevice>(ch->GetDevice(0));
-            auto b = DynamicCast<FcNetDevice>(ch->GetDevice(1));
-            NS_TEST_EXPECT_MSG_EQ(a->GetCounters().framesTx, b->GetCounters().framesRx, "a->b");
-            NS_TEST_EXPECT_MSG_EQ(b->GetCounters().framesTx, a->GetCounters().framesRx, "b->a");
-            NS_TEST_EXPECT_MSG_EQ(a->GetCredits(), a->GetLoginCredit(), "credits home");
-            NS_TEST_EXPECT_MSG_EQ(b->GetCredits(), b->GetLoginCredit(), "credits home");
-        }
+        ExpectLinksDrained(t);
         for (auto& p : t.ports)
         {
             NS_TEST_EXPECT_MSG_EQ(p->GetCounters().bufferOverruns, 0u, "no overrun");
@@ -725,8 +724,8 @@ class LeafSpineRoutingTest : public FcTestCase
                 viaSpine[s - 3] = out;
             }
         }
-        // Every frame crosses exactly one spine (senders are never on leaf 0), and the equal-cost
-        // choice by S_ID/D_ID splits the eight senders' N_Ports evenly.
+        // Every frame crosses exactly one spine (senders are never on leaf 0), and the
+        // equal-cost choice by S_ID/D_ID splits the eight senders' N_Ports evenly.
         NS_TEST_EXPECT_MSG_EQ(viaSpine[0] + viaSpine[1], sent + rsp, "one spine per frame");
         NS_TEST_EXPECT_MSG_GT(viaSpine[0], (sent + rsp) * 2 / 5, "spine 0 carries its share");
         NS_TEST_EXPECT_MSG_GT(viaSpine[1], (sent + rsp) * 2 / 5, "spine 1 carries its share");
@@ -765,8 +764,8 @@ class IncastLineRateTest : public FcTestCase
         NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless");
         NS_TEST_EXPECT_MSG_GT(Metric(r, "messages_completed"), 0.0, "messages complete");
         // A frame holds its input buffer until it has left: the output towards the receiver can
-        // hold at most the 4 inputs' 16 buffers of 2084-byte frames, and at steady state it holds
-        // nearly all of them.
+        // hold at most the 4 inputs' 16 buffers of 2084-byte frames, and at steady state it
+        // holds nearly all of them.
         double bound = 4 * 16 * 2084 / 1024.0;
         NS_TEST_EXPECT_MSG_LT_OR_EQ(Metric(r, "peak_queue_KB"), bound, "backlog <= credits");
         NS_TEST_EXPECT_MSG_GT(Metric(r, "mean_queue_KB"), 0.8 * bound, "input buffers full");
@@ -818,8 +817,8 @@ class IncastVictimTest : public FcTestCase
         NS_TEST_EXPECT_MSG_EQ_TOL(Metric(inc, "total_goodput_Gbps") / c, 1.0, 0.01,
                                   "the incast still fills the receiver");
 
-        // LeafSpine with 32GFC uplinks: the victim has its own 8GFC N_Port on leaf 1 and its own
-        // idle receiver on leaf 0; the uplinks have room for it and one incast sender.
+        // LeafSpine with 32GFC uplinks: the victim has its own 8GFC N_Port on leaf 1 and its
+        // own idle receiver on leaf 0; the uplinks have room for it and one incast sender.
         Attrs ls = {{"ns3::FcScenario", "Topology", "LeafSpine"},
                     {"ns3::FcScenario", "UplinkSpeed", "32GFC"},
                     {"ns3::FcScenario", "Victim", "true"},

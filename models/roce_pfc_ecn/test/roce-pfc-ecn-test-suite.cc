@@ -38,35 +38,6 @@ RunRoce(const std::vector<std::array<std::string, 3>>& attrs, const std::string&
     {
         cfg.attributes.push_back({"ns3::" + a[0], a[1], a[2]});
     }
-    // Every other attribute back to its default (Config::SetDefault rewrites a TypeId's
-    // initial value, so the originals are captured before the first run changes them).
-    static const std::vector<std::array<std::string, 3>> originals = []
-    {
-        std::vector<std::array<std::string, 3>> v;
-        for (const char* tid : {"ns3::RoceScenario", "ns3::RoceSwitch", "ns3::RdmaNic",
-                                "ns3::RoceNetDevice", "ns3::RoceChannel"})
-        {
-            TypeId t = TypeId::LookupByName(tid);
-            for (uint32_t i = 0; i < t.GetAttributeN(); ++i)
-            {
-                TypeId::AttributeInformation info = t.GetAttribute(i);
-                v.push_back({tid, info.name, info.initialValue->SerializeToString(info.checker)});
-            }
-        }
-        return v;
-    }();
-    for (const auto& o : originals)
-    {
-        bool given = false;
-        for (const auto& a : attrs)
-        {
-            given = given || ("ns3::" + a[0] == o[0] && a[1] == o[1]);
-        }
-        if (!given)
-        {
-            cfg.attributes.push_back(o);
-        }
-    }
     return lfsim::Run(cfg);
 }
 
@@ -81,6 +52,21 @@ Column(const lfsim::RunResult& r, const std::string& table, const std::string& c
 {
     return r.tables.at(table).Column(col);
 }
+
+/// Every case starts from the attribute defaults (lfsim::Run sets them with Config::SetDefault).
+class RoceTestCase : public TestCase
+{
+  public:
+    using TestCase::TestCase;
+
+  protected:
+    void
+    DoTeardown() override
+    {
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
 
 // ---------------------------------------------------------------------------------------------
 
@@ -331,11 +317,12 @@ class PfcTimingTest : public TestCase
     std::vector<std::pair<Time, uint32_t>> m_starts;
 };
 
-class HeadroomFormulaTest : public TestCase
+class HeadroomFormulaTest : public RoceTestCase
 {
   public:
     HeadroomFormulaTest()
-        : TestCase("MMU: headroom formula from cable, speed and MTU; shared pool is what is left")
+        : RoceTestCase(
+            "MMU: headroom formula from cable, speed and MTU; shared pool is what is left")
     {
     }
 
@@ -345,7 +332,6 @@ class HeadroomFormulaTest : public TestCase
         Config::SetDefault("ns3::RoceChannel::Length", DoubleValue(100));
         RoceHelper h;
         RoceTopology t = h.Leaf(4, EthSpeed::GBE25);
-        Config::SetDefault("ns3::RoceChannel::Length", DoubleValue(2));
         Ptr<RoceSwitch> sw = t.switches[0];
         // 2 x 500 ns x 25 Gb/s = 3125 B on the cable; a 4218 B frame (+VLAN) at each end with
         // FCS, preamble and gap = 2 x 4242 B; one PFC frame = 84 B.
@@ -356,16 +342,15 @@ class HeadroomFormulaTest : public TestCase
         NS_TEST_EXPECT_MSG_EQ(sw->GetSharedPoolBytes(),
                               buffer - 4 * 8 * 3072 - 4 * uint64_t(expect),
                               "shared = buffer - reserved - lossless headroom");
-        Simulator::Destroy();
     }
 };
 
-class LosslessIncastTest : public TestCase
+class LosslessIncastTest : public RoceTestCase
 {
   public:
     LosslessIncastTest()
-        : TestCase("PFC: zero drops for incast degrees 2..64 with formula headroom; too little "
-                   "headroom drops and counts it")
+        : RoceTestCase("PFC: zero drops for incast degrees 2..64 with formula headroom; too little "
+                       "headroom drops and counts it")
     {
     }
 
@@ -399,12 +384,12 @@ class LosslessIncastTest : public TestCase
     }
 };
 
-class GoBackNTest : public TestCase
+class GoBackNTest : public RoceTestCase
 {
   public:
     GoBackNTest()
-        : TestCase("Lossy incast: tail drops are recovered by NAK and go-back-N; every message "
-                   "completes and every byte is delivered once")
+        : RoceTestCase("Lossy incast: tail drops are recovered by NAK and go-back-N; every message "
+                       "completes and every byte is delivered once")
     {
     }
 
@@ -435,12 +420,13 @@ class GoBackNTest : public TestCase
     }
 };
 
-class ClosedFormGoodputTest : public TestCase
+class ClosedFormGoodputTest : public RoceTestCase
 {
   public:
     ClosedFormGoodputTest()
-        : TestCase("One QP streaming RDMA WRITE: goodput = line rate x payload over line bytes at "
-                   "MTU 1024, 2048, 4096 on 25 and 100 GbE (0.5 %)")
+        : RoceTestCase(
+            "One QP streaming RDMA WRITE: goodput = line rate x payload over line bytes at "
+            "MTU 1024, 2048, 4096 on 25 and 100 GbE (0.5 %)")
     {
     }
 
@@ -473,12 +459,12 @@ class ClosedFormGoodputTest : public TestCase
     }
 };
 
-class EcnCnpTest : public TestCase
+class EcnCnpTest : public RoceTestCase
 {
   public:
     EcnCnpTest()
-        : TestCase("ECN: marks only above Kmin; receiver sends at most one CNP per QP per "
-                   "CnpInterval")
+        : RoceTestCase("ECN: marks only above Kmin; receiver sends at most one CNP per QP per "
+                       "CnpInterval")
     {
     }
 
@@ -507,12 +493,12 @@ class EcnCnpTest : public TestCase
     }
 };
 
-class ConservationTest : public TestCase
+class ConservationTest : public RoceTestCase
 {
   public:
     ConservationTest()
-        : TestCase("Conservation: after the fabric drains, frames sent = frames received + "
-                   "frames dropped, with or without PFC")
+        : RoceTestCase("Conservation: after the fabric drains, frames sent = frames received + "
+                       "frames dropped, with or without PFC")
     {
     }
 
@@ -577,16 +563,14 @@ class ConservationTest : public TestCase
             }
             Simulator::Destroy();
         }
-        Config::SetDefault("ns3::RoceSwitch::PfcEnabled", BooleanValue(true));
-        Config::SetDefault("ns3::RoceSwitch::BufferSize", UintegerValue(12 * 1024 * 1024));
     }
 };
 
-class DeterminismTest : public TestCase
+class DeterminismTest : public RoceTestCase
 {
   public:
     DeterminismTest()
-        : TestCase("Same seed, same metrics; another seed changes the random start times")
+        : RoceTestCase("Same seed, same metrics; another seed changes the random start times")
     {
     }
 
