@@ -1,6 +1,8 @@
 #include "lfsim-attributes.h"
 
 #include "ns3/attribute.h"
+#include "ns3/config.h"
+#include "ns3/string.h"
 #include "ns3/nstime.h"
 #include "ns3/type-id.h"
 
@@ -196,6 +198,67 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
         return accepted;
     }
     return "";
+}
+
+} // namespace lfsim
+
+namespace lfsim
+{
+
+static std::vector<Preset>&
+PresetRegistry()
+{
+    static std::vector<Preset> r;
+    return r;
+}
+
+bool
+RegisterPreset(Preset preset)
+{
+    PresetRegistry().push_back(std::move(preset));
+    return true;
+}
+
+std::vector<Preset>
+Presets(const std::string& typeId)
+{
+    std::vector<Preset> out;
+    for (const auto& p : PresetRegistry())
+    {
+        if (p.typeId == typeId)
+        {
+            out.push_back(p);
+        }
+    }
+    return out;
+}
+
+const Preset&
+FindPreset(const std::string& typeId, const std::string& name)
+{
+    std::string accepted;
+    for (const auto& p : PresetRegistry())
+    {
+        if (p.typeId == typeId)
+        {
+            if (p.name == name)
+            {
+                return p;
+            }
+            accepted += (accepted.empty() ? "" : ", ") + p.name;
+        }
+    }
+    throw std::invalid_argument(typeId + "::Preset: got '" + name + "'; accepted: "
+                                + (accepted.empty() ? "(none)" : accepted));
+}
+
+void
+ApplyPreset(const std::string& typeId, const std::string& name)
+{
+    for (const auto& [tid, attr, value] : FindPreset(typeId, name).values)
+    {
+        ns3::Config::SetDefault(tid + "::" + attr, ns3::StringValue(value));
+    }
 }
 
 } // namespace lfsim

@@ -10,6 +10,7 @@ namespace ns3
 class Time;
 }
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,28 @@ std::string CheckValue(const std::string& typeId,
 
 /// Parses "10us"-style strings without ns-3's abort on a bad unit. False when malformed.
 bool ParseTime(const std::string& s, ns3::Time* out);
+
+/// A named set of attribute values (e.g. DCQCN's "paper" and "nic_default"), selected in a
+/// scenario with the pseudo-attribute `Preset` of the class that owns it. Values may belong to
+/// other classes too (the DCQCN notification point lives in RdmaNic). Attributes given
+/// explicitly override the preset's.
+struct Preset
+{
+    std::string typeId; ///< the class whose `Preset` key selects it
+    std::string name;
+    std::string description;
+    std::vector<std::array<std::string, 3>> values; ///< (TypeId, attribute, value)
+};
+
+/// Used by a model's static registrar. Returns true (for a static initializer).
+bool RegisterPreset(Preset preset);
+/// The presets of a class, in registration order (empty if none).
+std::vector<Preset> Presets(const std::string& typeId);
+/// The named preset; throws std::invalid_argument naming the accepted presets.
+const Preset& FindPreset(const std::string& typeId, const std::string& name);
+/// Config::SetDefault of every value of the preset (for C++ programs; lfsim::Run expands a
+/// `Preset` attribute itself).
+void ApplyPreset(const std::string& typeId, const std::string& name);
 
 /// Called once before any Time is built: lfsim runs at picosecond resolution so that
 /// serialization times of FC transmission words are exact to the picosecond.

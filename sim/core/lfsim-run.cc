@@ -174,16 +174,47 @@ RegisterFabric(FabricInfo info)
     return true;
 }
 
+static std::vector<std::pair<std::string, std::string>>&
+PendingExtensions()
+{
+    static std::vector<std::pair<std::string, std::string>> r;
+    return r;
+}
+
+bool
+ExtendFabric(const std::string& fabric, const std::string& typeId)
+{
+    PendingExtensions().emplace_back(fabric, typeId);
+    return true;
+}
+
 const std::vector<FabricInfo>&
 Fabrics()
 {
+    // Static registrations have all run by the first call; fold the extensions in once.
+    auto& pending = PendingExtensions();
+    for (auto it = pending.begin(); it != pending.end();)
+    {
+        auto f = std::find_if(Registry().begin(), Registry().end(),
+                              [&](const FabricInfo& i) { return i.name == it->first; });
+        if (f == Registry().end())
+        {
+            ++it;
+            continue;
+        }
+        if (std::find(f->typeIds.begin(), f->typeIds.end(), it->second) == f->typeIds.end())
+        {
+            f->typeIds.push_back(it->second);
+        }
+        it = pending.erase(it);
+    }
     return Registry();
 }
 
 const FabricInfo&
 FindFabric(const std::string& name)
 {
-    for (const auto& f : Registry())
+    for (const auto& f : Fabrics())
     {
         if (f.name == name)
         {
@@ -191,7 +222,7 @@ FindFabric(const std::string& name)
         }
     }
     std::string accepted;
-    for (const auto& f : Registry())
+    for (const auto& f : Fabrics())
     {
         accepted += (accepted.empty() ? "" : ", ") + f.name;
     }
@@ -236,8 +267,20 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
     {
         throw std::invalid_argument("stop_time: must be positive");
     }
+    // A `Preset` pseudo-attribute sets its values first; the explicit attributes then win.
     for (const auto& a : cfg.attributes)
     {
+        if (a[1] == "Preset")
+        {
+            ApplyPreset(a[0], a[2]);
+        }
+    }
+    for (const auto& a : cfg.attributes)
+    {
+        if (a[1] == "Preset")
+        {
+            continue;
+        }
         std::string why = CheckValue(a[0], a[1], a[2]);
         if (!why.empty())
         {

@@ -140,6 +140,9 @@ struct FabricInfo
 
 /// Used by a model's static registrar (one line per fabric).
 bool RegisterFabric(FabricInfo info);
+/// A module that plugs into another's fabric (e.g. a congestion control into "roce") adds its
+/// configurable class with one line; works whatever the order of static registration.
+bool ExtendFabric(const std::string& fabric, const std::string& typeId);
 const std::vector<FabricInfo>& Fabrics();
 const FabricInfo& FindFabric(const std::string& name); ///< throws std::invalid_argument
 

@@ -201,5 +201,22 @@ PYBIND11_MODULE(_core, m)
               }
               return why.empty() ? py::object(py::none()) : py::object(py::str(why));
           });
+    m.def("presets", [](const std::string& tid) {
+        py::list out;
+        for (const auto& p : lfsim::Presets(tid))
+        {
+            py::dict d;
+            d["name"] = p.name;
+            d["description"] = p.description;
+            py::list values;
+            for (const auto& v : p.values)
+            {
+                values.append(py::make_tuple(v[0], v[1], v[2]));
+            }
+            d["values"] = values;
+            out.append(d);
+        }
+        return out;
+    });
     m.def("run", &RunPy, py::arg("config"), py::arg("progress") = py::none());
 }

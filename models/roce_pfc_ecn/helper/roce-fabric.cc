@@ -571,6 +571,55 @@ class RoceFabric : public lfsim::Fabric
                                                           MakeBoundCallback(&OnRate, t, &map));
             }
         }
+        if (ctx.Records("cc"))
+        {
+            RecordCcState(ctx, flowLabels);
+        }
+    }
+
+    /// The congestion control's own state of every flow's QP (e.g. DCQCN alpha), sampled.
+    void
+    RecordCcState(RunContext& ctx, const std::vector<std::string>& flowLabels)
+    {
+        Ptr<RdmaCongestionControl> cc;
+        for (const auto& f : m_flows)
+        {
+            cc = f.requester->GetNic()->GetCongestionControl();
+            if (cc)
+            {
+                break;
+            }
+        }
+        if (!cc || cc->StateNames().empty())
+        {
+            throw std::invalid_argument(
+                "record: recorder 'cc' needs a congestion control with state; accepted: "
+                "RdmaNic.CongestionControl one of the algorithms other than None");
+        }
+        if (!ctx.config.sampleInterval.IsStrictlyPositive())
+        {
+            throw std::invalid_argument("record: recorder 'cc' samples its state; accepted: "
+                                        "a positive sample_interval");
+        }
+        const std::vector<std::string> names = cc->StateNames();
+        Table* t = &ctx.Series("cc", names);
+        ctx.SetLabels("cc", flowLabels);
+        ctx.SamplePeriodically(
+            [this, t, n = names.size()]
+            {
+                std::vector<double> row(2 + n);
+                for (size_t k = 0; k < m_flows.size(); ++k)
+                {
+                    const RdmaQueuePair& qp = *m_flows[k].requester;
+                    row[0] = Simulator::Now().GetSeconds();
+                    row[1] = double(k);
+                    qp.GetNic()->GetCongestionControl()->GetState(qp, row.data() + 2);
+                    for (size_t c = 0; c < row.size(); ++c)
+                    {
+                        t->Column(c).push_back(row[c]);
+                    }
+                }
+            });
     }
 
     void
@@ -625,7 +674,9 @@ const bool g_registered = lfsim::RegisterFabric(
       {"ecn", "every CE mark at a switch egress port"},
       {"goodput", "payload each flow delivered in order per sample interval, Gbit/s (needs "
                   "sample_interval)"},
-      {"rate", "sending rate of each flow's QP set by congestion control, Gbit/s"}},
+      {"rate", "sending rate of each flow's QP set by congestion control, Gbit/s"},
+      {"cc", "the congestion control's state of each flow's QP, e.g. DCQCN alpha and target "
+             "rate (needs sample_interval)"}},
      [] { return std::make_unique<RoceFabric>(); }});
 
 } // namespace

@@ -83,11 +83,41 @@ RdmaQueuePair::GetLineRate() const
     return double(EthBitRate(m_nic->m_port->GetSpeed()));
 }
 
+uint32_t
+RdmaQueuePair::GetIndex() const
+{
+    return m_qpn - m_nic->m_qpnBase;
+}
+
 void
 RdmaQueuePair::SetRate(double bps)
 {
-    m_rate = std::min(bps, GetLineRate());
+    const double line = GetLineRate();
+    const double rate = std::min(bps, line);
+    if (rate == m_rate)
+    {
+        return;
+    }
+    m_rate = rate;
     m_nic->m_rateTrace(m_qpn, m_rate);
+    const Time now = Simulator::Now();
+    if (m_nextAvail <= now)
+    {
+        return;
+    }
+    const Time was = m_nextAvail;
+    m_nextAvail = std::max(now, rate < line ? m_lastTx + PicoSeconds(int64_t(m_lastLine * 8.0
+                                                                             / rate * 1e12))
+                                            : m_lastTx);
+    // Sooner than the NIC's wake-up for this class: move it (never call into the port from
+    // here, this may run inside its pull).
+    EventId& wake = m_nic->m_wake[m_prio];
+    if (m_nextAvail < was && HasData()
+        && (!wake.IsRunning() || TimeStep(wake.GetTs()) > m_nextAvail))
+    {
+        wake.Cancel();
+        wake = Simulator::Schedule(m_nextAvail - now, &RdmaNic::Wake, m_nic, m_prio);
+    }
 }
 
 uint64_t
@@ -431,6 +461,8 @@ RdmaNic::Pull(uint8_t prio)
         Ptr<Packet> p = qp.NextPacket();
         const uint32_t line = EthLineBytes(p->GetSize());
         const double lineRate = qp.GetLineRate();
+        qp.m_lastTx = now;
+        qp.m_lastLine = line;
         if (qp.m_rate < lineRate)
         {
             qp.m_nextAvail = now + PicoSeconds(int64_t(line * 8.0 / qp.m_rate * 1e12));

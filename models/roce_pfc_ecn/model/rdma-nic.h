@@ -63,6 +63,17 @@ class RdmaCongestionControl : public Object
     OnAck(Ptr<RdmaQueuePair> qp, uint64_t bytes)
     {
     }
+    /// Names of the per-QP state variables an algorithm exposes to recorders (e.g. DCQCN's
+    /// alpha and target rate); GetState fills one value per name for a QP at the current time.
+    virtual std::vector<std::string>
+    StateNames() const
+    {
+        return {};
+    }
+    virtual void
+    GetState(const RdmaQueuePair& qp, double* values) const
+    {
+    }
 };
 
 using CongestionControlFactory = std::function<Ptr<RdmaCongestionControl>()>;
@@ -112,7 +123,13 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     {
         return m_prio;
     }
-    /// Sending rate the congestion control sets (bit/s); capped at the line rate.
+    /// Position of this QP in its NIC (0, 1, ...): lets a congestion control keep its per-QP
+    /// state in a vector.
+    uint32_t
+    GetIndex() const;
+    /// Sending rate the congestion control sets (bit/s); capped at the line rate. The pacing
+    /// gap after the last packet is recomputed at the new rate, so a QP slowed to a low rate
+    /// is not held back after its rate rises again.
     void SetRate(double bps);
     double
     GetRate() const
@@ -200,6 +217,8 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint8_t m_prio = 3;
     double m_rate = 0;
     Time m_nextAvail;
+    Time m_lastTx;           ///< when the last packet was pulled
+    uint32_t m_lastLine = 0; ///< its line bytes
 
     // Requester
     std::deque<Wqe> m_wqes;
@@ -299,7 +318,6 @@ class RdmaNic : public Object
     void OnTimer(Ptr<RdmaQueuePair> qp);
     RoceHeader Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn) const;
     Ptr<Packet> Build(RoceHeader& h, uint32_t payload);
-    void RateChanged(RdmaQueuePair& qp);
 
     Ptr<RoceNetDevice> m_port;
     Ipv4Address m_ip;

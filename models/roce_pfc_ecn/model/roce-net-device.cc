@@ -103,6 +103,12 @@ RoceNetDevice::Send(Ptr<Packet>, const Address&, uint16_t)
     return false;
 }
 
+Ptr<RoceChannel>
+RoceNetDevice::GetRoceChannel() const
+{
+    return m_channel;
+}
+
 void
 RoceNetDevice::SetSourceReady(uint8_t prio, bool ready)
 {

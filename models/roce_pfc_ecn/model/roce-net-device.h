@@ -48,11 +48,7 @@ class RoceNetDevice : public NetDevice
     typedef Callback<Ptr<Packet>, uint8_t> PullCallback;
 
     void Attach(Ptr<RoceChannel> channel);
-    Ptr<RoceChannel>
-    GetRoceChannel() const
-    {
-        return m_channel;
-    }
+    Ptr<RoceChannel> GetRoceChannel() const;
     void SetSpeed(EthSpeed s);
     EthSpeed
     GetSpeed() const

@@ -30,6 +30,12 @@ def attributes(type_id: str) -> tuple[dict, ...]:
     return tuple(core().attributes(type_id))
 
 
+@cache
+def presets(type_id: str) -> dict[str, dict]:
+    """Preset name -> {"description", "values": [(TypeId, attribute, value), ...]}."""
+    return {p["name"]: p for p in core().presets(type_id)}
+
+
 def check_value(type_id: str, attribute: str, value: str) -> str | None:
     return core().check_value(type_id, attribute, value)
 

@@ -577,10 +577,37 @@ def _resolve(
             "record": list(dict.fromkeys(parsed.record)),  # drop repeats, keep order
         }
     )
+    sections = _expand_presets({cls: dict(getattr(parsed, cls) or {}) for cls in classes}, classes)
     for cls, tid in classes.items():
-        given = getattr(parsed, cls) or {}
-        config[cls] = _resolve_class(cls, tid, given)
+        config[cls] = _resolve_class(cls, tid, sections[cls])
     return config
+
+
+PRESET = "Preset"
+
+
+def _expand_presets(sections: dict[str, dict], classes: Mapping[str, str]) -> dict[str, dict]:
+    """``Class: {Preset: NAME}`` -> the preset's values, under anything given explicitly (in
+    any class). The resolved configuration keeps the values, not the key, so that it reruns
+    identically and does not claim a preset its explicit values may have overridden."""
+    out = {cls: dict(v) for cls, v in sections.items()}
+    short = {tid: cls for cls, tid in classes.items()}
+    for cls, tid in classes.items():
+        if PRESET not in sections[cls]:
+            continue
+        value = sections[cls][PRESET]
+        known = _core.presets(tid)
+        if not known:
+            continue  # reported as an unknown attribute by _resolve_class
+        name = to_core_string(value)
+        if name not in known:
+            raise ScenarioError(f"{cls}.{PRESET}: got {quote(value)}; accepted: {', '.join(known)}")
+        del out[cls][PRESET]
+        for type_id, attr, text in known[name]["values"]:
+            target = short.get(type_id)
+            if target is not None and attr not in sections[target]:
+                out[target][attr] = text
+    return out
 
 
 def _resolve_class(cls: str, type_id: str, given: Mapping[str, Any]) -> dict[str, str]:
@@ -590,8 +617,9 @@ def _resolve_class(cls: str, type_id: str, given: Mapping[str, Any]) -> dict[str
     for attr, value in given.items():
         attr = str(attr)
         if attr not in known:
+            names = sorted(known) + ([PRESET] if _core.presets(type_id) else [])
             raise ScenarioError(
-                f"{cls}.{attr} does not exist; accepted: {', '.join(sorted(known)) or '(none)'}"
+                f"{cls}.{attr} does not exist; accepted: {', '.join(names) or '(none)'}"
             )
         text = to_core_string(value)
         if text is None:

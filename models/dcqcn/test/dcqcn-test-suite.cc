@@ -1,0 +1,377 @@
+/*
+ * DCQCN tests: the reaction point step by step against the paper's formulas (no network), the
+ * ns-3 driver's timing (alpha timer, rate-increase timer, monitor period), and flows on a real
+ * bottleneck: two flows converge to their fair share, a late flow gets its share.
+ */
+#include "dcqcn-reaction-point.h"
+#include "dcqcn.h"
+#include "lfsim-attributes.h"
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+#include "roce-helper.h"
+
+#include <cmath>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+class DcqcnTestCase : public TestCase
+{
+  public:
+    using TestCase::TestCase;
+
+  protected:
+    void
+    DoTeardown() override
+    {
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+
+class ReactionPointTest : public TestCase
+{
+  public:
+    ReactionPointTest()
+        : TestCase("DCQCN reaction point: cuts, alpha, fast recovery, additive and hyper "
+                   "increase step by step")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const double C = 40e9;
+        const double g = 1.0 / 16;
+        const double ai = 40e6;
+        const double hai = 200e6;
+        DcqcnConfig c;
+        c.maxRate = C;
+        c.minRate = 1e6;
+        c.aiRate = ai;
+        c.haiRate = hai;
+        c.threshold = 5;
+        c.byteReset = 1000;
+        c.g = g;
+        c.initialAlpha = 1;
+        c.minDecFactor = 0.5;
+        DcqcnReactionPoint rp(c);
+        NS_TEST_ASSERT_MSG_EQ_TOL(rp.CurrentRate(), C, 1e-3, "starts at the maximum rate");
+        NS_TEST_ASSERT_MSG_EQ(rp.SeenCnp(), false, "no CNP yet");
+
+        // First CNP: cut with alpha = 1 (R_C / 2), R_T = old R_C, then alpha = (1-g) + g = 1.
+        double rc = C;
+        double rt = C;
+        double alpha = 1;
+        rp.OnCnp();
+        rt = rc;
+        rc = rc * (1 - alpha / 2);
+        alpha = (1 - g) * alpha + g;
+        Check(rp, rc, rt, alpha, "first CNP");
+        NS_TEST_ASSERT_MSG_EQ_TOL(rp.CurrentRate(), C / 2, 1e-3, "R_C halves");
+
+        // Three alpha periods without a CNP.
+        rp.DecayAlpha(3);
+        alpha *= std::pow(1 - g, 3);
+        Check(rp, rc, rt, alpha, "alpha decay");
+        // Second CNP uses the decayed alpha, then raises it.
+        rp.OnCnp();
+        rt = rc;
+        rc = rc * (1 - alpha / 2);
+        alpha = (1 - g) * alpha + g;
+        Check(rp, rc, rt, alpha, "second CNP");
+
+        // Timer events 1..F: fast recovery, R_C = (R_T + R_C) / 2, R_T unchanged.
+        for (int k = 1; k <= 5; ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(rp.OnTimer(), DcqcnReactionPoint::FAST_RECOVERY,
+                                  "fast recovery at timer stage " << k);
+            rc = (rt + rc) / 2;
+            Check(rp, rc, rt, alpha, "fast recovery");
+        }
+        // Timer stage F+1 with the byte counter still at 0: additive increase.
+        NS_TEST_ASSERT_MSG_EQ(rp.OnTimer(), DcqcnReactionPoint::ADDITIVE, "timer stage 6");
+        rt += ai;
+        rc = (rt + rc) / 2;
+        Check(rp, rc, rt, alpha, "additive increase");
+        // Byte counter: 999 bytes do nothing, 1 more is one byte stage (stage 1 <= F, but the
+        // timer counter is past F: additive).
+        NS_TEST_ASSERT_MSG_EQ(rp.OnBytes(999), DcqcnReactionPoint::NONE, "below B");
+        NS_TEST_ASSERT_MSG_EQ(rp.OnBytes(1), DcqcnReactionPoint::ADDITIVE, "byte stage 1");
+        rt += ai;
+        rc = (rt + rc) / 2;
+        Check(rp, rc, rt, alpha, "byte-counter additive increase");
+        // 5 more byte stages in one call: stages 2..5 additive, stage 6 with timer stage 6:
+        // both past F -> hyper increase with i = min(6, 6) - 5 = 1.
+        NS_TEST_ASSERT_MSG_EQ(rp.OnBytes(5000), DcqcnReactionPoint::HYPER, "byte stage 6");
+        for (int k = 2; k <= 5; ++k)
+        {
+            rt += ai;
+            rc = (rt + rc) / 2;
+        }
+        rt += 1 * hai;
+        rc = (rt + rc) / 2;
+        Check(rp, rc, rt, alpha, "hyper increase i=1");
+        // Timer stage 7, byte stage 6: i = 6 - 5 = 1 again; byte stage 7: i = 2.
+        NS_TEST_ASSERT_MSG_EQ(rp.OnTimer(), DcqcnReactionPoint::HYPER, "timer stage 7");
+        rt += 1 * hai;
+        rc = (rt + rc) / 2;
+        NS_TEST_ASSERT_MSG_EQ(rp.OnBytes(1000), DcqcnReactionPoint::HYPER, "byte stage 7");
+        rt += 2 * hai;
+        rc = (rt + rc) / 2;
+        Check(rp, rc, rt, alpha, "hyper increase i=2");
+        NS_TEST_ASSERT_MSG_EQ(rp.TimeStage(), 7u, "timer stages");
+        NS_TEST_ASSERT_MSG_EQ(rp.ByteStage(), 7u, "byte stages");
+
+        // A cut restarts both stages: the next event is fast recovery again.
+        rp.OnCnp();
+        rt = rc;
+        rc = rc * (1 - alpha / 2);
+        alpha = (1 - g) * alpha + g;
+        Check(rp, rc, rt, alpha, "cut after hyper increase");
+        NS_TEST_ASSERT_MSG_EQ(rp.TimeStage() + rp.ByteStage(), 0u, "stages restart");
+        NS_TEST_ASSERT_MSG_EQ(rp.OnTimer(), DcqcnReactionPoint::FAST_RECOVERY, "stage 1 again");
+
+        // Many cuts: R_C never goes below the minimum rate; recovery never passes the maximum.
+        for (int k = 0; k < 200; ++k)
+        {
+            rp.OnCnp();
+        }
+        NS_TEST_ASSERT_MSG_EQ_TOL(rp.CurrentRate(), c.minRate, 1e-6, "floor at rpg_min_rate");
+        NS_TEST_ASSERT_MSG_EQ_TOL(rp.Alpha(), 1.0, 1e-4, "alpha -> 1 under CNPs");
+        for (int k = 0; k < 4000; ++k)
+        {
+            rp.OnTimer();
+            rp.OnBytes(1000);
+        }
+        NS_TEST_ASSERT_MSG_EQ(rp.AtMaxRate(), true, "recovers to the maximum");
+        NS_TEST_ASSERT_MSG_EQ_TOL(rp.CurrentRate(), C, 1e-3, "never above the maximum");
+    }
+
+  private:
+    void
+    Check(const DcqcnReactionPoint& rp, double rc, double rt, double alpha, const char* what)
+    {
+        NS_TEST_ASSERT_MSG_EQ_TOL(rp.CurrentRate(), rc, rc * 1e-12, what << ": R_C");
+        NS_TEST_ASSERT_MSG_EQ_TOL(rp.TargetRate(), rt, rt * 1e-12, what << ": R_T");
+        NS_TEST_ASSERT_MSG_EQ_TOL(rp.Alpha(), alpha, 1e-12, what << ": alpha");
+    }
+};
+
+class ReactionPointOptionsTest : public TestCase
+{
+  public:
+    ReactionPointOptionsTest()
+        : TestCase("DCQCN reaction point options: no byte counter, target clamping, first-CNP "
+                   "rate, minimum decrease factor")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        DcqcnConfig c;
+        c.maxRate = 100e9;
+        c.minRate = 0;
+        c.aiRate = 5e6;
+        c.haiRate = 50e6;
+        c.threshold = 1;
+        c.byteReset = 0;
+        c.g = 5.0 / 1024;
+        c.initialAlpha = 1023.0 / 1024;
+        c.minDecFactor = 0.5;
+
+        // Byte counter disabled: the timer alone goes fast recovery (stage 1 = F) then hyper
+        // increase with i = stage - F.
+        DcqcnReactionPoint a(c);
+        a.OnCnp();
+        NS_TEST_ASSERT_MSG_EQ(a.OnBytes(1u << 30), DcqcnReactionPoint::NONE, "no byte counter");
+        NS_TEST_ASSERT_MSG_EQ(a.OnTimer(), DcqcnReactionPoint::FAST_RECOVERY, "stage 1");
+        const double rt = a.TargetRate();
+        NS_TEST_ASSERT_MSG_EQ(a.OnTimer(), DcqcnReactionPoint::HYPER, "stage 2");
+        NS_TEST_ASSERT_MSG_EQ_TOL(a.TargetRate(), std::min(rt + 50e6, 100e9), 1e-3, "i = 1");
+
+        // Without clamp_tgt_rate and no timer increase since the last cut, R_T stays where it
+        // was: a train of cuts keeps the old target; after a timer increase the cut clamps.
+        c.clampTgtRate = false;
+        c.clampTgtRateAfterTimeInc = true;
+        DcqcnReactionPoint b(c);
+        b.OnCnp();
+        b.OnCnp();
+        b.OnCnp();
+        NS_TEST_ASSERT_MSG_EQ_TOL(b.TargetRate(), 100e9, 1e-3, "target not clamped");
+        NS_TEST_ASSERT_MSG_LT(b.CurrentRate(), 20e9, "three cuts");
+        b.OnTimer();
+        const double before = b.CurrentRate();
+        b.OnCnp();
+        NS_TEST_ASSERT_MSG_EQ_TOL(b.TargetRate(), before, 1e-3, "clamped after a timer increase");
+        c.clampTgtRateAfterTimeInc = false;
+        DcqcnReactionPoint b2(c);
+        b2.OnCnp();
+        b2.OnTimer();
+        b2.OnCnp();
+        NS_TEST_ASSERT_MSG_EQ_TOL(b2.TargetRate(), 100e9, 1e-3, "never clamped");
+
+        // rate_to_set_on_first_cnp: the first CNP sets R_C = R_T = that rate, then cuts.
+        c.firstCnpRate = 10e9;
+        DcqcnReactionPoint d(c);
+        d.OnCnp();
+        NS_TEST_ASSERT_MSG_EQ_TOL(d.CurrentRate(), 10e9 * (1 - c.initialAlpha / 2), 1e-3,
+                                  "first-CNP rate then the cut");
+
+        // rpg_min_dec_fac 80 %: a cut with alpha ~ 1 keeps 80 % instead of 50 %.
+        c.firstCnpRate = 0;
+        c.minDecFactor = 0.8;
+        DcqcnReactionPoint e(c);
+        e.OnCnp();
+        NS_TEST_ASSERT_MSG_EQ_TOL(e.CurrentRate(), 80e9, 1e-3, "at most a 20 % cut");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Flows on a real bottleneck: hosts on one switch, long flows of back-to-back RDMA WRITEs.
+
+struct Bulk
+{
+    Ptr<RdmaQueuePair> qp;
+    Ptr<RdmaQueuePair> sink;
+    uint32_t size = 1 << 20;
+
+    void
+    Start(uint32_t depth)
+    {
+        qp->SetCompletionCallback(MakeCallback(&Bulk::Done, this));
+        for (uint32_t i = 0; i < depth; ++i)
+        {
+            qp->Post(RdmaOp::WRITE, size);
+        }
+    }
+
+    void
+    Done(Ptr<RdmaQueuePair>, uint64_t, uint32_t, Time)
+    {
+        qp->Post(RdmaOp::WRITE, size);
+    }
+};
+
+/// Goodput of every flow in consecutive windows.
+struct Meter
+{
+    std::vector<Bulk>* flows;
+    Time window;
+    std::vector<uint64_t> last;
+    std::vector<std::vector<double>> gbps; ///< [window][flow]
+
+    void
+    Sample()
+    {
+        std::vector<double> row;
+        for (size_t k = 0; k < flows->size(); ++k)
+        {
+            const uint64_t b = (*flows)[k].sink->GetBytesReceived();
+            row.push_back((b - last[k]) * 8.0 / window.GetSeconds() / 1e9);
+            last[k] = b;
+        }
+        gbps.push_back(row);
+        Simulator::Schedule(window, &Meter::Sample, this);
+    }
+};
+
+void
+UseDcqcn(const std::string& preset)
+{
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
+    Config::SetDefault("ns3::RoceSwitch::EcnEnabled", BooleanValue(true));
+    lfsim::ApplyPreset("ns3::Dcqcn", preset);
+}
+
+class ConvergenceTest : public DcqcnTestCase
+{
+  public:
+    ConvergenceTest()
+        : DcqcnTestCase("DCQCN (paper): two flows on a 40GbE bottleneck reach their fair share "
+                        "within 10 %; a late flow gets its share; no PFC pause, no drop")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        UseDcqcn("paper");
+        RoceHelper h;
+        RoceTopology t = h.Leaf(3, EthSpeed::GBE40);
+        h.AssignStreams(t, 1);
+        std::vector<Bulk> flows(2);
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            auto [a, b] = t.nics[i + 1]->Connect(t.nics[0]);
+            flows[i].qp = a;
+            flows[i].sink = b;
+        }
+        // Flow 0 alone for 5 ms, then flow 1 joins.
+        Simulator::Schedule(Time(0), &Bulk::Start, &flows[0], 2);
+        Simulator::Schedule(MilliSeconds(5), &Bulk::Start, &flows[1], 2);
+        Meter m{&flows, MilliSeconds(1), {0, 0}, {}};
+        Simulator::Schedule(m.window, &Meter::Sample, &m);
+        Simulator::Stop(MilliSeconds(5) + Converge() + MilliSeconds(10) + NanoSeconds(1));
+        Simulator::Run();
+
+        const double line = 40.0 * 4096 / 4178; // goodput of a full 40GbE line at MTU 4096
+
+        NS_TEST_ASSERT_MSG_GT(m.gbps[3][0], 0.97 * line, "flow 0 alone runs at line rate");
+        // From Converge() after the join on, every 1-ms window is within 10 % of fair share.
+        const size_t from = 5 + Converge().GetMilliSeconds();
+        for (size_t w = from; w < m.gbps.size(); ++w)
+        {
+            for (size_t k = 0; k < 2; ++k)
+            {
+                NS_TEST_ASSERT_MSG_EQ_TOL(m.gbps[w][k], line / 2, 0.1 * line / 2,
+                                          "window " << w << " ms, flow " << k);
+            }
+        }
+        for (auto& p : t.ports)
+        {
+            NS_TEST_ASSERT_MSG_EQ(p->GetCounters().pauseTx, 0u, "no PFC pause needed");
+        }
+        for (auto& sw : t.switches)
+        {
+            const auto& c = sw->GetCounters();
+            NS_TEST_ASSERT_MSG_EQ(c.dropsHeadroom + c.dropsBuffer, 0u, "no drop");
+            NS_TEST_ASSERT_MSG_GT(c.ecnMarked, 0u, "DCQCN acted on ECN marks");
+        }
+    }
+
+    /// Documented in doc/dcqcn.md: time from the join to every 1-ms window within 10 %. The
+    /// join cuts both flows to about 5 Gb/s; they climb back by additive increase, R_AI per T
+    /// (40 Mb/s per 55 us = 0.73 Gb/s per ms), which takes about 20 ms.
+    static Time
+    Converge()
+    {
+        return MilliSeconds(25);
+    }
+};
+
+} // namespace
+
+class DcqcnTestSuite : public TestSuite
+{
+  public:
+    DcqcnTestSuite()
+        : TestSuite("dcqcn", UNIT)
+    {
+        AddTestCase(new ReactionPointTest, TestCase::QUICK);
+        AddTestCase(new ReactionPointOptionsTest, TestCase::QUICK);
+        AddTestCase(new ConvergenceTest, TestCase::QUICK);
+    }
+};
+
+static DcqcnTestSuite g_dcqcnTestSuite;
