@@ -90,7 +90,7 @@ Dcqcn::GetTypeId()
                             BooleanValue(true), MakeBooleanAccessor(&Dcqcn::m_clampAfterTimeInc),
                             MakeBooleanChecker())
               .AddTraceSource("RateCut",
-                              "A rate cut: QP number, alpha used, target and current rate after.",
+                              "A rate cut: QP number, alpha after this CNP's update, target and current rate after.",
                               MakeTraceSourceAccessor(&Dcqcn::m_cutTrace),
                               "ns3::Dcqcn::CutTracedCallback")
               .AddTraceSource("RateIncrease",
@@ -282,7 +282,7 @@ const std::vector<std::array<std::string, 3>> kNicDefault = {
     {"ns3::Dcqcn", "rate_reduce_monitor_period", "4us"},
     {"ns3::Dcqcn", "clamp_tgt_rate", "false"},
     {"ns3::Dcqcn", "clamp_tgt_rate_after_time_inc", "true"},
-    {"ns3::RdmaNic", "CnpInterval", "4us"},
+    {"ns3::RdmaNic", "CnpInterval", "2us"},
 };
 
 // SIGCOMM'15 values; where the paper gives none, the firmware default (doc/dcqcn.md).

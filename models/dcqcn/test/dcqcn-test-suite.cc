@@ -6,6 +6,7 @@
 #include "dcqcn-reaction-point.h"
 #include "dcqcn.h"
 #include "lfsim-attributes.h"
+#include "lfsim-run.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/simulator.h"
@@ -238,6 +239,144 @@ class ReactionPointOptionsTest : public TestCase
 };
 
 // ---------------------------------------------------------------------------------------------
+
+class DriverTimingTest : public DcqcnTestCase
+{
+  public:
+    DriverTimingTest()
+        : DcqcnTestCase("DCQCN driver: alpha timer (dce_tcp_rtt), rate-increase timer "
+                        "(rpg_time_reset) and rate_reduce_monitor_period at their exact times")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
+        Config::SetDefault("ns3::Dcqcn::dce_tcp_g", UintegerValue(960)); // g = 1/16
+        Config::SetDefault("ns3::Dcqcn::dce_tcp_rtt", TimeValue(MicroSeconds(10)));
+        Config::SetDefault("ns3::Dcqcn::rpg_time_reset", TimeValue(MicroSeconds(100)));
+        Config::SetDefault("ns3::Dcqcn::rpg_byte_reset", UintegerValue(0));
+        Config::SetDefault("ns3::Dcqcn::rate_reduce_monitor_period",
+                           TimeValue(MicroSeconds(20)));
+        RoceHelper h;
+        RoceTopology t = h.PointToPoint(EthSpeed::GBE25);
+        m_qp = t.nics[0]->Connect(t.nics[1]).first;
+        m_cc = DynamicCast<Dcqcn>(t.nics[0]->GetCongestionControl());
+        NS_TEST_ASSERT_MSG_NE(m_cc, nullptr, "RdmaNic.CongestionControl Dcqcn makes a Dcqcn");
+
+        const double g = 1.0 / 16;
+        const double C = 25e9;
+        // t = 0: first CNP, alpha = 1: R_C = C / 2, R_T = C; alpha stays 1.
+        double rc = C / 2;
+        double rt = C;
+        double alpha = 1;
+        At(0, true, rc, rt, alpha, "first CNP");
+        // t = 35 us: three alpha periods have passed (10, 20, 30 us); the cut uses that alpha.
+        alpha = std::pow(1 - g, 3);
+        rt = rc;
+        rc *= 1 - alpha / 2;
+        alpha = (1 - g) * alpha + g;
+        At(35, true, rc, rt, alpha, "CNP after 3 alpha periods");
+        // t = 40 us: inside the 20-us monitor period of the 35-us cut: alpha rises now, the cut
+        // waits for 55 us.
+        alpha = (1 - g) * alpha + g;
+        At(40, true, rc, rt, alpha, "CNP inside the monitor period: no cut yet");
+        // One alpha period after the 40-us CNP (the timer restarts at every CNP): 50 us.
+        alpha *= 1 - g;
+        At(54.9, false, rc, rt, alpha, "still no cut");
+        // 55 us: the deferred cut, with that alpha.
+        rt = rc;
+        rc *= 1 - alpha / 2;
+        At(55.1, false, rc, rt, alpha, "deferred cut at 55 us");
+        // The rate-increase timer restarted at the 55-us cut: first expiry at 155 us.
+        At(154.9, false, rc, rt, alpha * std::pow(1 - g, 10), "no increase before T");
+        rc = (rt + rc) / 2;
+        At(155.1, false, rc, rt, alpha * std::pow(1 - g, 10), "fast recovery at 155 us");
+        rc = (rt + rc) / 2;
+        At(255.1, false, rc, rt, alpha * std::pow(1 - g, 20), "fast recovery at 255 us");
+        Simulator::Stop(MicroSeconds(300));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(m_checks, 8u, "every check ran");
+    }
+
+  private:
+    void
+    At(double us, bool cnp, double rc, double rt, double alpha, std::string what)
+    {
+        Simulator::Schedule(NanoSeconds(int64_t(us * 1000)), &DriverTimingTest::Check, this, cnp,
+                            rc, rt, alpha, what);
+    }
+
+    void
+    Check(bool cnp, double rc, double rt, double alpha, std::string what)
+    {
+        if (cnp)
+        {
+            m_cc->OnCnp(m_qp);
+        }
+        const DcqcnReactionPoint& rp = m_cc->GetReactionPoint(*m_qp);
+        NS_TEST_EXPECT_MSG_EQ_TOL(rp.CurrentRate(), rc, rc * 1e-12, what << ": R_C");
+        NS_TEST_EXPECT_MSG_EQ_TOL(rp.TargetRate(), rt, rt * 1e-12, what << ": R_T");
+        NS_TEST_EXPECT_MSG_EQ_TOL(rp.Alpha(), alpha, 1e-12, what << ": alpha");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_qp->GetRate(), rc, rc * 1e-12, what << ": QP pacing rate");
+        ++m_checks;
+    }
+
+    Ptr<RdmaQueuePair> m_qp;
+    Ptr<Dcqcn> m_cc;
+    uint32_t m_checks = 0;
+};
+
+class PresetRunTest : public DcqcnTestCase
+{
+  public:
+    PresetRunTest()
+        : DcqcnTestCase("lfsim::Run expands a Preset pseudo-attribute first; explicit values "
+                        "win; an unknown preset names the accepted ones")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        lfsim::RunConfig cfg;
+        cfg.fabric = "roce";
+        cfg.stopTime = MicroSeconds(100);
+        // The explicit value comes first: order must not matter.
+        cfg.attributes = {{"ns3::Dcqcn", "rpg_ai_rate", "7Mbps"},
+                          {"ns3::Dcqcn", "Preset", "nic_default"},
+                          {"ns3::RoceScenario", "Senders", "1"}};
+        lfsim::Run(cfg);
+        NS_TEST_ASSERT_MSG_EQ(Default("ns3::Dcqcn", "rpg_ai_rate"), "7000000bps", "explicit");
+        NS_TEST_ASSERT_MSG_EQ(Default("ns3::Dcqcn", "rpg_time_reset"), "+3e+08ps", "preset");
+        NS_TEST_ASSERT_MSG_EQ(Default("ns3::RdmaNic", "CnpInterval"), "+2e+06ps",
+                              "the preset reaches the notification point");
+        cfg.attributes = {{"ns3::Dcqcn", "Preset", "fast"}};
+        std::string what;
+        try
+        {
+            lfsim::Run(cfg);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            what = e.what();
+        }
+        NS_TEST_ASSERT_MSG_EQ(what, "ns3::Dcqcn::Preset: got 'fast'; accepted: paper, nic_default",
+                              "one-line error");
+    }
+
+  private:
+    static std::string
+    Default(const std::string& type, const std::string& attr)
+    {
+        TypeId::AttributeInformation info;
+        TypeId::LookupByName(type).LookupAttributeByName(attr, &info);
+        return info.initialValue->SerializeToString(info.checker);
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
 // Flows on a real bottleneck: hosts on one switch, long flows of back-to-back RDMA WRITEs.
 
 struct Bulk
@@ -370,6 +509,8 @@ class DcqcnTestSuite : public TestSuite
     {
         AddTestCase(new ReactionPointTest, TestCase::QUICK);
         AddTestCase(new ReactionPointOptionsTest, TestCase::QUICK);
+        AddTestCase(new DriverTimingTest, TestCase::QUICK);
+        AddTestCase(new PresetRunTest, TestCase::QUICK);
         AddTestCase(new ConvergenceTest, TestCase::QUICK);
     }
 };
