@@ -46,6 +46,25 @@ def tables(fabric: str) -> str:
         for a in core.attributes(tid):
             help_ = " ".join(a["help"].split()).replace("|", "\\|")
             out.append(f"| {a['name']} | `{a['default']}` | {accepted(a)} | {help_} |")
+        presets = core.presets(tid)
+        if presets:
+            names = [p["name"] for p in presets]
+            out.append(
+                f"| Preset | (none) | {', '.join(names)} | sets the values below; values "
+                "given explicitly win |"
+            )
+            out += ["", f"Presets of {tid.removeprefix('ns3::')}:", ""]
+            out += ["| attribute | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+            rows: dict[str, dict[str, str]] = {}
+            for p in presets:
+                for type_id, attr, value in p["values"]:
+                    rows.setdefault(f"{type_id.removeprefix('ns3::')}.{attr}", {})[p["name"]] = (
+                        value
+                    )
+            for key, values in rows.items():
+                out.append(
+                    f"| {key} | " + " | ".join(f"`{values.get(n, '')}`" for n in names) + " |"
+                )
         out.append("")
     return "\n".join(out)
 
