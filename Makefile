@@ -7,11 +7,11 @@ OUT ?= results
 bootstrap:
 	@scripts/bootstrap.sh
 
-# Needs scenarios/incast.yaml (modes lossy, pfc, pfc_ecn, fc).
+# Needs scenarios/incast.yaml (modes lossy, pfc, pfc_ecn, pfc_dcqcn, fc).
 demo: bootstrap
 	@$(VENV)/lfsim run incast --out $(OUT)/incast --plot
 	@echo "demo: plots in $(OUT)/incast/plots/ (results in $(OUT)/incast/)"
-	@$(VENV)/lfsim sweep incast --grid mode=lossy,pfc,pfc_ecn,fc --out $(OUT)/incast_modes
+	@$(VENV)/lfsim sweep incast --grid mode=lossy,pfc,pfc_ecn,pfc_dcqcn,fc --out $(OUT)/incast_modes
 	@echo "demo: the comparison table is in $(OUT)/incast_modes/sweep.csv"
 
 test: bootstrap
