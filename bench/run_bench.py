@@ -1,6 +1,6 @@
-"""`make bench`: packet-hops/s and events/s of the FC and RoCE incast scenarios, each beside a
-stock ns-3 baseline of a similar shape (UDP over PointToPoint through one IPv4 router, same
-number of senders, line rate and payload), run in the same invocation."""
+"""`make bench`: packet-hops/s and events/s of the FC and RoCE (PFC, DCQCN) incast scenarios,
+each beside a stock ns-3 baseline of a similar shape (UDP over PointToPoint through one IPv4
+router, same number of senders, line rate and payload), run in the same invocation."""
 
 from __future__ import annotations
 
@@ -28,6 +28,13 @@ CASES = [
         "incast (roce, pfc)",
         "incast",
         {"mode": "pfc", "stop_time": "800ms"},
+        ["--senders=16", "--rate=25Gbps", "--payload=4096", "--stop=0.2"],
+    ),
+    (
+        # DCQCN's per-packet work (byte counter) and timers on top of the same fabric.
+        "incast (roce, pfc_dcqcn)",
+        "incast",
+        {"mode": "pfc_dcqcn", "stop_time": "800ms"},
         ["--senders=16", "--rate=25Gbps", "--payload=4096", "--stop=0.2"],
     ),
 ]
