@@ -2,8 +2,8 @@
 
 #include "ns3/attribute.h"
 #include "ns3/config.h"
-#include "ns3/string.h"
 #include "ns3/nstime.h"
+#include "ns3/string.h"
 #include "ns3/type-id.h"
 
 #include <cmath>
@@ -17,7 +17,8 @@ namespace lfsim
 void
 EnsureTimeResolution()
 {
-    static const bool done = [] {
+    static const bool done = []
+    {
         ns3::Time::SetResolution(ns3::Time::PS);
         return true;
     }();
@@ -47,10 +48,8 @@ ExactTime(ns3::Time t)
     {
         return "0s";
     }
-    const std::pair<int64_t, const char*> units[] = {{1000000000000LL, "s"},
-                                                     {1000000000LL, "ms"},
-                                                     {1000000LL, "us"},
-                                                     {1000LL, "ns"}};
+    const std::pair<int64_t, const char*> units[]
+        = {{1000000000000LL, "s"}, {1000000000LL, "ms"}, {1000000LL, "us"}, {1000LL, "ns"}};
     for (const auto& [f, name] : units)
     {
         if (ps % f == 0)
@@ -73,13 +72,10 @@ Attributes(const std::string& typeId)
         std::string def = a.initialValue->SerializeToString(a.checker);
         if (auto t = ns3::DynamicCast<const ns3::TimeValue>(a.initialValue))
         {
-            def = ExactTime(t->Get());  // ns-3 prints 6 significant digits
+            def = ExactTime(t->Get()); // ns-3 prints 6 significant digits
         }
-        out.push_back({a.name,
-                       a.checker->GetValueTypeName(),
-                       a.checker->GetUnderlyingTypeInformation(),
-                       def,
-                       a.help});
+        out.push_back({a.name, a.checker->GetValueTypeName(),
+                       a.checker->GetUnderlyingTypeInformation(), def, a.help});
     }
     return out;
 }
@@ -248,8 +244,8 @@ FindPreset(const std::string& typeId, const std::string& name)
             accepted += (accepted.empty() ? "" : ", ") + p.name;
         }
     }
-    throw std::invalid_argument(typeId + "::Preset: got '" + name + "'; accepted: "
-                                + (accepted.empty() ? "(none)" : accepted));
+    throw std::invalid_argument(typeId + "::Preset: got '" + name
+                                + "'; accepted: " + (accepted.empty() ? "(none)" : accepted));
 }
 
 void

@@ -30,8 +30,7 @@ struct AttributeInfo
 std::vector<AttributeInfo> Attributes(const std::string& typeId);
 
 /// Empty when accepted, else what is accepted. Never aborts (Time strings are checked first).
-std::string CheckValue(const std::string& typeId,
-                       const std::string& attribute,
+std::string CheckValue(const std::string& typeId, const std::string& attribute,
                        const std::string& value);
 
 /// Parses "10us"-style strings without ns-3's abort on a bad unit. False when malformed.

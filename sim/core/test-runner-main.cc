@@ -1,6 +1,5 @@
 // CTest entry for a module's ns-3 TestSuites: runs every suite linked into this binary.
 #include "lfsim-attributes.h"
-
 #include "ns3/test.h"
 
 int

@@ -2,13 +2,12 @@
 #include "lfsim-attributes.h"
 #include "lfsim-run.h"
 
+#include <chrono>
+#include <memory>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
-#include <chrono>
-#include <memory>
 
 namespace py = pybind11;
 
@@ -59,8 +58,9 @@ RunPy(const py::dict& config, const py::object& progress)
         ns3::Time t;
         if (!lfsim::ParseTime(v, &t))
         {
-            throw py::value_error(std::string(key) + ": got '" + v +
-                                  "'; accepted: a time with a unit (s, ms, us, ns, ps), e.g. 2ms");
+            throw py::value_error(
+                std::string(key) + ": got '" + v
+                + "'; accepted: a time with a unit (s, ms, us, ns, ps), e.g. 2ms");
         }
         (std::string(key) == "stop_time" ? cfg.stopTime : cfg.sampleInterval) = t;
     }
@@ -94,9 +94,10 @@ RunPy(const py::dict& config, const py::object& progress)
         }
     }
     // Always ticking, so Ctrl-C interrupts a run; the Python callback every ~0.25 s of wall.
-    auto last = std::make_shared<std::chrono::steady_clock::time_point>(
-        std::chrono::steady_clock::now());
-    lfsim::ProgressFn fn = [progress, last](double s, double stop) {
+    auto last
+        = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+    lfsim::ProgressFn fn = [progress, last](double s, double stop)
+    {
         if (PyErr_CheckSignals() != 0)
         {
             throw py::error_already_set();
@@ -149,74 +150,82 @@ RunPy(const py::dict& config, const py::object& progress)
 PYBIND11_MODULE(_core, m)
 {
     m.doc() = "lfsim C++ core (ns-3.37)";
-    m.def("fabrics", [] {
-        py::list out;
-        for (const auto& f : lfsim::Fabrics())
-        {
-            py::dict d;
-            d["name"] = f.name;
-            d["description"] = f.description;
-            d["type_ids"] = f.typeIds;
-            py::dict rec;
-            for (const auto& [n, desc] : f.recorders)
-            {
-                rec[py::str(n)] = desc;
-            }
-            d["recorders"] = rec;
-            out.append(d);
-        }
-        return out;
-    });
-    m.def("attributes", [](const std::string& tid) {
-        py::list out;
-        try
-        {
-            for (const auto& a : lfsim::Attributes(tid))
-            {
-                py::dict d;
-                d["name"] = a.name;
-                d["value_type"] = a.valueType;
-                d["info"] = a.info;
-                d["default"] = a.defaultValue;
-                d["help"] = a.help;
-                out.append(d);
-            }
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw py::value_error(e.what());
-        }
-        return out;
-    });
-    m.def("check_value",
-          [](const std::string& tid, const std::string& attr, const std::string& value) -> py::object {
-              std::string why;
+    m.def("fabrics",
+          []
+          {
+              py::list out;
+              for (const auto& f : lfsim::Fabrics())
+              {
+                  py::dict d;
+                  d["name"] = f.name;
+                  d["description"] = f.description;
+                  d["type_ids"] = f.typeIds;
+                  py::dict rec;
+                  for (const auto& [n, desc] : f.recorders)
+                  {
+                      rec[py::str(n)] = desc;
+                  }
+                  d["recorders"] = rec;
+                  out.append(d);
+              }
+              return out;
+          });
+    m.def("attributes",
+          [](const std::string& tid)
+          {
+              py::list out;
               try
               {
-                  why = lfsim::CheckValue(tid, attr, value);
+                  for (const auto& a : lfsim::Attributes(tid))
+                  {
+                      py::dict d;
+                      d["name"] = a.name;
+                      d["value_type"] = a.valueType;
+                      d["info"] = a.info;
+                      d["default"] = a.defaultValue;
+                      d["help"] = a.help;
+                      out.append(d);
+                  }
               }
               catch (const std::invalid_argument& e)
               {
                   throw py::value_error(e.what());
               }
-              return why.empty() ? py::object(py::none()) : py::object(py::str(why));
+              return out;
           });
-    m.def("presets", [](const std::string& tid) {
-        py::list out;
-        for (const auto& p : lfsim::Presets(tid))
+    m.def(
+        "check_value",
+        [](const std::string& tid, const std::string& attr, const std::string& value) -> py::object
         {
-            py::dict d;
-            d["name"] = p.name;
-            d["description"] = p.description;
-            py::list values;
-            for (const auto& v : p.values)
+            std::string why;
+            try
             {
-                values.append(py::make_tuple(v[0], v[1], v[2]));
+                why = lfsim::CheckValue(tid, attr, value);
             }
-            d["values"] = values;
-            out.append(d);
-        }
-        return out;
-    });
+            catch (const std::invalid_argument& e)
+            {
+                throw py::value_error(e.what());
+            }
+            return why.empty() ? py::object(py::none()) : py::object(py::str(why));
+        });
+    m.def("presets",
+          [](const std::string& tid)
+          {
+              py::list out;
+              for (const auto& p : lfsim::Presets(tid))
+              {
+                  py::dict d;
+                  d["name"] = p.name;
+                  d["description"] = p.description;
+                  py::list values;
+                  for (const auto& v : p.values)
+                  {
+                      values.append(py::make_tuple(v[0], v[1], v[2]));
+                  }
+                  d["values"] = values;
+                  out.append(d);
+              }
+              return out;
+          });
     m.def("run", &RunPy, py::arg("config"), py::arg("progress") = py::none());
 }

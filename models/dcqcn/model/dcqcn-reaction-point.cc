@@ -7,10 +7,10 @@ namespace ns3
 {
 
 DcqcnReactionPoint::DcqcnReactionPoint(const DcqcnConfig& c)
-    : m_c(c),
-      m_rc(c.maxRate),
-      m_rt(c.maxRate),
-      m_alpha(c.initialAlpha)
+    : m_c(c)
+    , m_rc(c.maxRate)
+    , m_rt(c.maxRate)
+    , m_alpha(c.initialAlpha)
 {
 }
 

@@ -17,17 +17,17 @@ namespace ns3
 
 struct DcqcnConfig
 {
-    double maxRate = 0;      ///< bit/s: the rate the RP never exceeds (line rate or rpg_max_rate)
-    double minRate = 0;      ///< bit/s: rpg_min_rate
-    double aiRate = 0;       ///< bit/s: R_AI (rpg_ai_rate)
-    double haiRate = 0;      ///< bit/s: R_HAI (rpg_hai_rate)
-    uint32_t threshold = 5;  ///< F (rpg_threshold)
-    uint64_t byteReset = 0;  ///< B in bytes (rpg_byte_reset); 0 disables the byte counter
-    double g = 1.0 / 256;    ///< alpha gain (1 - dce_tcp_g / 1024)
-    double initialAlpha = 1; ///< alpha at the first CNP (initial_alpha_value / 1024)
-    double minDecFactor = 0; ///< a cut keeps at least this fraction of R_C (rpg_min_dec_fac %)
-    double firstCnpRate = 0; ///< bit/s set at the first CNP before its cut; 0: keep R_C
-    bool clampTgtRate = true;             ///< every cut sets R_T = R_C (the paper)
+    double maxRate = 0;       ///< bit/s: the rate the RP never exceeds (line rate or rpg_max_rate)
+    double minRate = 0;       ///< bit/s: rpg_min_rate
+    double aiRate = 0;        ///< bit/s: R_AI (rpg_ai_rate)
+    double haiRate = 0;       ///< bit/s: R_HAI (rpg_hai_rate)
+    uint32_t threshold = 5;   ///< F (rpg_threshold)
+    uint64_t byteReset = 0;   ///< B in bytes (rpg_byte_reset); 0 disables the byte counter
+    double g = 1.0 / 256;     ///< alpha gain (1 - dce_tcp_g / 1024)
+    double initialAlpha = 1;  ///< alpha at the first CNP (initial_alpha_value / 1024)
+    double minDecFactor = 0;  ///< a cut keeps at least this fraction of R_C (rpg_min_dec_fac %)
+    double firstCnpRate = 0;  ///< bit/s set at the first CNP before its cut; 0: keep R_C
+    bool clampTgtRate = true; ///< every cut sets R_T = R_C (the paper)
     bool clampTgtRateAfterTimeInc = true; ///< ... or only when the timer raised the rate since
 };
 

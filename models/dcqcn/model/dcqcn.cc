@@ -51,8 +51,8 @@ Dcqcn::GetTypeId()
                             MakeDataRateAccessor(&Dcqcn::m_minRate), MakeDataRateChecker())
               .AddAttribute("rpg_max_rate",
                             "Highest rate of the reaction point (0: the port's line rate).",
-                            DataRateValue(DataRate("0bps")), MakeDataRateAccessor(&Dcqcn::m_maxRate),
-                            MakeDataRateChecker())
+                            DataRateValue(DataRate("0bps")),
+                            MakeDataRateAccessor(&Dcqcn::m_maxRate), MakeDataRateChecker())
               .AddAttribute("rpg_min_dec_fac",
                             "A cut keeps at least this percentage of the current rate (50: at "
                             "most halves it, which alpha <= 1 never exceeds).",
@@ -90,7 +90,8 @@ Dcqcn::GetTypeId()
                             BooleanValue(true), MakeBooleanAccessor(&Dcqcn::m_clampAfterTimeInc),
                             MakeBooleanChecker())
               .AddTraceSource("RateCut",
-                              "A rate cut: QP number, alpha after this CNP's update, target and current rate after.",
+                              "A rate cut: QP number, alpha after this CNP's update, target and "
+                              "current rate after.",
                               MakeTraceSourceAccessor(&Dcqcn::m_cutTrace),
                               "ns3::Dcqcn::CutTracedCallback")
               .AddTraceSource("RateIncrease",

@@ -257,8 +257,7 @@ class DriverTimingTest : public DcqcnTestCase
         Config::SetDefault("ns3::Dcqcn::dce_tcp_rtt", TimeValue(MicroSeconds(10)));
         Config::SetDefault("ns3::Dcqcn::rpg_time_reset", TimeValue(MicroSeconds(100)));
         Config::SetDefault("ns3::Dcqcn::rpg_byte_reset", UintegerValue(0));
-        Config::SetDefault("ns3::Dcqcn::rate_reduce_monitor_period",
-                           TimeValue(MicroSeconds(20)));
+        Config::SetDefault("ns3::Dcqcn::rate_reduce_monitor_period", TimeValue(MicroSeconds(20)));
         RoceHelper h;
         RoceTopology t = h.PointToPoint(EthSpeed::GBE25);
         m_qp = t.nics[0]->Connect(t.nics[1]).first;

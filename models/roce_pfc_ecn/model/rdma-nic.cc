@@ -106,9 +106,9 @@ RdmaQueuePair::SetRate(double bps)
         return;
     }
     const Time was = m_nextAvail;
-    m_nextAvail = std::max(now, rate < line ? m_lastTx + PicoSeconds(int64_t(m_lastLine * 8.0
-                                                                             / rate * 1e12))
-                                            : m_lastTx);
+    m_nextAvail = std::max(
+        now,
+        rate < line ? m_lastTx + PicoSeconds(int64_t(m_lastLine * 8.0 / rate * 1e12)) : m_lastTx);
     // Sooner than the NIC's wake-up for this class: move it (never call into the port from
     // here, this may run inside its pull).
     EventId& wake = m_nic->m_wake[m_prio];

@@ -125,8 +125,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     }
     /// Position of this QP in its NIC (0, 1, ...): lets a congestion control keep its per-QP
     /// state in a vector.
-    uint32_t
-    GetIndex() const;
+    uint32_t GetIndex() const;
     /// Sending rate the congestion control sets (bit/s); capped at the line rate. The pacing
     /// gap after the last packet is recomputed at the new rate, so a QP slowed to a low rate
     /// is not held back after its rate rises again.
