@@ -114,7 +114,8 @@ struct Flow
     std::string label;
     bool victim = false;
     Ptr<RdmaQueuePair> requester;
-    Ptr<RdmaQueuePair> sink; ///< the QP that receives the data in order
+    Ptr<RdmaQueuePair> sender; ///< the QP that sends the data (the responder of a READ)
+    Ptr<RdmaQueuePair> sink;   ///< the QP that receives the data in order
     uint32_t posted = 0;
     uint32_t completed = 0;
     std::vector<double> fctUs;
@@ -399,10 +400,12 @@ class RoceFabric : public lfsim::Fabric
         uint32_t resp = read ? src : dst;
         auto [a, b] = m_t.nics[req]->Connect(m_t.nics[resp]);
         f.requester = a;
+        f.sender = read ? b : a;
         f.sink = read ? a : b;
         const size_t index = m_flows.size();
         a->SetCompletionCallback(MakeCallback(&RoceFabric::OnComplete, this).Bind(index));
-        m_flowOfQpn[req][a->GetQpn()] = index;
+        // Rate control acts where the data leaves: the flow's sending QP.
+        m_flowOfQpn[read ? resp : req][f.sender->GetQpn()] = index;
         m_flows.push_back(f);
         Simulator::Schedule(lfsim::RandomStart(m_start, m_sc->startSpread), &RoceFabric::PostMore,
                             this, index);
@@ -563,7 +566,7 @@ class RoceFabric : public lfsim::Fabric
             ctx.SetLabels("rate", flowLabels);
             for (size_t k = 0; k < m_flows.size(); ++k)
             {
-                t->Append({0.0, double(k), m_flows[k].requester->GetRate() / 1e9});
+                t->Append({0.0, double(k), m_flows[k].sender->GetRate() / 1e9});
             }
             for (auto& [nic, map] : m_flowOfQpn)
             {
@@ -584,7 +587,7 @@ class RoceFabric : public lfsim::Fabric
         Ptr<RdmaCongestionControl> cc;
         for (const auto& f : m_flows)
         {
-            cc = f.requester->GetNic()->GetCongestionControl();
+            cc = f.sender->GetNic()->GetCongestionControl();
             if (cc)
             {
                 break;
@@ -610,7 +613,7 @@ class RoceFabric : public lfsim::Fabric
                 std::vector<double> row(2 + n);
                 for (size_t k = 0; k < m_flows.size(); ++k)
                 {
-                    const RdmaQueuePair& qp = *m_flows[k].requester;
+                    const RdmaQueuePair& qp = *m_flows[k].sender;
                     row[0] = Simulator::Now().GetSeconds();
                     row[1] = double(k);
                     qp.GetNic()->GetCongestionControl()->GetState(qp, row.data() + 2);
