@@ -1,12 +1,12 @@
 """DCQCN fluid model: the delay-differential equations of Zhu et al.
 
 The model is the one of "Congestion Control for Large-Scale RDMA Deployments" (Zhu et al.,
-SIGCOMM 2015, section 5) as restated in "ECN or Delay: Lessons Learnt from Analysis of DCQCN
-and TIMELY" (Zhu et al., CoNEXT 2016, section 3). N senders share one bottleneck of capacity C
-whose queue marks packets with RED probability p(q). Each sender keeps a current rate R_C, a
-target rate R_T and the congestion estimate alpha. Feedback reaches the senders after the delay
-tau* (CNP path plus queueing), so the senders see p* = p(q(t - tau*)) and their own rate
-R* = R_C(t - tau*) from then:
+SIGCOMM 2015, its fluid-model analysis) as restated in "ECN or Delay: Lessons Learnt from
+Analysis of DCQCN and TIMELY" (Zhu et al., CoNEXT 2016). N senders share one bottleneck of
+capacity C whose queue marks packets with RED probability p(q). Each sender keeps a current
+rate R_C, a target rate R_T and the congestion estimate alpha. Feedback reaches the senders
+after the delay tau* (CNP path plus queueing), so the senders see p* = p(q(t - tau*)) and
+their own rate R* = R_C(t - tau*) from then:
 
     p(q)     = 0 for q <= Kmin, (q - Kmin)/(Kmax - Kmin) * Pmax up to Kmax, 1 above Kmax
     dalpha/dt = g/tau' * ((1 - (1 - p*)^(tau' R*)) - alpha)
@@ -24,10 +24,20 @@ R p / ((1 - p)^(-B) - 1) is the rate at which the byte counter (B packets) expir
 marks, and the same with T R packets for the timer T; (1 - p)^(F n) is the chance that F such
 expiries happened since the last cut, i.e. that fast recovery is over and R_T grows by R_AI.
 Hyper increase (R_HAI) is not part of the model. All counts in the exponents are packets, so
-internally rates are packets/s and the queue is packets of `mtu_bytes`; the interface uses
-bit/s, bytes and seconds. The rates are capped at the sender line rate (`max_rate_bps`,
-default the bottleneck capacity) as in the paper's setting where senders and bottleneck run at
-the same speed. The queue is unbounded: PFC is not modelled.
+internally rates are packets/s and the queue is packets; the interface uses bit/s, bytes and
+seconds. A packet is `mtu_bytes` in the rates, the capacity, B and R_AI (a packet simulator's
+line bytes, if its rates count them) and `queue_bytes_per_packet` in the queue and in Kmin and
+Kmax (what the switch counts, e.g. the frame without preamble and gap; default `mtu_bytes`).
+The rates are capped at the sender line rate (`max_rate_bps`, default the bottleneck capacity)
+as in the paper's setting where senders and bottleneck run at the same speed. The queue is
+unbounded: PFC is not modelled.
+
+The feedback delay is tau* = `feedback_delay_s` by default. With `queue_delay` it is that fixed
+part plus the queueing delay of the marked packet: a packet marked when it joins a queue q(s)
+at time s reaches the receiver q(s)/C later, so its CNP reaches the sender at
+t = s + tau_0 + q(s)/C. That map from s to t never decreases (the queue drains no faster than
+C), so the state a sender reacts to at t is read at the s that solves it (method of steps, the
+history searched with a pointer that only moves forward).
 
 Integration is Heun's method (explicit trapezoidal rule, second order) with a fixed step and
 the method of steps for the delay: every stage is evaluated on the step grid, so the delayed
@@ -66,17 +76,20 @@ class FluidParams:
     CNP interval tau = N = 50 us, alpha period tau' = K = 55 us, timer T = 55 us, byte counter
     B = 10 MB, F = 5 fast-recovery steps, R_AI = 40 Mb/s, 1 KB (8000 bit) packets, 40 Gb/s
     links. The feedback delay tau* differs between the papers' runs; 50 us is the default here
-    and the CoNEXT 2016 instability example uses 85 us.
+    and the CoNEXT 2016 instability example uses 85 us. These values come from public
+    re-implementations of the model that cite the papers, not from the paper text itself.
     """
 
-    mtu_bytes: float = 1000.0
+    mtu_bytes: float = 1000.0  # per packet in rates, capacity, B and R_AI
+    queue_bytes_per_packet: float | None = None  # per packet in the queue, Kmin, Kmax
     kmin_bytes: float = 5e3
     kmax_bytes: float = 200e3
     pmax: float = 0.01
     g: float = 1.0 / 256.0
     cnp_interval_s: float = 50e-6  # tau (N): at most one CNP per flow per interval
     alpha_period_s: float = 55e-6  # tau' (K): alpha update period
-    feedback_delay_s: float = 50e-6  # tau*
+    feedback_delay_s: float = 50e-6  # tau*, or its fixed part with queue_delay
+    queue_delay: bool = False  # tau* = feedback_delay_s + q(marking)/C
     timer_s: float = 55e-6  # T: rate-increase timer
     byte_counter_bytes: float = 10e6  # B
     fast_recovery_steps: int = 5  # F
@@ -103,6 +116,14 @@ class FluidParams:
             raise ValueError(f"pmax must be in (0, 1], got {self.pmax!r}")
         if self.fast_recovery_steps < 0:
             raise ValueError("fast_recovery_steps must be >= 0")
+        if self.queue_bytes_per_packet is not None and not self.queue_bytes_per_packet > 0:
+            raise ValueError("queue_bytes_per_packet must be > 0 (or None: mtu_bytes)")
+
+    @property
+    def queue_packet_bytes(self) -> float:
+        """Bytes one packet counts in the queue."""
+        q = self.queue_bytes_per_packet
+        return self.mtu_bytes if q is None else q
 
 
 # exp() overflows past ~709; a counter that long without a mark never expires in practice.
@@ -167,9 +188,10 @@ class _Internal:
     @classmethod
     def of(cls, params: FluidParams) -> _Internal:
         mtu = params.mtu_bytes
+        qpkt = params.queue_packet_bytes
         return cls(
-            kmin=params.kmin_bytes / mtu,
-            kmax=params.kmax_bytes / mtu,
+            kmin=params.kmin_bytes / qpkt,
+            kmax=params.kmax_bytes / qpkt,
             pmax=params.pmax,
             g=params.g,
             tau=params.cnp_interval_s,
@@ -213,12 +235,13 @@ def simulate(
     feedback), so they are integrated once as a class; the cost grows with the number of
     distinct start rates, not with n_flows.
 
-    dt_s must not exceed the feedback delay. With the paper's parameters at 40 Gb/s, going
-    from dt_s = 1 us to 0.25 us moves the late-time mean queue by about 0.01 %; check with a
-    halved dt_s when moving far from them.
+    dt_s must not exceed the (fixed part of the) feedback delay. With the paper's parameters at
+    40 Gb/s, going from dt_s = 1 us to 0.25 us moves the late-time mean queue by about 0.01 %;
+    check with a halved dt_s when moving far from them.
 
     Returns a DataFrame with one row per `record_every` steps: t (s), q (bytes), p (marking
-    probability at the queue, undelayed), rc and rt (bit/s, mean over the flows) and alpha
+    probability at the queue, undelayed), delay (s, the feedback delay of the state the
+    senders react to at t), rc and rt (bit/s, mean over the flows) and alpha
     (mean); with more than one class also rc_<k>, rt_<k>, alpha_<k> per class k. df.attrs
     holds n_flows, capacity_bps, max_rate_bps, dt_s, the class sizes and the parameters.
     """
@@ -257,11 +280,15 @@ def simulate(
     prm = _Internal.of(params)
     n_steps = int(round(duration_s / dt_s))
     lag = params.feedback_delay_s / dt_s
-    k_lag = int(math.floor(lag + 1e-9))
-    frac = max(lag - k_lag, 0.0)
-    pad = k_lag + 2  # history slots before t = 0, holding the initial state
+    # Fixed delay: history slots before t = 0 hold the initial state. Queue delay: a position
+    # before t = 0 reads the initial state directly, so one slot is enough.
+    pad = 2 if params.queue_delay else int(math.floor(lag + 1e-9)) + 2
+    # Queue delay: arrival[k] is when the signal of step k reaches the senders, in steps.
+    arrival: list[float] = []
+    q_steps = 1.0 / (cap * dt_s)  # steps of queueing delay per packet queued
+    ptr = -1  # last k with arrival[k] <= the latest target
 
-    q = initial_queue_bytes / params.mtu_bytes
+    q = initial_queue_bytes / params.queue_packet_bytes
     rc = list(start_rates)
     rt = list(start_rates)
     al = [float(initial_alpha)] * n_cls
@@ -271,21 +298,44 @@ def simulate(
     n_rec = n_steps // record_every + 1
     out_t = np.empty(n_rec)
     out_q = np.empty(n_rec)
+    out_d = np.empty(n_rec)
     out_rc = np.empty((n_rec, n_cls))
     out_rt = np.empty((n_rec, n_cls))
     out_al = np.empty((n_rec, n_cls))
 
-    def delayed(hist: list[float], i: int) -> float:
-        # value at step i minus the feedback delay; slot i + pad holds step i
-        j = i + pad - k_lag
-        return hist[j] if frac == 0.0 else (1.0 - frac) * hist[j] + frac * hist[j - 1]
+    def position(i: int) -> float:
+        """Step (fractional) whose state the senders react to at step i."""
+        nonlocal ptr
+        if not params.queue_delay:
+            return i - lag
+        # arrival[i - 1] >= i (the fixed part is >= one step), so the target is bracketed
+        while ptr + 1 < len(arrival) and arrival[ptr + 1] <= i:
+            ptr += 1
+        if ptr < 0:  # before the first signal: the initial state, whose delay is its own
+            return i - lag - q_hist[pad] * q_steps
+        if ptr + 1 == len(arrival) or arrival[ptr + 1] == arrival[ptr]:
+            return float(ptr)
+        return ptr + (i - arrival[ptr]) / (arrival[ptr + 1] - arrival[ptr])
+
+    def delayed(hist: list[float], pos: float) -> float:
+        # linear interpolation on the step grid; slot k + pad holds step k
+        if pos <= 0.0:
+            return hist[pad]
+        j = int(pos)
+        w = pos - j
+        return hist[j + pad] if w == 0.0 else (1.0 - w) * hist[j + pad] + w * hist[j + 1 + pad]
 
     kmin, kmax, pmax = prm.kmin, prm.kmax, prm.pmax
     rec = 0
+    pos1 = position(0)
     for n in range(n_steps + 1):
+        if params.queue_delay:
+            arrival.append(n + lag + q * q_steps)
+        pos0, pos1 = pos1, position(n + 1)
         if n % record_every == 0:
             out_t[rec] = n * dt_s
             out_q[rec] = q
+            out_d[rec] = (n - pos0) * dt_s
             out_rc[rec] = rc
             out_rt[rec] = rt
             out_al[rec] = al
@@ -293,8 +343,8 @@ def simulate(
         if n == n_steps:
             break
         # Heun: slope at t_n, Euler predictor, slope at t_{n+1}, average.
-        p0 = _marking(delayed(q_hist, n), kmin, kmax, pmax)
-        p1 = _marking(delayed(q_hist, n + 1), kmin, kmax, pmax)
+        p0 = _marking(delayed(q_hist, pos0), kmin, kmax, pmax)
+        p1 = _marking(delayed(q_hist, pos1), kmin, kmax, pmax)
         total = sum(w * r for w, r in zip(weights, rc, strict=True))
         dq0 = total - cap
         if q <= 0.0 and dq0 < 0.0:
@@ -303,7 +353,7 @@ def simulate(
         k1 = []
         pred = []
         for c in range(n_cls):
-            d = _derivatives(rc[c], rt[c], al[c], p0, delayed(rc_hist[c], n), prm)
+            d = _derivatives(rc[c], rt[c], al[c], p0, delayed(rc_hist[c], pos0), prm)
             k1.append(d)
             pred.append(
                 (
@@ -319,7 +369,7 @@ def simulate(
         q = max(q + 0.5 * dt_s * (dq0 + dq1), 0.0)
         for c in range(n_cls):
             x = pred[c]
-            d2 = _derivatives(x[0], x[1], x[2], p1, delayed(rc_hist[c], n + 1), prm)
+            d2 = _derivatives(x[0], x[1], x[2], p1, delayed(rc_hist[c], pos1), prm)
             d1 = k1[c]
             rc[c] = min(max(rc[c] + 0.5 * dt_s * (d1[0] + d2[0]), 0.0), rmax)
             rt[c] = min(max(rt[c] + 0.5 * dt_s * (d1[1] + d2[1]), 0.0), rmax)
@@ -328,12 +378,13 @@ def simulate(
         q_hist[n + 1 + pad] = q
 
     w = np.asarray(weights, dtype=float) / n_flows
-    q_bytes = out_q[:rec] * params.mtu_bytes
+    q_bytes = out_q[:rec] * params.queue_packet_bytes
     slope = np.clip((out_q[:rec] - kmin) / (kmax - kmin), 0.0, 1.0) * pmax
     data = {
         "t": out_t[:rec],
         "q": q_bytes,
         "p": np.where(out_q[:rec] > kmax, 1.0, slope),
+        "delay": out_d[:rec],
         "rc": out_rc[:rec] @ w * pkt_bits,
         "rt": out_rt[:rec] @ w * pkt_bits,
         "alpha": out_al[:rec] @ w,
@@ -374,6 +425,8 @@ def equilibrium(
     """
     params = FluidParams() if params is None else params
     params.validate()
+    if n_flows < 1 or not capacity_bps > 0:
+        raise ValueError("need n_flows >= 1 and capacity_bps > 0")
     prm = _Internal.of(params)
     pkt_bits = 8.0 * params.mtu_bytes
     r = capacity_bps / n_flows / pkt_bits
@@ -435,16 +488,18 @@ def verdict(
     result: pd.DataFrame,
     skip_fraction: float = 0.5,
     rel_amplitude: float = 0.05,
-    decay_ratio: float = 0.8,
+    decay_ratio: float = 0.95,
 ) -> str:
-    """ "stable" or "oscillating", from the queue after the first skip_fraction of the run.
+    """Call a run "stable" or "oscillating" from its queue after the first skip_fraction.
 
     The window left is cut in two halves. The run oscillates when, in the later half, the
     queue's peak-to-peak swing exceeds rel_amplitude times its mean (and at least one packet,
     so an empty or near-empty queue is not judged on noise), and that swing has not shrunk
     below decay_ratio times the earlier half's swing, i.e. the oscillation is sustained rather
-    than dying out. A run that settles, or still rings but visibly decays, is "stable"; a run
-    whose decay is too slow to see within the window should be run longer.
+    than dying out (a limit cycle keeps its swing; ringing that loses more than 1 - decay_ratio
+    of it from one half to the next is decaying). A run that settles, or still rings but
+    decays, is "stable"; near the stability boundary the decay can be too slow to show within
+    the window, so such runs should be checked with a longer duration.
     """
     tail = _tail(result, skip_fraction)
     q = tail["q"].to_numpy()
@@ -452,7 +507,9 @@ def verdict(
     early, late = q[:half], q[half:]
     swing_late = float(late.max() - late.min())
     swing_early = float(early.max() - early.min())
-    floor = max(rel_amplitude * float(late.mean()), result.attrs["params"]["mtu_bytes"])
+    prm = result.attrs["params"]
+    packet = prm.get("queue_bytes_per_packet") or prm["mtu_bytes"]
+    floor = max(rel_amplitude * float(late.mean()), packet)
     if swing_late > floor and swing_late >= decay_ratio * swing_early:
         return "oscillating"
     return "stable"

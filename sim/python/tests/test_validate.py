@@ -53,12 +53,24 @@ def _broken(ctx):
     raise RuntimeError("boom")
 
 
+def _explained(ctx):
+    return [Row("a model disagreement", "KB", 10.0, 14.0, tolerance=0.15,
+                known_deviation="the other model has no marking noise")]
+
+
+def _fixed(ctx):
+    return [Row("a disagreement that went away", "KB", 10.0, 10.5, tolerance=0.15,
+                known_deviation="stale note")]
+
+
 CASES = [
     Case("short_link", source="link.csv row 2GFC", note="nothing calibrated",
          evaluate=_short_link),
     Case("wrong_value", source="none", note="a deliberately wrong expectation",
          evaluate=_wrong),
     Case("broken", source="none", note="raises", evaluate=_broken),
+    Case("explained", source="none", note="known deviation", evaluate=_explained),
+    Case("fixed", source="none", note="known deviation that now passes", evaluate=_fixed),
 ]
 """
 
@@ -114,9 +126,28 @@ def test_failing_rows_exit_1(vdir, tmp_path):
     assert "## short_link — PASS" in text  # the other cases still ran
 
 
+def test_a_known_deviation_shows_fail_but_does_not_fail_the_run(vdir, tmp_path):
+    report = tmp_path / "report.md"
+    p = run_cli("validate", "--report", str(report), "--case", "explained", cwd=tmp_path)
+    assert p.returncode == 0
+    assert any(ln.endswith("FAIL (known deviation)") for ln in p.stdout.splitlines())
+    text = report.read_text()
+    assert "## explained — PASS with known deviations" in text
+    assert "FAIL (known deviation)" in text
+    assert "the other model has no marking noise" in text
+    assert "1 failed (1 of them known deviations)" in text
+
+
+def test_a_known_deviation_that_passes_fails_the_run(vdir, tmp_path):
+    p = run_cli("validate", "--report", str(tmp_path / "r.md"), "--case", "fixed", cwd=tmp_path)
+    assert p.returncode == 1
+    assert any(ln.endswith("UNEXPECTED PASS") for ln in p.stdout.splitlines())
+
+
 def test_unknown_case_is_a_usage_error(vdir, tmp_path):
     p = run_cli("validate", "--case", "nope", cwd=tmp_path)
     assert p.returncode == 2
     assert p.stderr.splitlines() == [
-        "lfsim: error: --case: got 'nope'; accepted: short_link, wrong_value, broken"
+        "lfsim: error: --case: got 'nope'; accepted: short_link, wrong_value, broken, explained, "
+        "fixed"
     ]

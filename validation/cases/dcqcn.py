@@ -1,0 +1,398 @@
+"""DCQCN case: the simulator against the DCQCN fluid model (validation/dcqcn_fluid.py).
+
+N long RDMA WRITE flows (N = 2, 8, 16) into one 40GbE receiver through one switch
+(scenarios/dcqcn.yaml, DCQCN `paper` preset). The fluid model gets the simulator's resolved
+configuration: the same packet, thresholds, timers and gains, and the CNP loop delay of the
+simulated topology. Both are compared over the same window after the start-up transient.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+from lfsim.scenario import time_seconds
+from lfsim.validate import Case, Row
+
+KIB = 1024
+
+
+def _load_fluid():
+    """validation/dcqcn_fluid.py, by path: the case discoverer puts only cases/ on sys.path."""
+    name = "lfsim_validation_dcqcn_fluid"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = Path(__file__).resolve().parent.parent / "dcqcn_fluid.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their defining module up here
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+fluid = _load_fluid()
+
+FLOWS = (2, 8, 16)
+MTU = 1024  # RdmaNic.PathMtu: 1 KiB payload, the packet closest to the paper's 1 KB
+STOP_S = 0.100
+WINDOW_S = 0.040  # compared from here to STOP_S, in both models
+SAMPLE_S = 10e-6  # the scenario's sample_interval; the fluid model is recorded on the same grid
+FLUID_DT_S = 1e-6  # 0.25 us moves the window means of these runs by < 0.02 %
+CNP_SMOOTH_S = 50e-6  # the verdict smooths the queue over one CNP interval
+ACF_MAX_LAG_S = 10e-3  # the verdict's search range for the autocorrelation peak
+REL_STD_MIN = 0.05  # below this swing (std / mean) a queue is stable whatever its shape
+ACF_PEAK_MIN = 0.5  # an autocorrelation peak this high marks a sustained oscillation
+
+# A full RDMA WRITE Middle packet, from the standards (as in cases/roce.py): Ethernet 14, IPv4
+# 20, UDP 8, BTH 12, payload, ICRC 4 is the frame the switch queues and counts (no FCS); FCS 4,
+# preamble+SFD 8 and gap 12 make its line time. The First packet's RETH (16 B once per 1 MiB
+# message, 1 packet in 1024) is left out: 0.0014 % of the bytes.
+FRAME_BYTES = 14 + 20 + 8 + 12 + MTU + 4  # 1082
+LINE_BYTES = FRAME_BYTES + 4 + 8 + 12  # 1106
+CNP_FRAME_BYTES = 74  # Eth, IPv4, UDP, BTH, 16 reserved, ICRC (models/roce_pfc_ecn doc)
+
+
+def _bps(text: str) -> float:
+    """'40Mbps' -> 4e7 (the DataRate strings of the resolved configuration)."""
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([kMG]?)bps\s*", str(text))
+    if not m:
+        raise ValueError(f"unexpected data rate {text!r}; expected e.g. '40Mbps'")
+    return float(m.group(1)) * {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+
+
+def _speed_bps(text: str) -> float:
+    m = re.fullmatch(r"(\d+)GbE", str(text))
+    if not m:
+        raise ValueError(f"unexpected RoceScenario.HostSpeed {text!r}; expected e.g. '40GbE'")
+    return float(m.group(1)) * 1e9
+
+
+def _loop_delay_s(cfg: dict, line_bps: float) -> float:
+    """Fixed part of the CNP loop: from a packet's marking to the marked rate change reaching
+    the queue, without the queueing delay q/C (the fluid model adds that, `queue_delay`).
+
+    Per the simulator's timing (store-and-forward, a frame's last bit arrives (8 + frame + 4)
+    byte times plus the cable after its first bit): half a data packet still in service when
+    the marked one joins a busy queue, the marked packet to the receiver, the CNP (sent at once,
+    strict priority) to the switch, ForwardingLatency, the CNP to the sender; the sender's
+    pacing follows the cut at once, and its next packet needs its serialization, the cable and
+    ForwardingLatency to reach the queue. Waiting behind an ACK in progress (<= 86 B) is left
+    out.
+    """
+    byte_s = 8.0 / line_bps
+    cable_s = float(cfg["RoceChannel"]["Length"]) * time_seconds(
+        cfg["RoceChannel"]["PropagationDelayPerMeter"]
+    )
+    forward_s = time_seconds(cfg["RoceSwitch"]["ForwardingLatency"])
+    data_arrival = 8 + FRAME_BYTES + 4
+    cnp_arrival = 8 + CNP_FRAME_BYTES + 4
+    line_bytes = LINE_BYTES / 2 + data_arrival + 2 * cnp_arrival + data_arrival
+    return line_bytes * byte_s + 4 * cable_s + 2 * forward_s
+
+
+def fluid_params(cfg: dict):
+    """The fluid model's parameters from a run's resolved configuration, and the line rate."""
+    dc, nic, sw = cfg["Dcqcn"], cfg["RdmaNic"], cfg["RoceSwitch"]
+    # The fluid model has the paper's reaction point only: refuse settings it does not have.
+    expected = {
+        "rpg_min_dec_fac": "50",
+        "rate_reduce_monitor_period": "0s",
+        "clamp_tgt_rate": "true",
+        "rate_to_set_on_first_cnp": "0bps",
+        "rpg_max_rate": "0bps",
+        "initial_alpha_value": "1024",
+    }
+    for key, value in expected.items():
+        if str(dc[key]) != value:
+            raise ValueError(f"Dcqcn.{key} = {dc[key]}: the fluid model assumes {value}")
+    if int(nic["PathMtu"]) != MTU or str(sw["EcnEnabled"]) != "true":
+        raise ValueError("the case needs RdmaNic.PathMtu 1024 and RoceSwitch.EcnEnabled")
+    line_bps = _speed_bps(cfg["RoceScenario"]["HostSpeed"])
+    params = fluid.FluidParams(
+        mtu_bytes=LINE_BYTES,  # rates, pacing and the byte counter count line bytes
+        queue_bytes_per_packet=FRAME_BYTES,  # the switch queue and Kmin/Kmax count frames
+        kmin_bytes=float(sw["Kmin"]),
+        kmax_bytes=float(sw["Kmax"]),
+        pmax=float(sw["Pmax"]),
+        g=1.0 - int(dc["dce_tcp_g"]) / 1024.0,
+        cnp_interval_s=time_seconds(nic["CnpInterval"]),
+        alpha_period_s=time_seconds(dc["dce_tcp_rtt"]),
+        feedback_delay_s=_loop_delay_s(cfg, line_bps),
+        queue_delay=True,
+        timer_s=time_seconds(dc["rpg_time_reset"]),
+        byte_counter_bytes=float(dc["rpg_byte_reset"]),
+        fast_recovery_steps=int(dc["rpg_threshold"]),
+        rai_bps=_bps(dc["rpg_ai_rate"]),
+    )
+    return params, line_bps
+
+
+def oscillation(q: np.ndarray) -> tuple[float, float, float, str]:
+    """(std / mean, autocorrelation peak, its lag in s, verdict) of a queue sampled every
+    SAMPLE_S.
+
+    The queue is first averaged over one CNP interval (50 us): a sender reacts at most once per
+    interval, so faster wiggles (packet arrivals, random marking) are not the loop's dynamics.
+    The verdict is "oscillating" when the smoothed queue swings (std >= 5 % of its mean, the
+    fluid module's own amplitude floor) and the swing repeats itself: the normalized
+    autocorrelation rho(lag) reaches >= 0.5 somewhere between its first zero crossing and
+    10 ms (several periods of any cycle seen here). A settled queue has no swing; noise around a
+    stable level decorrelates, its rho after the first zero crossing stays low; a sustained
+    cycle returns to itself one period later (rho near 1, lowered by noise and period jitter).
+    For a linear damped oscillation rho's first peak is exp(-2 pi z / sqrt(1 - z^2)), so 0.5
+    calls anything ringing with damping ratio z < 0.11 (losing < half its swing per period)
+    oscillating. Without a zero crossing (a drift) the peak is 0. The peak's lag is the period
+    of a cycle (reported, not judged).
+    """
+    k = int(round(CNP_SMOOTH_S / SAMPLE_S))
+    smooth = np.convolve(q, np.ones(k) / k, mode="valid")
+    mean = float(smooth.mean())
+    std = float(smooth.std())
+    rel = std / mean if mean > 0 else 0.0
+    x = smooth - mean
+    peak, lag = 0.0, float("nan")
+    if std > 0:
+        n = len(x)
+        spec = np.fft.rfft(x, 2 * n)
+        acf = np.fft.irfft(spec * np.conj(spec))[:n]
+        acf /= acf[0]
+        max_lag = min(int(ACF_MAX_LAG_S / SAMPLE_S), n - 1)
+        below = np.nonzero(acf[: max_lag + 1] <= 0)[0]
+        if len(below):
+            k_peak = int(below[0] + np.argmax(acf[below[0] : max_lag + 1]))
+            peak, lag = float(acf[k_peak]), k_peak * SAMPLE_S
+    verdict = "oscillating" if rel >= REL_STD_MIN and peak >= ACF_PEAK_MIN else "stable"
+    return rel, peak, lag, verdict
+
+
+def _at(lag_s: float) -> str:
+    return "" if np.isnan(lag_s) else f" at {lag_s * 1e3:.2f} ms"
+
+
+def _overrides(n: int) -> dict:
+    return {
+        "RoceScenario.Senders": n,
+        "RdmaNic.PathMtu": MTU,
+        "stop_time": f"{STOP_S * 1e3:g}ms",
+        "RoceScenario.Warmup": f"{WINDOW_S * 1e3:g}ms",
+    }
+
+
+def _simulated(r) -> dict:
+    q = r.timeseries("queue")
+    q = q[q["label"] == r.metrics["bottleneck_port"]].sort_values("time_s")
+    cc = r.timeseries("cc")
+    rate = cc.groupby("time_s")["current_Gbps"].mean()  # flow mean at each sample
+    qw = q[q["time_s"] >= WINDOW_S - 1e-12]
+    return {
+        "t": q["time_s"].to_numpy(),
+        "q": q["bytes"].to_numpy(dtype=float),
+        "rate_t": rate.index.to_numpy(),
+        "rate": rate.to_numpy(),
+        "window_q": qw["bytes"].to_numpy(dtype=float),
+        "mean_q": float(qw["bytes"].mean()),
+        "mean_rate_Gbps": float(rate[rate.index >= WINDOW_S - 1e-12].mean()),
+        "pauses": float(r.metrics["pause_frames_sent"]),
+    }
+
+
+def _fluid(n: int, params, line_bps: float) -> dict:
+    df = fluid.simulate(
+        n,
+        line_bps,
+        params,
+        duration_s=STOP_S,
+        dt_s=FLUID_DT_S,
+        record_every=int(round(SAMPLE_S / FLUID_DT_S)),
+    )
+    w = df[df["t"] >= WINDOW_S - 1e-12]
+    return {
+        "t": df["t"].to_numpy(),
+        "q": df["q"].to_numpy(),
+        "rate": df["rc"].to_numpy() / 1e9,
+        "window_q": w["q"].to_numpy(),
+        "mean_q": float(w["q"].mean()),
+        "mean_rate_Gbps": float(w["rc"].mean() / 1e9),
+        "mean_delay_us": float(w["delay"].mean() * 1e6),
+        "equilibrium": fluid.equilibrium(n, line_bps, params),
+    }
+
+
+def _figure(ctx, name: str, runs: dict, t0: float, t1: float, params) -> None:
+    fig, axes = plt.subplots(len(runs), 2, figsize=(12, 3.0 * len(runs)), squeeze=False)
+    for row, (n, (sim, flu)) in enumerate(runs.items()):
+        aq, ar = axes[row]
+        sel = (sim["t"] >= t0) & (sim["t"] <= t1)
+        fsel = (flu["t"] >= t0) & (flu["t"] <= t1)
+        aq.plot(sim["t"][sel] * 1e3, sim["q"][sel] / KIB, lw=0.5, label="lfsim")
+        aq.plot(flu["t"][fsel] * 1e3, flu["q"][fsel] / KIB, lw=1.0, label="fluid model")
+        for k, lab in ((params.kmin_bytes, "Kmin"), (params.kmax_bytes, "Kmax")):
+            aq.axhline(k / KIB, color="grey", ls=":", lw=0.8)
+            aq.text(t1 * 1e3, k / KIB, f" {lab}", va="center", fontsize=7, color="grey")
+        aq.set_ylim(0, 1.5 * params.kmax_bytes / KIB)
+        aq.set_ylabel("queue (KiB)")
+        aq.set_title(f"N = {n}: bottleneck queue", fontsize=9)
+        rsel = (sim["rate_t"] >= t0) & (sim["rate_t"] <= t1)
+        ar.plot(sim["rate_t"][rsel] * 1e3, sim["rate"][rsel], lw=0.5, label="lfsim (mean of flows)")
+        ar.plot(flu["t"][fsel] * 1e3, flu["rate"][fsel], lw=1.0, label="fluid model")
+        ar.set_ylabel("R_C per flow (Gb/s, line)")
+        ar.set_title(f"N = {n}: per-flow current rate", fontsize=9)
+        if t1 - t0 > 2 * (STOP_S - WINDOW_S) / 3:  # the full run: show the compared window
+            for a in (aq, ar):
+                a.axvspan(WINDOW_S * 1e3, STOP_S * 1e3, color="0.93", zorder=0)
+            ar.set_ylim(0, 1.1 * max(float(sim["rate"].max()), float(flu["rate"].max())))
+        for a in (aq, ar):
+            a.set_xlim(t0 * 1e3, t1 * 1e3)
+            a.set_xlabel("time (ms)")
+        if row == 0:
+            aq.legend(fontsize=8, loc="upper right")
+            ar.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    fig.savefig(ctx.plot_path(name), dpi=100)
+    plt.close(fig)
+
+
+# Failures investigated and explained (lfsim.validate reports them as FAIL with this text; they
+# turn into UNEXPECTED PASS, which fails the run, when the cause goes away).
+_NOISE = (
+    "the fluid fixed point (about 102 KiB, p* = 0.46 %) is stable but lightly damped; in the "
+    "simulator random per-packet RED marking keeps a cycle going (about 2.1 ms, queue 0 to "
+    "about 215 KiB, with all flows cut together above Kmax; seeds 1-5 alike), whose mean is "
+    "lower. With the marks spread evenly at the same probability instead of drawn at random "
+    "(a temporary switch patch, not kept), the simulated mean queue over the same window was "
+    "102.8 KiB, within 1 % of the fluid model: the difference is the marking noise the "
+    "mean-field model averages away, not a different mean behaviour"
+)
+KNOWN = {
+    (2, "queue"): (
+        "not explained yet. It is not marking noise (evenly spread marks: 27.6 KiB; random, "
+        "seeds 1-3: 26.7-28.5 KiB). The two simulated flows stay unequal (about 22 and 18 Gb/s) "
+        "for tens of ms after the start-up cut while the fluid flows are identical by "
+        "construction; whether that asymmetry needs the higher marking rate is a hypothesis"
+    ),
+    (8, "queue"): _NOISE,
+    (8, "verdict"): _NOISE,
+}
+
+
+def _evaluate(ctx):
+    rows, runs = [], {}
+    window = f"{WINDOW_S * 1e3:g}-{STOP_S * 1e3:g} ms"
+    pauses = 0.0
+    for n in FLOWS:
+        r = ctx.run("dcqcn", _overrides(n))
+        params, line_bps = fluid_params(r.config)
+        sim = _simulated(r)
+        flu = _fluid(n, params, line_bps)
+        runs[n] = (sim, flu)
+        pauses += sim["pauses"]
+        s_rel, s_peak, s_lag, s_verdict = oscillation(sim["window_q"])
+        f_rel, f_peak, f_lag, f_verdict = oscillation(flu["window_q"])
+        eq = flu["equilibrium"]
+        fixed = "none (p* > Pmax)" if eq is None else f"{eq['q_bytes'] / KIB:.1f} KiB"
+        rows += [
+            Row(
+                f"N={n}: mean queue {window} (fluid fixed point {fixed}; "
+                f"fluid mean feedback delay {flu['mean_delay_us']:.1f} us)",
+                "KiB",
+                flu["mean_q"] / KIB,
+                sim["mean_q"] / KIB,
+                0.15,
+                known_deviation=KNOWN.get((n, "queue"), ""),
+            ),
+            Row(
+                f"N={n}: mean per-flow rate R_C {window} (line bits)",
+                "Gb/s",
+                flu["mean_rate_Gbps"],
+                sim["mean_rate_Gbps"],
+                0.15,
+            ),
+            Row(
+                f"N={n}: verdict, fluid {f_verdict} (std/mean {f_rel:.3f}, ACF peak "
+                f"{f_peak:.2f}{_at(f_lag)}) vs lfsim {s_verdict} (std/mean {s_rel:.3f}, ACF peak "
+                f"{s_peak:.2f}{_at(s_lag)}); simulated column: lfsim ACF peak",
+                "",
+                None,
+                s_peak,
+                kind="shape",
+                passed=f_verdict == s_verdict,
+                known_deviation=KNOWN.get((n, "verdict"), ""),
+                criterion="same verdict (oscillating: std/mean >= 0.05 and ACF peak >= 0.5)",
+            ),
+        ]
+    rows.append(
+        Row(
+            "PFC pause frames sent in the three runs (the fluid model has no PFC)",
+            "",
+            None,
+            pauses,
+            kind="shape",
+            passed=pauses == 0,
+            criterion="0",
+        )
+    )
+    _figure(ctx, "timeseries", runs, 0.0, STOP_S, params)
+    _figure(ctx, "zoom", runs, 0.060, 0.066, params)
+    return rows
+
+
+_NOTE = (
+    "Nothing calibrated on the results: the fluid model (validation/dcqcn_fluid.py, the "
+    "delay-differential equations of Zhu et al. SIGCOMM 2015 / CoNEXT 2016) gets the "
+    "simulator's resolved configuration. Packet: RdmaNic.PathMtu 1024 (the paper's 1 KB "
+    "packets); a full packet is 1082 B of frame (what the switch queue, Kmin and Kmax count) "
+    "and 1106 B of line time (what the DCQCN rates, the pacing and the byte counter count), so "
+    "the fluid model counts packets of 1106 B in the capacity (40 Gb/s), the rates, B and R_AI "
+    "and of 1082 B in the queue and the thresholds; both queues are in frame bytes. Kmin 5120 "
+    "B, Kmax 204800 B, Pmax 1 % (RED per packet on the instantaneous queue in the simulator), "
+    "g = 1/256, CNP interval 50 us, alpha period 55 us, timer T 55 us, B 10 MB, F 5, R_AI "
+    "40 Mb/s: the `paper` preset of models/dcqcn (SIGCOMM 2015). Feedback delay: the marked "
+    "packet's queueing delay q/C plus a fixed 1.62 us from the topology (2 m cables at 5 ns/m, "
+    "500 ns switch forwarding latency twice, serialization of the marked packet, the CNP twice "
+    "and the sender's next packet, half a packet in service; computed in the case from the "
+    "configuration), so the fluid model's delay follows its queue instead of the 50-85 us "
+    "constants of the papers (with the matched parameters and a constant 50 us the fluid "
+    "verdicts and means for N = 2 and 8 are the same). Both start with every flow at line "
+    "rate and alpha = 1 and are compared over 40-100 ms on the same 10 us grid: by 40 ms the "
+    "simulator's rates have recovered from the start-up cut (N = 2 is the slowest, about "
+    "20 ms) and its N = 8 run has left its irregular early phase (about 30 ms); the fluid "
+    "model's queue approaches its fixed point with alpha's time constant (55 us x 256 = "
+    "14 ms) and is still 6-7 % below it at 40 ms for N = 2 and 8, which lowers its window mean "
+    "by about 1 %. Verdict criterion (one for both): the queue averaged over a CNP interval; "
+    "oscillating if its std/mean >= 0.05 and its autocorrelation peaks >= 0.5 between its "
+    "first zero crossing and 10 ms. What differs: the simulator has packets, random marking, "
+    "discrete cuts of alpha/2 at random times, and a notification point that sends a CNP at "
+    "the first marked packet 50 us or more after the previous one (the fluid model: the chance "
+    "of a mark within a 50 us slot); the fluid model is the mean of that noise. Its N = 8 "
+    "fixed point is stable but lightly damped (started from the simulator's cycle state it "
+    "rings with a 2.5 ms period and loses about 30 % of its swing per period), so the "
+    "simulator's noise can keep the cycle going that the deterministic model lets die. PFC "
+    "(none was sent, row below) and hyper increase are not in the fluid model; hyper increase "
+    "needs both counters past F = 5, i.e. 60 MB sent without a cut (24 ms at 20 Gb/s), while "
+    "the longest interval between a simulated flow's cuts after 20 ms is about 3 ms. One seed "
+    "(the scenario's, 1)."
+)
+
+CASES = [
+    Case(
+        "dcqcn_fluid_40g",
+        source=(
+            "DCQCN fluid model (Zhu et al., SIGCOMM 2015; CoNEXT 2016) in validation/"
+            "dcqcn_fluid.py vs scenarios/dcqcn.yaml, N = 2, 8, 16 long flows into one 40GbE port"
+        ),
+        note=_NOTE,
+        evaluate=_evaluate,
+    )
+]
