@@ -70,19 +70,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from .scenario import load_scenario, parse_grid, parse_overrides
-    from .sweep import sweep
+    from .sweep import check_heatmap_metrics, heatmap_keys, sweep
 
     grid = parse_grid(args.grid)
     if not grid:
         raise ScenarioError("--grid: none given; accepted: one or more --grid KEY=V1,V2,...")
+    heatmap = None
+    if args.heatmap:
+        # Checked here too so that the errors name the option as typed.
+        heatmap = check_heatmap_metrics(
+            [m.strip() for item in args.heatmap for m in item.split(",")], "--heatmap"
+        )
+        heatmap_keys(grid, "--heatmap")
     base = load_scenario(args.scenario, parse_overrides(args.set), args.seed)
     out = Path(args.out) if args.out else Path("results") / f"{base.name}_sweep"
-    df = sweep(base, grid, jobs=args.jobs, out=out, progress=not args.quiet)
+    df = sweep(base, grid, jobs=args.jobs, out=out, progress=not args.quiet, heatmap=heatmap)
     if not args.quiet:
         import pandas as pd
 
         with pd.option_context("display.width", 200, "display.max_columns", 50):
             print(df.to_string(index=False))
+        for metric in heatmap or ():
+            print(f"heat map: {out / f'heatmap_{metric}.png'}")
         print(f"results: {out}")
     return 0
 
@@ -163,6 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=_seed, help="RNG seed for every point")
     s.add_argument("--jobs", type=_positive_int, help="parallel processes (default: CPU count)")
     s.add_argument("--out", metavar="DIR", help="output directory (default results/<name>_sweep)")
+    s.add_argument(
+        "--heatmap",
+        action="append",
+        metavar="METRIC,...",
+        help="also draw these metrics into DIR/heatmap_<METRIC>.png (repeatable); the grid must "
+        "vary 2 keys (x, y) or 3 (one panel per value of the third)",
+    )
     s.add_argument("--quiet", action="store_true", help="no table, no progress bar")
     s.set_defaults(func=_cmd_sweep)
 

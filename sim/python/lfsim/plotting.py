@@ -8,6 +8,9 @@ recorders have a plot of their own, chosen by recorder name and columns (``SPECI
 ``queue`` (bytes: the ports with the highest peaks, in KB), ``pause`` (prio, quanta, dir: a
 raster of the PAUSE frames each port sent), ``goodput`` (goodput_Gbps: per flow, plus their
 total) and ``rate`` (rate_Gbps: per queue pair).
+
+Sweeps get heat maps (``plot_heatmaps``): one metric over two grid keys, one panel per value of
+a third.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
 
     from .runner import Result
 
@@ -411,4 +415,105 @@ def plot_result(result: Result, plots_dir: Path) -> list[Path]:
         p = plot_table(result.table(name), f"{scenario}: {name}", plots_dir / f"{name}.png")
         if p:
             written.append(p)
+    return written
+
+
+# ---------------------------------------------------------------------------------------------
+# Heat maps of a sweep: one metric over two grid keys (x, y), one panel per value of a third.
+
+HEATMAP_PANELS_PER_ROW = 4
+
+
+def _tick(value) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def grid_values(df: pd.DataFrame, key: str) -> list:
+    """A grid key's values in grid order: sweep rows come in grid order, so first appearance."""
+    return list(dict.fromkeys(df[key].tolist()))
+
+
+def heatmap_data(df: pd.DataFrame, metric: str, x: str, y: str) -> pd.DataFrame:
+    """The metric as a table: one row per value of ``y``, one column per value of ``x``, both
+    in grid order; NaN where a point lacks the metric. ``df`` must hold one row per (x, y)."""
+    table = df.pivot(index=y, columns=x, values=metric)
+    return table.reindex(index=grid_values(df, y), columns=grid_values(df, x)).astype(float)
+
+
+def heatmap_figure(df: pd.DataFrame, metric: str, keys: list[str], title: str = "") -> Figure:
+    """``metric`` over ``keys`` = [x, y] or [x, y, panel key], each cell labelled with its value.
+
+    All panels share one colour scale, so that colours compare across panels."""
+    from matplotlib import colormaps
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    x, y, *rest = keys
+    if rest:
+        parts = [(v, df[df[rest[0]] == v]) for v in grid_values(df, rest[0])]
+    else:
+        parts = [(None, df)]
+    tables = [(v, heatmap_data(part, metric, x, y)) for v, part in parts]
+    every = np.concatenate([t.to_numpy().ravel() for _, t in tables])
+    finite = every[np.isfinite(every)]
+    vmin, vmax = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+    n_x, n_y = tables[0][1].shape[1], tables[0][1].shape[0]
+    cols = min(len(tables), HEATMAP_PANELS_PER_ROW)
+    rows = -(-len(tables) // cols)
+    fig = Figure(
+        figsize=(1.6 + cols * (1.4 + 0.9 * n_x), 1.2 + rows * (1.0 + 0.5 * n_y)),
+        layout="constrained",
+    )
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    cmap = colormaps["viridis"].with_extremes(bad="0.85")  # grey: no value
+    image = None
+    for ax, (value, table) in zip(axes, tables, strict=False):
+        data = np.ma.masked_invalid(table.to_numpy())
+        image = ax.imshow(data, origin="lower", aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
+        ax.set_xticks(range(n_x), [_tick(v) for v in table.columns])
+        ax.set_yticks(range(n_y), [_tick(v) for v in table.index])
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+        if rest:
+            ax.set_title(f"{rest[0]} = {_tick(value)}", fontsize="medium")
+        span = vmax - vmin
+        for (i, j), v in np.ndenumerate(table.to_numpy()):
+            if np.isfinite(v):
+                # Dark text on the light (high) end of viridis, light text on the dark end.
+                dark = span > 0 and (v - vmin) / span > 0.6
+                ax.text(
+                    j,
+                    i,
+                    f"{v:.4g}",
+                    ha="center",
+                    va="center",
+                    fontsize="small",
+                    color="black" if dark else "white",
+                )
+    for ax in axes[len(tables) :]:
+        ax.remove()
+    fig.colorbar(image, ax=list(axes[: len(tables)]), label=axis_label(metric))
+    fig.suptitle(textwrap.fill(title or metric, 90))
+    return fig
+
+
+def plot_heatmaps(
+    df: pd.DataFrame,
+    keys: list[str],
+    metrics: list[str],
+    out_dir: Path,
+    name: str = "sweep",
+    constants: dict | None = None,
+) -> list[Path]:
+    """Write ``heatmap_<metric>.png`` per metric into ``out_dir``; returns the files.
+
+    ``constants``: grid keys with a single value, named in the title."""
+    fixed = ", ".join(f"{k} = {_tick(v)}" for k, v in (constants or {}).items())
+    written = []
+    for metric in metrics:
+        title = f"{name}: {metric}" + (f" ({fixed})" if fixed else "")
+        path = Path(out_dir) / f"heatmap_{metric}.png"
+        heatmap_figure(df, metric, keys, title).savefig(path, dpi=110)
+        written.append(path)
     return written

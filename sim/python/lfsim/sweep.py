@@ -1,4 +1,9 @@
-"""Parameter sweeps: the cartesian product of a grid, one process per point."""
+"""Parameter sweeps: the cartesian product of a grid, one process per point.
+
+With ``heatmap`` (CLI ``--heatmap``), a sweep over two varying keys also draws each named metric
+as a heat map (x: the first varying key, y: the second); a third varying key gives one panel per
+value. The PNGs are written next to ``sweep.csv`` as ``heatmap_<metric>.png``.
+"""
 
 from __future__ import annotations
 
@@ -59,6 +64,64 @@ def grid_points(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*grid.values())]
 
 
+HEATMAP_FORM = "names of scalar metrics, e.g. mean_queue_KB,jain_fairness"
+
+
+def heatmap_keys(grid: Mapping[str, Sequence[Any]], key: str = "heatmap") -> list[str]:
+    """The keys a heat map is drawn over: x, y and, if present, the panel key.
+
+    They are the grid keys with more than one value, in grid order; there must be 2 or 3 of
+    them, each with distinct values (a cell must be one point). Keys with one value are
+    constants of the sweep."""
+    grid_points(grid)  # the form of the grid itself
+    varying = [k for k, values in grid.items() if len(values) > 1]
+    if len(varying) not in (2, 3):
+        got = ", ".join(varying) if varying else "none"
+        raise ScenarioError(
+            f"{key}: the grid varies {len(varying)} key{'' if len(varying) == 1 else 's'} "
+            f"({got}); accepted: 2 or 3 grid keys "
+            "with more than one value each (x, y and one panel per value of a third)"
+        )
+    for k in varying:
+        values = [_column_value(v) for v in grid[k]]
+        if len(set(map(repr, values))) != len(values):
+            raise ScenarioError(
+                f"{key}: grid {k} repeats a value ({', '.join(map(str, grid[k]))}); "
+                "accepted: distinct values, one heat map cell each"
+            )
+    return varying
+
+
+def check_heatmap_metrics(metrics: Any, key: str = "heatmap") -> list[str]:
+    """Metric names as given (their file names are heatmap_<metric>.png), in order, once each."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    if not isinstance(metrics, Sequence) or not metrics:
+        raise ScenarioError(f"{key}: got {quote(metrics)}; accepted: {HEATMAP_FORM}")
+    for m in metrics:
+        if (
+            not isinstance(m, str)
+            or not m
+            or m.startswith(".")
+            or any(c in m for c in "/\\\0,")
+            or any(c.isspace() for c in m)
+        ):
+            raise ScenarioError(f"{key}: got {quote(m)}; accepted: {HEATMAP_FORM}")
+    return list(dict.fromkeys(metrics))
+
+
+def _check_metrics_present(wanted: Sequence[str], metrics: Mapping[str, Any]) -> None:
+    """Raise unless every wanted metric is a number in one point's results (or one of the
+    columns every sweep has)."""
+    numeric = [k for k, v in metrics.items() if isinstance(v, float)] + ["wall_time_s", "events"]
+    for m in wanted:
+        if m not in numeric:
+            raise ScenarioError(
+                f"heatmap: no scalar metric {quote(m)} in the results; accepted: one of "
+                + ", ".join(numeric)
+            )
+
+
 def sweep(
     scenario: str | Path | Mapping | Scenario,
     grid: Mapping[str, Sequence[Any]],
@@ -67,6 +130,7 @@ def sweep(
     jobs: int | None = None,
     out: str | Path | None = None,
     progress: bool = False,
+    heatmap: str | Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Run every point of the grid's cartesian product; one row per point.
 
@@ -74,14 +138,27 @@ def sweep(
     is validated before any runs. With ``out``, ``sweep.parquet`` and ``sweep.csv`` are
     written there (atomically). Points run in spawned processes, so a script calling this
     needs the usual ``if __name__ == "__main__":`` guard (notebooks do not).
+
+    ``heatmap``: metric names (needs ``out`` and a grid varying 2 or 3 keys, see
+    `heatmap_keys`); each is drawn into ``out/heatmap_<metric>.png``. A name that is not a
+    metric stops the sweep at its first finished point, before anything is written.
     """
     import pandas as pd
 
     base = load_scenario(scenario, overrides, seed)
     points = grid_points(grid)
+    target = Path(out) if out is not None else None
+    maps: list[str] = []
+    keys: list[str] = []
+    if heatmap is not None:
+        maps = check_heatmap_metrics(heatmap)
+        keys = heatmap_keys(grid)
+        if target is None:
+            raise ScenarioError(
+                "heatmap: needs an output directory; accepted: heatmap=[metrics] with out=DIR"
+            )
     # Validate all points first: a typo in the last value must not cost the whole sweep.
     configs = [load_scenario(base, point).core_config() for point in points]
-    target = Path(out) if out is not None else None
     if target is not None:
         check_target(target, "out")
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
@@ -89,6 +166,7 @@ def sweep(
     workers = max(1, min(jobs or os.cpu_count() or 1, len(configs)))
 
     results: list[dict | None] = [None] * len(configs)
+    unchecked = bool(maps)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -105,6 +183,12 @@ def sweep(
                     i = futures[fut]
                     try:
                         results[i] = fut.result()
+                        if unchecked:
+                            # A misspelt metric is known from the first point: stop there.
+                            _check_metrics_present(maps, results[i]["metrics"])
+                            unchecked = False
+                    except ScenarioError:  # a ValueError too: keep it as it is
+                        raise
                     except ValueError as exc:
                         raise ScenarioError(
                             f"{_describe(points[i])}: {one_line(str(exc))}"
@@ -137,6 +221,11 @@ def sweep(
         with atomic_dir(target) as tmp:
             df.to_parquet(tmp / "sweep.parquet", index=False)
             df.to_csv(tmp / "sweep.csv", index=False)
+            if maps:
+                from .plotting import plot_heatmaps
+
+                constants = {k: v[0] for k, v in grid.items() if len(v) == 1}
+                plot_heatmaps(df, keys, maps, tmp, base.name, constants)
     return df
 
 
