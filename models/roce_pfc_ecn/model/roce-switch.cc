@@ -177,6 +177,12 @@ RoceSwitch::HeadroomFormula(uint32_t port) const
 void
 RoceSwitch::Setup(uint32_t id)
 {
+    if (m_kmin > m_kmax)
+    {
+        throw std::invalid_argument("RoceSwitch.Kmin: got " + std::to_string(m_kmin)
+                                    + " above Kmax " + std::to_string(m_kmax)
+                                    + "; accepted: Kmin <= Kmax (bytes)");
+    }
     m_id = id;
     ParseDscpMap();
     const uint32_t n = m_ports.size();

@@ -154,3 +154,13 @@ def test_the_victim_recovers_most_of_its_goodput(incast):
     assert alone > 20  # a 25GbE path to itself
     assert dcqcn >= 0.6 * alone
     assert dcqcn >= 1.3 * pfc
+
+
+def test_a_marking_band_upside_down_is_bad_input(cli, tmp_path):
+    r = cli("run", "dcqcn", "--set", "RoceSwitch.Kmin=300000", "--out", "out")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "lfsim: error: RoceSwitch.Kmin: got 300000 above Kmax 204800; accepted: Kmin <= Kmax "
+        "(bytes)"
+    ]
+    assert not (tmp_path / "out").exists()
