@@ -7,6 +7,7 @@
 #include "dcqcn.h"
 #include "lfsim-attributes.h"
 #include "lfsim-run.h"
+#include "lfsim-test.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/simulator.h"
@@ -23,19 +24,7 @@ using namespace ns3;
 namespace
 {
 
-class DcqcnTestCase : public TestCase
-{
-  public:
-    using TestCase::TestCase;
-
-  protected:
-    void
-    DoTeardown() override
-    {
-        Simulator::Destroy();
-        Config::Reset();
-    }
-};
+using DcqcnTestCase = lfsim::ModelTestCase;
 
 // ---------------------------------------------------------------------------------------------
 

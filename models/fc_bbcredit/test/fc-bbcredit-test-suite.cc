@@ -9,6 +9,7 @@
 #include "fc-helper.h"
 #include "fcp.h"
 #include "lfsim-run.h"
+#include "lfsim-test.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -37,19 +38,12 @@ SecondsPerByte(int speed)
     return lineBitsPerByte[speed] / baud[speed];
 }
 
-class FcTestCase : public TestCase
+class FcTestCase : public lfsim::ModelTestCase
 {
   public:
-    using TestCase::TestCase;
+    using lfsim::ModelTestCase::ModelTestCase;
 
   protected:
-    void
-    DoTeardown() override
-    {
-        Simulator::Destroy();
-        Config::Reset();
-    }
-
     /// After a drained run: every frame sent on a fibre arrived, every credit came home.
     void
     ExpectLinksDrained(const FcTopology& t)

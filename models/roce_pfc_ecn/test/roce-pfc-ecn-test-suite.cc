@@ -5,6 +5,7 @@
  */
 #include "ethernet-speed.h"
 #include "lfsim-run.h"
+#include "lfsim-test.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -54,19 +55,7 @@ Column(const lfsim::RunResult& r, const std::string& table, const std::string& c
 }
 
 /// Every case starts from the attribute defaults (lfsim::Run sets them with Config::SetDefault).
-class RoceTestCase : public TestCase
-{
-  public:
-    using TestCase::TestCase;
-
-  protected:
-    void
-    DoTeardown() override
-    {
-        Simulator::Destroy();
-        Config::Reset();
-    }
-};
+using RoceTestCase = lfsim::ModelTestCase;
 
 // ---------------------------------------------------------------------------------------------
 
