@@ -4,9 +4,7 @@
  */
 #include "fc-applications.h"
 #include "fc-helper.h"
-
 #include "lfsim-attributes.h"
-
 #include "ns3/core-module.h"
 
 #include <iostream>
@@ -38,10 +36,11 @@ main(int argc, char** argv)
     sink->SetWindow(end / 5, end);
     Simulator::Stop(end);
     Simulator::Run();
-    std::cout << speed << ", " << credits << " credits, " << length / 1000 << " km: "
-              << sink->GetWindowBytes() / (end * 4 / 5).GetSeconds() / 1e6 << " MB/s payload, "
-              << "sender stalled for credit " << t.hostPorts[1]->GetCreditStallTime().GetMicroSeconds()
-              << " us" << std::endl;
+    std::cout << speed << ", " << credits << " credits, " << length / 1000
+              << " km: " << sink->GetWindowBytes() / (end * 4 / 5).GetSeconds() / 1e6
+              << " MB/s payload, "
+              << "sender stalled for credit "
+              << t.hostPorts[1]->GetCreditStallTime().GetMicroSeconds() << " us" << std::endl;
     Simulator::Destroy();
     return 0;
 }

@@ -1,7 +1,6 @@
 #include "fc-channel.h"
 
 #include "fc-net-device.h"
-
 #include "ns3/double.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -16,45 +15,40 @@ NS_OBJECT_ENSURE_REGISTERED(FcChannel);
 TypeId
 FcChannel::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FcChannel")
-            .SetParent<Channel>()
-            .SetGroupName("FcBbCredit")
-            .AddConstructor<FcChannel>()
-            .AddAttribute("Length",
-                          "Fibre length in metres.",
-                          DoubleValue(10.0),
-                          MakeDoubleAccessor(&FcChannel::m_length),
-                          MakeDoubleChecker<double>(0.0, 1e7))
-            .AddAttribute("PropagationDelayPerMeter",
-                          "Propagation delay per metre of fibre (about 5 ns/m in glass).",
-                          TimeValue(NanoSeconds(5)),
-                          MakeTimeAccessor(&FcChannel::m_delayPerMeter),
-                          MakeTimeChecker(Time(0)))
-            .AddAttribute("BitErrorRate",
-                          "Line bit error rate. A corrupted SOF loses the frame (the receiver "
-                          "does not see it, no R_RDY comes back); a corrupted primitive is lost.",
-                          DoubleValue(0.0),
-                          MakeDoubleAccessor(&FcChannel::m_ber),
-                          MakeDoubleChecker<double>(0.0, 1.0))
-            .AddAttribute("LoseFrameEvery",
-                          "Deterministic fault: lose every k-th frame in each direction (0: off).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&FcChannel::m_loseFrameEvery),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("LoseRRdyEvery",
-                          "Deterministic fault: lose every k-th R_RDY in each direction (0: off).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&FcChannel::m_loseRRdyEvery),
-                          MakeUintegerChecker<uint32_t>())
-            .AddTraceSource("FrameLost",
-                            "A frame lost on the fibre (SOF not recognised).",
-                            MakeTraceSourceAccessor(&FcChannel::m_frameLostTrace),
-                            "ns3::Packet::TracedCallback")
-            .AddTraceSource("PrimitiveLost",
-                            "A primitive signal lost on the fibre (FcPrimitive value).",
-                            MakeTraceSourceAccessor(&FcChannel::m_primitiveLostTrace),
-                            "ns3::TracedValueCallback::Uint8");
+    static TypeId tid
+        = TypeId("ns3::FcChannel")
+              .SetParent<Channel>()
+              .SetGroupName("FcBbCredit")
+              .AddConstructor<FcChannel>()
+              .AddAttribute("Length", "Fibre length in metres.", DoubleValue(10.0),
+                            MakeDoubleAccessor(&FcChannel::m_length),
+                            MakeDoubleChecker<double>(0.0, 1e7))
+              .AddAttribute("PropagationDelayPerMeter",
+                            "Propagation delay per metre of fibre (about 5 ns/m in glass).",
+                            TimeValue(NanoSeconds(5)),
+                            MakeTimeAccessor(&FcChannel::m_delayPerMeter), MakeTimeChecker(Time(0)))
+              .AddAttribute("BitErrorRate",
+                            "Line bit error rate. A corrupted SOF loses the frame (the receiver "
+                            "does not see it, no R_RDY comes back); a corrupted primitive is lost.",
+                            DoubleValue(0.0), MakeDoubleAccessor(&FcChannel::m_ber),
+                            MakeDoubleChecker<double>(0.0, 1.0))
+              .AddAttribute(
+                  "LoseFrameEvery",
+                  "Deterministic fault: lose every k-th frame in each direction (0: off).",
+                  UintegerValue(0), MakeUintegerAccessor(&FcChannel::m_loseFrameEvery),
+                  MakeUintegerChecker<uint32_t>())
+              .AddAttribute(
+                  "LoseRRdyEvery",
+                  "Deterministic fault: lose every k-th R_RDY in each direction (0: off).",
+                  UintegerValue(0), MakeUintegerAccessor(&FcChannel::m_loseRRdyEvery),
+                  MakeUintegerChecker<uint32_t>())
+              .AddTraceSource("FrameLost", "A frame lost on the fibre (SOF not recognised).",
+                              MakeTraceSourceAccessor(&FcChannel::m_frameLostTrace),
+                              "ns3::Packet::TracedCallback")
+              .AddTraceSource("PrimitiveLost",
+                              "A primitive signal lost on the fibre (FcPrimitive value).",
+                              MakeTraceSourceAccessor(&FcChannel::m_primitiveLostTrace),
+                              "ns3::TracedValueCallback::Uint8");
     return tid;
 }
 
@@ -119,12 +113,8 @@ FcChannel::TransmitFrame(Ptr<FcNetDevice> src, Ptr<Packet> frame, Time txTime)
         return;
     }
     Ptr<FcNetDevice> dst = m_dev[1 - dir];
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                   GetPropagationDelay(),
-                                   &FcNetDevice::StartReceive,
-                                   dst,
-                                   frame,
-                                   txTime);
+    Simulator::ScheduleWithContext(dst->GetNode()->GetId(), GetPropagationDelay(),
+                                   &FcNetDevice::StartReceive, dst, frame, txTime);
 }
 
 void
@@ -144,11 +134,8 @@ FcChannel::TransmitPrimitive(Ptr<FcNetDevice> src, FcPrimitive p, Time wordTime)
         return;
     }
     Ptr<FcNetDevice> dst = m_dev[1 - dir];
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                   wordTime + GetPropagationDelay(),
-                                   &FcNetDevice::ReceivePrimitive,
-                                   dst,
-                                   p);
+    Simulator::ScheduleWithContext(dst->GetNode()->GetId(), wordTime + GetPropagationDelay(),
+                                   &FcNetDevice::ReceivePrimitive, dst, p);
 }
 
 int64_t

@@ -6,7 +6,6 @@
 #define FC_CHANNEL_H
 
 #include "fc-primitive.h"
-
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
@@ -38,8 +37,16 @@ class FcChannel : public Channel
 
     int64_t AssignStreams(int64_t stream);
 
-    uint64_t GetFramesLost() const { return m_framesLost; }
-    uint64_t GetPrimitivesLost() const { return m_primitivesLost; }
+    uint64_t
+    GetFramesLost() const
+    {
+        return m_framesLost;
+    }
+    uint64_t
+    GetPrimitivesLost() const
+    {
+        return m_primitivesLost;
+    }
 
   private:
     bool Corrupted(Ptr<const FcNetDevice> src);

@@ -63,8 +63,7 @@ FcFrameHeader::Print(std::ostream& os) const
 {
     os << std::hex << "R_CTL=0x" << int(rCtl) << " D_ID=0x" << dId << " S_ID=0x" << sId
        << " TYPE=0x" << int(type) << " F_CTL=0x" << fCtl << std::dec << " SEQ_ID=" << int(seqId)
-       << " SEQ_CNT=" << seqCnt << " OX_ID=" << oxId << " RX_ID=" << rxId
-       << " PARAM=" << parameter;
+       << " SEQ_CNT=" << seqCnt << " OX_ID=" << oxId << " RX_ID=" << rxId << " PARAM=" << parameter;
 }
 
 } // namespace ns3

@@ -14,11 +14,11 @@ namespace ns3
 /// R_CTL routing/information values used here (FC-FS Device_Data, FC-4 categories).
 namespace FcRctl
 {
-constexpr uint8_t SOLICITED_DATA = 0x01;    ///< FCP_DATA
-constexpr uint8_t UNSOLICITED_DATA = 0x04;  ///< IP over FC (RFC 4338), ping-pong messages
-constexpr uint8_t DATA_DESCRIPTOR = 0x05;   ///< FCP_XFER_RDY
-constexpr uint8_t UNSOLICITED_CMD = 0x06;   ///< FCP_CMND
-constexpr uint8_t COMMAND_STATUS = 0x07;    ///< FCP_RSP
+constexpr uint8_t SOLICITED_DATA = 0x01;   ///< FCP_DATA
+constexpr uint8_t UNSOLICITED_DATA = 0x04; ///< IP over FC (RFC 4338), ping-pong messages
+constexpr uint8_t DATA_DESCRIPTOR = 0x05;  ///< FCP_XFER_RDY
+constexpr uint8_t UNSOLICITED_CMD = 0x06;  ///< FCP_CMND
+constexpr uint8_t COMMAND_STATUS = 0x07;   ///< FCP_RSP
 } // namespace FcRctl
 
 /// TYPE field values.
@@ -31,14 +31,14 @@ constexpr uint8_t FCP = 0x08;
 /// F_CTL bits (24-bit field).
 namespace FcFctl
 {
-constexpr uint32_t EXCHANGE_CONTEXT = 1u << 23;  ///< set: frame from the exchange responder
+constexpr uint32_t EXCHANGE_CONTEXT = 1u << 23; ///< set: frame from the exchange responder
 constexpr uint32_t SEQUENCE_CONTEXT = 1u << 22;
 constexpr uint32_t FIRST_SEQUENCE = 1u << 21;
 constexpr uint32_t LAST_SEQUENCE = 1u << 20;
 constexpr uint32_t END_SEQUENCE = 1u << 19;
 constexpr uint32_t SEQUENCE_INITIATIVE = 1u << 16;
 constexpr uint32_t RELATIVE_OFFSET = 1u << 3;
-constexpr uint32_t FILL_MASK = 0x3;  ///< number of fill bytes in the last payload word
+constexpr uint32_t FILL_MASK = 0x3; ///< number of fill bytes in the last payload word
 } // namespace FcFctl
 
 class FcFrameHeader : public Header
@@ -46,23 +46,27 @@ class FcFrameHeader : public Header
   public:
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override { return 24; }
+    uint32_t
+    GetSerializedSize() const override
+    {
+        return 24;
+    }
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
 
     uint8_t rCtl = 0;
-    uint32_t dId = 0;  ///< 24-bit destination FC_ID
+    uint32_t dId = 0; ///< 24-bit destination FC_ID
     uint8_t csCtl = 0;
-    uint32_t sId = 0;  ///< 24-bit source FC_ID
+    uint32_t sId = 0; ///< 24-bit source FC_ID
     uint8_t type = 0;
-    uint32_t fCtl = 0;  ///< 24 bits
+    uint32_t fCtl = 0; ///< 24 bits
     uint8_t seqId = 0;
     uint8_t dfCtl = 0;
     uint16_t seqCnt = 0;
     uint16_t oxId = 0xffff;
     uint16_t rxId = 0xffff;
-    uint32_t parameter = 0;  ///< relative offset for data frames
+    uint32_t parameter = 0; ///< relative offset for data frames
 };
 
 } // namespace ns3

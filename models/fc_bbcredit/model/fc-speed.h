@@ -24,10 +24,10 @@ enum class FcSpeed
 
 struct FcLineCoding
 {
-    const char* name;   ///< "8GFC"
-    uint64_t baud;      ///< line rate in baud (symbols per second)
-    uint32_t dataBits;  ///< data bits per code block (8, 64, 256)
-    uint32_t codeBits;  ///< line bits per code block (10, 66, 257)
+    const char* name;  ///< "8GFC"
+    uint64_t baud;     ///< line rate in baud (symbols per second)
+    uint32_t dataBits; ///< data bits per code block (8, 64, 256)
+    uint32_t codeBits; ///< line bits per code block (10, 66, 257)
 };
 
 const FcLineCoding& GetFcLineCoding(FcSpeed speed);
@@ -39,13 +39,13 @@ Time FcWireTime(FcSpeed speed, uint64_t bytes);
 double FcDataBytesPerSecond(FcSpeed speed);
 
 /// FC-FS frame layout on the wire (bytes).
-constexpr uint32_t FC_WORD = 4;         ///< one transmission word
-constexpr uint32_t FC_SOF = 4;          ///< start-of-frame ordered set
-constexpr uint32_t FC_HEADER = 24;      ///< frame header
+constexpr uint32_t FC_WORD = 4;    ///< one transmission word
+constexpr uint32_t FC_SOF = 4;     ///< start-of-frame ordered set
+constexpr uint32_t FC_HEADER = 24; ///< frame header
 constexpr uint32_t FC_CRC = 4;
-constexpr uint32_t FC_EOF = 4;          ///< end-of-frame ordered set
+constexpr uint32_t FC_EOF = 4; ///< end-of-frame ordered set
 constexpr uint32_t FC_MAX_PAYLOAD = 2112;
-constexpr uint32_t FC_FRAME_OVERHEAD = FC_SOF + FC_HEADER + FC_CRC + FC_EOF;  ///< 36
+constexpr uint32_t FC_FRAME_OVERHEAD = FC_SOF + FC_HEADER + FC_CRC + FC_EOF; ///< 36
 
 /// Payload padded to a whole number of words (FC-FS fill bytes).
 inline uint32_t

@@ -46,27 +46,26 @@ NS_OBJECT_ENSURE_REGISTERED(FcpInitiator);
 TypeId
 FcpInitiator::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FcpInitiator")
-            .SetParent<Application>()
-            .SetGroupName("FcBbCredit")
-            .AddConstructor<FcpInitiator>()
-            .AddAttribute("Direction", "Write or Read.", EnumValue(WRITE),
-                          MakeEnumAccessor(&FcpInitiator::m_direction),
-                          MakeEnumChecker(WRITE, "Write", READ, "Read"))
-            .AddAttribute("IoSize", "Bytes per I/O (FCP_DL).", UintegerValue(65536),
-                          MakeUintegerAccessor(&FcpInitiator::m_ioSize),
-                          MakeUintegerChecker<uint32_t>(1, 1u << 30))
-            .AddAttribute("QueueDepth", "Outstanding exchanges.", UintegerValue(4),
-                          MakeUintegerAccessor(&FcpInitiator::m_queueDepth),
-                          MakeUintegerChecker<uint32_t>(1, 65535))
-            .AddAttribute("MaxPayload", "Data field bytes per FCP_DATA frame.",
-                          UintegerValue(2048),
-                          MakeUintegerAccessor(&FcpInitiator::m_maxPayload),
-                          MakeUintegerChecker<uint32_t>(4, FC_MAX_PAYLOAD))
-            .AddTraceSource("Io", "An I/O completed: (bytes, latency).",
-                            MakeTraceSourceAccessor(&FcpInitiator::m_ioTrace),
-                            "ns3::FcpInitiator::IoCallback");
+    static TypeId tid
+        = TypeId("ns3::FcpInitiator")
+              .SetParent<Application>()
+              .SetGroupName("FcBbCredit")
+              .AddConstructor<FcpInitiator>()
+              .AddAttribute("Direction", "Write or Read.", EnumValue(WRITE),
+                            MakeEnumAccessor(&FcpInitiator::m_direction),
+                            MakeEnumChecker(WRITE, "Write", READ, "Read"))
+              .AddAttribute("IoSize", "Bytes per I/O (FCP_DL).", UintegerValue(65536),
+                            MakeUintegerAccessor(&FcpInitiator::m_ioSize),
+                            MakeUintegerChecker<uint32_t>(1, 1u << 30))
+              .AddAttribute("QueueDepth", "Outstanding exchanges.", UintegerValue(4),
+                            MakeUintegerAccessor(&FcpInitiator::m_queueDepth),
+                            MakeUintegerChecker<uint32_t>(1, 65535))
+              .AddAttribute("MaxPayload", "Data field bytes per FCP_DATA frame.",
+                            UintegerValue(2048), MakeUintegerAccessor(&FcpInitiator::m_maxPayload),
+                            MakeUintegerChecker<uint32_t>(4, FC_MAX_PAYLOAD))
+              .AddTraceSource("Io", "An I/O completed: (bytes, latency).",
+                              MakeTraceSourceAccessor(&FcpInitiator::m_ioTrace),
+                              "ns3::FcpInitiator::IoCallback");
     return tid;
 }
 
@@ -119,16 +118,16 @@ void
 FcpInitiator::Issue()
 {
     uint16_t ox = m_nextOx;
-    m_nextOx = (m_nextOx + 1) % 0xffff;  // 0xFFFF is "unassigned"
+    m_nextOx = (m_nextOx + 1) % 0xffff; // 0xFFFF is "unassigned"
     Io& io = m_ios[ox];
     io.start = Simulator::Now();
     io.sent = 0;
 
     // FCP_CMND IU: FCP_LUN(8) FCP_CNTL(4) FCP_CDB(16) FCP_DL(4).
     uint8_t iu[FCP_CMND_SIZE] = {};
-    iu[11] = (m_direction == WRITE) ? 0x01 : 0x02;  // WRDATA / RDDATA
-    iu[12] = (m_direction == WRITE) ? 0x8a : 0x88;  // WRITE(16) / READ(16)
-    PutU32(iu + 12 + 10, m_ioSize / 512);           // transfer length in 512 B blocks
+    iu[11] = (m_direction == WRITE) ? 0x01 : 0x02; // WRDATA / RDDATA
+    iu[12] = (m_direction == WRITE) ? 0x8a : 0x88; // WRITE(16) / READ(16)
+    PutU32(iu + 12 + 10, m_ioSize / 512);          // transfer length in 512 B blocks
     PutU32(iu + 28, m_ioSize);
     FcFrameHeader h = Header(FcRctl::UNSOLICITED_CMD, ox, 0xffff);
     h.fCtl = FcFctl::FIRST_SEQUENCE | FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
@@ -190,31 +189,27 @@ NS_OBJECT_ENSURE_REGISTERED(FcpTarget);
 TypeId
 FcpTarget::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::FcpTarget")
-            .SetParent<Application>()
-            .SetGroupName("FcBbCredit")
-            .AddConstructor<FcpTarget>()
-            .AddAttribute("MaxBurstLength",
-                          "Largest burst one FCP_XFER_RDY solicits, and largest read sequence "
-                          "(bytes).",
-                          UintegerValue(65536),
-                          MakeUintegerAccessor(&FcpTarget::m_maxBurst),
-                          MakeUintegerChecker<uint32_t>(4, 1u << 30))
-            .AddAttribute("FirstBurstSize",
-                          "Write data an initiator may send without FCP_XFER_RDY (0: none).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&FcpTarget::m_firstBurst),
-                          MakeUintegerChecker<uint32_t>(0, 1u << 30))
-            .AddAttribute("MaxPayload", "Data field bytes per FCP_DATA frame.",
-                          UintegerValue(2048),
-                          MakeUintegerAccessor(&FcpTarget::m_maxPayload),
-                          MakeUintegerChecker<uint32_t>(4, FC_MAX_PAYLOAD))
-            .AddAttribute("ServiceTime",
-                          "Device time per I/O: before read data, after the last write data.",
-                          TimeValue(MicroSeconds(10)),
-                          MakeTimeAccessor(&FcpTarget::m_serviceTime),
-                          MakeTimeChecker(Time(0)));
+    static TypeId tid
+        = TypeId("ns3::FcpTarget")
+              .SetParent<Application>()
+              .SetGroupName("FcBbCredit")
+              .AddConstructor<FcpTarget>()
+              .AddAttribute("MaxBurstLength",
+                            "Largest burst one FCP_XFER_RDY solicits, and largest read sequence "
+                            "(bytes).",
+                            UintegerValue(65536), MakeUintegerAccessor(&FcpTarget::m_maxBurst),
+                            MakeUintegerChecker<uint32_t>(4, 1u << 30))
+              .AddAttribute("FirstBurstSize",
+                            "Write data an initiator may send without FCP_XFER_RDY (0: none).",
+                            UintegerValue(0), MakeUintegerAccessor(&FcpTarget::m_firstBurst),
+                            MakeUintegerChecker<uint32_t>(0, 1u << 30))
+              .AddAttribute("MaxPayload", "Data field bytes per FCP_DATA frame.",
+                            UintegerValue(2048), MakeUintegerAccessor(&FcpTarget::m_maxPayload),
+                            MakeUintegerChecker<uint32_t>(4, FC_MAX_PAYLOAD))
+              .AddAttribute("ServiceTime",
+                            "Device time per I/O: before read data, after the last write data.",
+                            TimeValue(MicroSeconds(10)),
+                            MakeTimeAccessor(&FcpTarget::m_serviceTime), MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -328,7 +323,7 @@ FcpTarget::SendRsp(uint64_t key)
 {
     Exchange x = m_x[key];
     m_x.erase(key);
-    uint8_t iu[FCP_RSP_SIZE] = {};  // SCSI status GOOD, no residual, no sense
+    uint8_t iu[FCP_RSP_SIZE] = {}; // SCSI status GOOD, no residual, no sense
     FcFrameHeader h = Header(x, FcRctl::COMMAND_STATUS);
     h.fCtl |= FcFctl::LAST_SEQUENCE | FcFctl::END_SEQUENCE;
     m_port->Enqueue(FrameWith(h, iu, FCP_RSP_SIZE));

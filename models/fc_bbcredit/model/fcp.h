@@ -7,7 +7,6 @@
 #define FCP_H
 
 #include "fc-applications.h"
-
 #include "ns3/application.h"
 #include "ns3/traced-callback.h"
 
@@ -37,9 +36,21 @@ class FcpInitiator : public Application
     /// Only I/Os that complete in [from, to) count in the window statistics.
     void SetWindow(Time from, Time to);
 
-    uint64_t GetCompleted() const { return m_completed; }
-    uint64_t GetWindowBytes() const { return m_windowBytes; }
-    const std::vector<double>& GetWindowLatenciesUs() const { return m_latUs; }
+    uint64_t
+    GetCompleted() const
+    {
+        return m_completed;
+    }
+    uint64_t
+    GetWindowBytes() const
+    {
+        return m_windowBytes;
+    }
+    const std::vector<double>&
+    GetWindowLatenciesUs() const
+    {
+        return m_latUs;
+    }
 
     /// (I/O bytes, latency) of each completed I/O.
     typedef void (*IoCallback)(uint32_t bytes, Time latency);
@@ -81,7 +92,11 @@ class FcpTarget : public Application
   public:
     static TypeId GetTypeId();
     void Setup(Ptr<FcNetDevice> port);
-    uint32_t GetFirstBurstSize() const { return m_firstBurst; }
+    uint32_t
+    GetFirstBurstSize() const
+    {
+        return m_firstBurst;
+    }
 
   private:
     struct Exchange
@@ -91,12 +106,18 @@ class FcpTarget : public Application
         uint16_t rxId;
         bool write;
         uint32_t length;       ///< FCP_DL
-        uint64_t received = 0;  ///< write data received
-        uint64_t burstEnd = 0;  ///< offset the current burst ends at
+        uint64_t received = 0; ///< write data received
+        uint64_t burstEnd = 0; ///< offset the current burst ends at
     };
 
-    void StartApplication() override {}
-    void StopApplication() override {}
+    void
+    StartApplication() override
+    {
+    }
+    void
+    StopApplication() override
+    {
+    }
     bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
     void SendXferRdy(uint64_t key);
     void SendReadData(uint64_t key);
@@ -109,7 +130,7 @@ class FcpTarget : public Application
     uint32_t m_firstBurst;
     Time m_serviceTime;
     uint16_t m_nextRx = 0;
-    std::unordered_map<uint64_t, Exchange> m_x;  ///< key: S_ID << 16 | OX_ID
+    std::unordered_map<uint64_t, Exchange> m_x; ///< key: S_ID << 16 | OX_ID
 };
 
 } // namespace ns3
