@@ -19,6 +19,18 @@ using SwitchGraph = std::vector<std::vector<std::pair<uint32_t, uint32_t>>>;
 /// toward it (all equal-cost ones); empty for `home` itself and for unreachable switches.
 std::vector<std::vector<uint32_t>> EqualCostPorts(const SwitchGraph& g, uint32_t home);
 
+/// Up*/down* routing (Autonet, Schroeder et al. 1991): switches are ordered by (BFS level from
+/// `root`, index); a hop toward a smaller key is "up". A legal route is zero or more up hops
+/// followed by zero or more down hops, so no cycle of buffer dependencies can form. Per switch:
+/// the ports of the shortest legal routes toward `home` (down-only if one exists, else up),
+/// consistent hop by hop so destination-based tables reproduce them.
+std::vector<std::vector<uint32_t>> UpDownPorts(const SwitchGraph& g, uint32_t home,
+                                               uint32_t root = 0);
+
+/// Ring routing in one direction: switch s always forwards toward switch (s + 1) mod n (its
+/// "clockwise" neighbour), whatever the distance the other way round.
+std::vector<std::vector<uint32_t>> ClockwisePorts(const SwitchGraph& g, uint32_t home);
+
 } // namespace lfsim
 
 #endif

@@ -50,7 +50,8 @@ class Table
     std::vector<std::vector<double>> m_data;
 };
 
-using MetricValue = std::variant<double, std::vector<double>, std::string>;
+using MetricValue
+    = std::variant<double, std::vector<double>, std::string, bool, std::vector<std::string>>;
 
 struct RunConfig
 {
@@ -65,6 +66,8 @@ struct RunConfig
     std::string pcapDir;
     /// Port labels to capture, or the single entry "all".
     std::vector<std::string> pcapPorts;
+    /// End the run as soon as the fabric's DeadlockDetector reports a deadlock.
+    bool stopOnDeadlock = false;
 };
 
 /// What a fabric sees while it builds and after the run.

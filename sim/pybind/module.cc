@@ -82,6 +82,10 @@ RunPy(const py::dict& config, const py::object& progress)
             }
         }
     }
+    if (config.contains("stop_on_deadlock"))
+    {
+        cfg.stopOnDeadlock = config["stop_on_deadlock"].cast<bool>();
+    }
     if (config.contains("pcap_dir") && !config["pcap_dir"].is_none())
     {
         cfg.pcapDir = Str(config["pcap_dir"]);
@@ -129,6 +133,14 @@ RunPy(const py::dict& config, const py::object& progress)
         else if (auto* l = std::get_if<std::vector<double>>(&v))
         {
             metrics[py::str(k)] = py::cast(*l);
+        }
+        else if (auto* b = std::get_if<bool>(&v))
+        {
+            metrics[py::str(k)] = py::bool_(*b);
+        }
+        else if (auto* ls = std::get_if<std::vector<std::string>>(&v))
+        {
+            metrics[py::str(k)] = py::cast(*ls);
         }
         else
         {

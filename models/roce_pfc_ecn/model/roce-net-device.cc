@@ -155,6 +155,18 @@ RoceNetDevice::IsPaused(uint8_t c) const
     return now >= m_pauseFrom[c] && now < m_pauseUntil[c];
 }
 
+void
+RoceNetDevice::AddQueuedBytesByInPort(uint8_t prio, std::vector<uint64_t>& byInPort) const
+{
+    for (const Item& item : m_q[prio])
+    {
+        if (item.inPort >= 0 && size_t(item.inPort) < byInPort.size())
+        {
+            byInPort[item.inPort] += item.bytes;
+        }
+    }
+}
+
 Time
 RoceNetDevice::GetPausedTime(uint8_t c) const
 {

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <deque>
+#include <vector>
 
 namespace ns3
 {
@@ -96,6 +97,15 @@ class RoceNetDevice : public NetDevice
     }
     uint32_t GetQueueBytes() const;
     bool IsPaused(uint8_t prio) const;
+    /// Start of the class's current (or last) PFC pause spell.
+    Time
+    GetPauseStart(uint8_t prio) const
+    {
+        return m_pauseFrom[prio];
+    }
+    /// Adds the bytes queued in class `prio` to byInPort[item.inPort] (switch ports; items
+    /// without an ingress port are skipped). For the deadlock detector, not per packet.
+    void AddQueuedBytesByInPort(uint8_t prio, std::vector<uint64_t>& byInPort) const;
     /// Time the class has been held by PFC, up to now.
     Time GetPausedTime(uint8_t prio) const;
     Time GetPausedTime() const; ///< summed over classes

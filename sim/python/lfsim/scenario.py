@@ -139,12 +139,30 @@ TOP_LEVEL = (
     "stop_time",
     "sample_interval",
     "record",
+    "stop_on_deadlock",
     "name",
 )
 # Top-level keys that --set / overrides / --grid may change (fabric and description may not).
-OVERRIDABLE = ("mode", "seed", "stop_time", "sample_interval", "record", "name")
+OVERRIDABLE = (
+    "mode",
+    "seed",
+    "stop_time",
+    "sample_interval",
+    "record",
+    "stop_on_deadlock",
+    "name",
+)
 # Top-level keys a mode may set (besides class sections); they replace the base scenario's.
-MODE_KEYS = ("description", "fabric", "seed", "stop_time", "sample_interval", "record", "name")
+MODE_KEYS = (
+    "description",
+    "fabric",
+    "seed",
+    "stop_time",
+    "sample_interval",
+    "record",
+    "stop_on_deadlock",
+    "name",
+)
 SEED_MAX = 2**32 - 1
 _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
@@ -153,6 +171,7 @@ ACCEPTED = {
     "seed": f"an integer in 1..{SEED_MAX}",
     "stop_time": "a time with a unit, e.g. 2ms",
     "sample_interval": "a time with a unit, e.g. 1us, or 0s to record on change",
+    "stop_on_deadlock": "true or false",
     "name": "a name of letters, digits, '_', '-' and '.'",
 }
 
@@ -166,6 +185,7 @@ class _Fixed(BaseModel):
     stop_time: str
     sample_interval: str = "0s"
     record: list[str] = []
+    stop_on_deadlock: bool = False
     name: str | None = None
 
     @field_validator("description", mode="before")
@@ -212,6 +232,15 @@ class _Fixed(BaseModel):
         if isinstance(v, list) and all(isinstance(p, str) for p in v):
             return [p.strip() for p in v]
         raise ValueError("record")
+
+    @field_validator("stop_on_deadlock", mode="before")
+    @classmethod
+    def _stop_on_deadlock(cls, v: Any) -> bool:
+        if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+            return v.strip().lower() == "true"
+        if not isinstance(v, bool):
+            raise ValueError("stop_on_deadlock")
+        return v
 
     @field_validator("name", mode="before")
     @classmethod
@@ -294,6 +323,7 @@ class Scenario:
             "stop_time": cfg["stop_time"],
             "sample_interval": cfg["sample_interval"],
             "record": list(cfg["record"]),
+            "stop_on_deadlock": bool(cfg.get("stop_on_deadlock", False)),
             "attributes": {
                 tid: dict(cfg[cls]) for cls, tid in _core.fabric_classes(cfg["fabric"]).items()
             },
@@ -575,6 +605,7 @@ def _resolve(
             "stop_time": parsed.stop_time,
             "sample_interval": parsed.sample_interval,
             "record": list(dict.fromkeys(parsed.record)),  # drop repeats, keep order
+            "stop_on_deadlock": parsed.stop_on_deadlock,
         }
     )
     sections = _expand_presets({cls: dict(getattr(parsed, cls) or {}) for cls in classes}, classes)

@@ -1,0 +1,321 @@
+#include "lfsim-deadlock.h"
+
+#include "ns3/boolean.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/strong_components.hpp>
+#include <queue>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(DeadlockDetector);
+
+TypeId
+DeadlockDetector::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::DeadlockDetector")
+              .SetParent<Object>()
+              .SetGroupName("Lfsim")
+              .AddConstructor<DeadlockDetector>()
+              .AddAttribute("Enabled",
+                            "Watch the wait-for graph of the fabric's queues for cycles.",
+                            BooleanValue(true), MakeBooleanAccessor(&DeadlockDetector::m_enabled),
+                            MakeBooleanChecker())
+              .AddAttribute("PersistenceTime",
+                            "A cycle of blocked queues is a deadlock once every member has been "
+                            "blocked this long without a break.",
+                            TimeValue(MicroSeconds(200)),
+                            MakeTimeAccessor(&DeadlockDetector::m_persistence),
+                            MakeTimeChecker(NanoSeconds(1)))
+              .AddAttribute("CheckInterval",
+                            "How often the wait-for graph is examined while some queue is "
+                            "blocked (nothing is examined while none is). Also the resolution "
+                            "of the 'blocked' recorder.",
+                            TimeValue(MicroSeconds(10)),
+                            MakeTimeAccessor(&DeadlockDetector::m_interval),
+                            MakeTimeChecker(NanoSeconds(1)))
+              .AddTraceSource("Deadlock",
+                              "A deadlock was detected: the queues of the cycle, in wait-for "
+                              "order.",
+                              MakeTraceSourceAccessor(&DeadlockDetector::m_deadlockTrace),
+                              "ns3::DeadlockDetector::DeadlockTracedCallback");
+    return tid;
+}
+
+void
+DeadlockDetector::DoDispose()
+{
+    m_event.Cancel();
+    m_source = nullptr;
+    m_ctx = nullptr;
+    Object::DoDispose();
+}
+
+void
+DeadlockDetector::Attach(lfsim::RunContext& ctx, std::vector<std::string> labels,
+                         const lfsim::WaitForSource* source)
+{
+    m_ctx = &ctx;
+    m_labels = std::move(labels);
+    m_source = source;
+    const size_t n = m_labels.size();
+    m_state.blocked.assign(n, 0);
+    m_state.since.assign(n, Time(0));
+    m_state.bytes.assign(n, 0);
+    m_recorded.assign(n, 0);
+    if (ctx.Records("blocked"))
+    {
+        // One row per change: blocked 1 from the start of the spell, 0 when first seen free.
+        m_blockedSeries = &ctx.Series("blocked", {"blocked", "bytes"});
+        ctx.SetLabels("blocked", m_labels);
+    }
+}
+
+void
+DeadlockDetector::Arm()
+{
+    if (!m_enabled || m_armed || !m_source)
+    {
+        return;
+    }
+    m_armed = true;
+    m_event = Simulator::Schedule(m_interval, &DeadlockDetector::Check, this);
+}
+
+void
+DeadlockDetector::Record(const lfsim::WaitForState& s)
+{
+    const double now = Simulator::Now().GetSeconds();
+    for (size_t q = 0; q < s.blocked.size(); ++q)
+    {
+        if (s.blocked[q] != m_recorded[q])
+        {
+            m_recorded[q] = s.blocked[q];
+            m_blockedSeries->Append({s.blocked[q] ? s.since[q].GetSeconds() : now, double(q),
+                                     double(s.blocked[q]), double(s.bytes[q])});
+        }
+    }
+}
+
+std::vector<uint32_t>
+DeadlockDetector::CycleIn(const std::vector<uint32_t>& component,
+                          const std::vector<int>& componentOf, int c) const
+{
+    // Shortest cycle through the component's first member (BFS inside the component).
+    const uint32_t start = component.front();
+    std::vector<std::vector<uint32_t>> out(m_labels.size());
+    for (auto [a, b] : m_state.edges)
+    {
+        if (componentOf[a] == c && componentOf[b] == c)
+        {
+            out[a].push_back(b);
+        }
+    }
+    std::vector<int64_t> parent(m_labels.size(), -1);
+    std::queue<uint32_t> bfs;
+    bfs.push(start);
+    while (!bfs.empty())
+    {
+        uint32_t v = bfs.front();
+        bfs.pop();
+        for (uint32_t w : out[v])
+        {
+            if (w == start)
+            {
+                std::vector<uint32_t> cycle{v};
+                while (cycle.back() != start)
+                {
+                    cycle.push_back(uint32_t(parent[cycle.back()]));
+                }
+                std::reverse(cycle.begin(), cycle.end());
+                return cycle;
+            }
+            if (parent[w] < 0)
+            {
+                parent[w] = v;
+                bfs.push(w);
+            }
+        }
+    }
+    return component;
+}
+
+void
+DeadlockDetector::Check()
+{
+    ++m_checks;
+    const Time now = Simulator::Now();
+    lfsim::WaitForState& s = m_state;
+    std::fill(s.blocked.begin(), s.blocked.end(), 0);
+    std::fill(s.bytes.begin(), s.bytes.end(), 0);
+    s.edges.clear();
+    m_source->Observe(s);
+    if (m_blockedSeries)
+    {
+        Record(s);
+    }
+    if (m_detected && m_cleared == Time::Max())
+    {
+        for (uint32_t q : m_cycle)
+        {
+            if (!s.blocked[q] || s.since[q] > m_formed)
+            {
+                m_cleared = now;
+                break;
+            }
+        }
+    }
+    if (std::find(s.blocked.begin(), s.blocked.end(), 1) == s.blocked.end())
+    {
+        m_armed = false; // nothing blocked: sleep until the fabric arms us again
+        m_moved.clear();
+        return;
+    }
+    m_moved.emplace_back(now, s.framesTx);
+    while (m_moved.size() > 1 && m_moved.front().first < now - m_persistence - 2 * m_interval)
+    {
+        m_moved.pop_front();
+    }
+    if (!m_detected && !s.edges.empty())
+    {
+        using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+        const size_t n = m_labels.size();
+        Graph g(n);
+        bool selfLoop = false;
+        for (auto [a, b] : s.edges)
+        {
+            boost::add_edge(a, b, g);
+            selfLoop = selfLoop || a == b;
+        }
+        std::vector<int> comp(n);
+        const int ncomp = boost::strong_components(g, comp.data());
+        std::vector<std::vector<uint32_t>> members(ncomp);
+        for (uint32_t q = 0; q < n; ++q)
+        {
+            members[comp[q]].push_back(q);
+        }
+        int best = -1;
+        Time bestFormed = Time::Max();
+        for (int c = 0; c < ncomp; ++c)
+        {
+            const auto& m = members[c];
+            bool cyclic = m.size() > 1;
+            if (!cyclic && selfLoop)
+            {
+                cyclic = std::find(s.edges.begin(), s.edges.end(), std::make_pair(m[0], m[0]))
+                         != s.edges.end();
+            }
+            if (!cyclic)
+            {
+                continue;
+            }
+            Time formed(0);
+            for (uint32_t q : m)
+            {
+                formed = std::max(formed, s.since[q]);
+            }
+            if (now - formed >= m_persistence && formed < bestFormed)
+            {
+                best = c;
+                bestFormed = formed;
+            }
+        }
+        if (best >= 0)
+        {
+            m_detected = true;
+            m_formed = bestFormed;
+            m_detectedAt = now;
+            m_cycle = CycleIn(members[best], comp, best);
+            for (uint32_t q : members[best])
+            {
+                m_frozenBytes += s.bytes[q];
+            }
+            // Everything that waits on the cycle, directly or through other queues.
+            std::vector<std::vector<uint32_t>> in(n);
+            for (auto [a, b] : s.edges)
+            {
+                in[b].push_back(a);
+            }
+            std::vector<char> seen(n, 0);
+            std::queue<uint32_t> bfs;
+            for (uint32_t q : members[best])
+            {
+                seen[q] = 1;
+                bfs.push(q);
+            }
+            while (!bfs.empty())
+            {
+                uint32_t v = bfs.front();
+                bfs.pop();
+                m_waitingBytes += s.bytes[v];
+                ++m_waitingQueues;
+                for (uint32_t w : in[v])
+                {
+                    if (!seen[w])
+                    {
+                        seen[w] = 1;
+                        bfs.push(w);
+                    }
+                }
+            }
+            for (const auto& [t, frames] : m_moved)
+            {
+                if (t >= m_formed)
+                {
+                    m_framesMoved = int64_t(s.framesTx - frames);
+                    break;
+                }
+            }
+            m_deadlockTrace(m_cycle);
+            if (m_ctx && m_ctx->config.stopOnDeadlock)
+            {
+                lfsim::StopRunNow();
+            }
+        }
+    }
+    m_event = Simulator::Schedule(m_interval, &DeadlockDetector::Check, this);
+}
+
+void
+DeadlockDetector::Finish(lfsim::RunContext& ctx)
+{
+    if (!m_enabled)
+    {
+        return;
+    }
+    ctx.SetMetric("deadlock", m_detected);
+    std::vector<std::string> cycle;
+    for (uint32_t q : m_cycle)
+    {
+        cycle.push_back(m_labels[q]);
+    }
+    ctx.SetMetric("deadlock_cycle", cycle);
+    ctx.SetMetric("deadlock_frozen_bytes", double(m_frozenBytes));
+    ctx.SetMetric("deadlock_checks", double(m_checks));
+    if (!m_detected)
+    {
+        return;
+    }
+    ctx.SetMetric("deadlock_time_us", m_formed.GetSeconds() * 1e6);
+    ctx.SetMetric("deadlock_detected_us", m_detectedAt.GetSeconds() * 1e6);
+    ctx.SetMetric("deadlock_waiting_queues", double(m_waitingQueues));
+    ctx.SetMetric("deadlock_waiting_bytes", double(m_waitingBytes));
+    if (m_framesMoved >= 0)
+    {
+        // Frames sent anywhere in the fabric while the cycle persisted: traffic that does not
+        // depend on it still flows (true), or the whole fabric has frozen (false).
+        ctx.SetMetric("deadlock_frames_moved", double(m_framesMoved));
+        ctx.SetMetric("deadlock_traffic_moving", m_framesMoved > 0);
+    }
+    if (m_cleared != Time::Max())
+    {
+        ctx.SetMetric("deadlock_cleared_us", m_cleared.GetSeconds() * 1e6);
+    }
+}
+
+} // namespace ns3

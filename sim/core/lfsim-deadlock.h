@@ -1,0 +1,154 @@
+/*
+ * Run-time deadlock detection shared by every fabric: a wait-for graph between transmit queues
+ * and a cycle search (strongly connected components, Boost.Graph).
+ *
+ * A node is one (device, port, class) transmit queue. A queue is blocked when it may not send
+ * (PFC-paused, out of BB_Credit) and waits on the queues downstream whose contents hold the
+ * buffers it needs: an edge goes from the blocked queue to every queue of the next switch that
+ * holds frames received through the pausing (or credit-withholding) input port. A cycle of
+ * blocked queues whose members have all been blocked for PersistenceTime is a deadlock.
+ *
+ * Cost: the detector looks at the fabric only while some queue is blocked. A fabric calls Arm()
+ * from its pause/credit traces; from then on it polls every CheckInterval until nothing is
+ * blocked. A run in which no port is ever paused schedules no detector event at all.
+ */
+#ifndef LFSIM_DEADLOCK_H
+#define LFSIM_DEADLOCK_H
+
+#include "lfsim-run.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lfsim
+{
+
+/// What a fabric reports about its queues at one instant (vectors sized to the queue count).
+struct WaitForState
+{
+    std::vector<char> blocked;    ///< may not transmit now
+    std::vector<ns3::Time> since; ///< start of the current blocked spell (if blocked)
+    std::vector<uint64_t> bytes;  ///< bytes waiting in the queue
+    std::vector<std::pair<uint32_t, uint32_t>> edges; ///< (blocked queue, queue it waits on)
+    uint64_t framesTx = 0; ///< frames transmitted so far by every port of the fabric
+};
+
+/// The fabric's side: fills a WaitForState. Only called while some queue is blocked.
+class WaitForSource
+{
+  public:
+    virtual ~WaitForSource() = default;
+    /// Sizes are set by the detector; the source fills blocked/since/bytes for every queue and
+    /// appends the edges of its blocked, non-empty queues.
+    virtual void Observe(WaitForState& s) const = 0;
+};
+
+} // namespace lfsim
+
+namespace ns3
+{
+
+class DeadlockDetector : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    /// Start watching: `labels` names every queue (e.g. "ring1/p2/prio3"); `source` outlives
+    /// the run. Registers the "blocked" series when the run records it.
+    void Attach(lfsim::RunContext& ctx, std::vector<std::string> labels,
+                const lfsim::WaitForSource* source);
+    /// Something may have become blocked: poll from the next CheckInterval on (cheap if armed).
+    void Arm();
+    /// Writes the deadlock metrics into the run's summary.
+    void Finish(lfsim::RunContext& ctx);
+
+    bool
+    IsEnabled() const
+    {
+        return m_enabled;
+    }
+    bool
+    Detected() const
+    {
+        return m_detected;
+    }
+    /// When the last queue of the cycle became blocked.
+    ns3::Time
+    FormedAt() const
+    {
+        return m_formed;
+    }
+    ns3::Time
+    DetectedAt() const
+    {
+        return m_detectedAt;
+    }
+    /// The cycle in wait-for order (each member waits on the next, the last on the first).
+    const std::vector<uint32_t>&
+    Cycle() const
+    {
+        return m_cycle;
+    }
+    const std::vector<std::string>&
+    Labels() const
+    {
+        return m_labels;
+    }
+    /// Checks run so far (for the benchmark of its cost).
+    uint64_t
+    Checks() const
+    {
+        return m_checks;
+    }
+
+    typedef void (*DeadlockTracedCallback)(const std::vector<uint32_t>& cycle);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Check();
+    void Record(const lfsim::WaitForState& s);
+    /// Members of one strongly connected component, ordered along a simple cycle.
+    std::vector<uint32_t> CycleIn(const std::vector<uint32_t>& component,
+                                  const std::vector<int>& componentOf, int c) const;
+
+    // Attributes
+    bool m_enabled = true;
+    ns3::Time m_persistence;
+    ns3::Time m_interval;
+
+    std::vector<std::string> m_labels;
+    const lfsim::WaitForSource* m_source = nullptr;
+    lfsim::RunContext* m_ctx = nullptr;
+    lfsim::WaitForState m_state;
+    bool m_armed = false;
+    ns3::EventId m_event;
+    uint64_t m_checks = 0;
+    std::deque<std::pair<ns3::Time, uint64_t>> m_moved; ///< (check time, framesTx) in window
+
+    lfsim::Table* m_blockedSeries = nullptr;
+    std::vector<char> m_recorded; ///< last blocked state written to the series
+
+    bool m_detected = false;
+    ns3::Time m_formed;
+    ns3::Time m_detectedAt;
+    ns3::Time m_cleared = ns3::Time::Max();
+    std::vector<uint32_t> m_cycle;
+    uint64_t m_frozenBytes = 0;
+    uint64_t m_waitingBytes = 0; ///< bytes in every queue that waits, directly or not, on it
+    uint32_t m_waitingQueues = 0;
+    int64_t m_framesMoved = -1; ///< frames sent fabric-wide between formation and detection
+    ns3::TracedCallback<const std::vector<uint32_t>&> m_deadlockTrace;
+};
+
+} // namespace ns3
+
+#endif
