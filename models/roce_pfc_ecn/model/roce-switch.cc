@@ -42,7 +42,7 @@ RoceSwitch::GetTypeId()
                             MakeDoubleChecker<double>(1.0 / 1024, 1024))
               .AddAttribute("Headroom",
                             "PFC headroom per lossless (port, priority), bytes; 0 = the formula "
-                            "2 x cable delay x rate + 2 x max frame + PFC frame + upstream "
+                            "2 x cable delay x rate + 3 x max frame + PFC frame + upstream "
                             "PfcResponseDelay x rate (see doc).",
                             UintegerValue(0), MakeUintegerAccessor(&RoceSwitch::m_headroomAttr),
                             MakeUintegerChecker<uint32_t>())
@@ -171,7 +171,10 @@ RoceSwitch::HeadroomFormula(uint32_t port) const
     const double response = peer->GetPfcResponseDelay().GetPicoSeconds() * bytesPerPs;
     const uint32_t maxFrame = EthLineBytes(peer->GetMtu() + ETH_HEADER + VLAN_TAG);
     const uint32_t pfcFrame = EthLineBytes(PFC_FRAME);
-    return static_cast<uint32_t>(std::ceil(cable + response)) + 2 * maxFrame + pfcFrame;
+    // Three frames: the one whose arrival crosses the threshold (charged to headroom whole),
+    // the one this port may be sending when it decides XOFF (the PFC frame waits for it) and
+    // the one the peer has started when the PAUSE reaches it.
+    return static_cast<uint32_t>(std::ceil(cable + response)) + 3 * maxFrame + pfcFrame;
 }
 
 void

@@ -322,9 +322,10 @@ class HeadroomFormulaTest : public RoceTestCase
         RoceHelper h;
         RoceTopology t = h.Leaf(4, EthSpeed::GBE25);
         Ptr<RoceSwitch> sw = t.switches[0];
-        // 2 x 500 ns x 25 Gb/s = 3125 B on the cable; a 4218 B frame (+VLAN) at each end with
-        // FCS, preamble and gap = 2 x 4242 B; one PFC frame = 84 B.
-        const uint32_t expect = 3125 + 2 * 4242 + 84;
+        // 2 x 500 ns x 25 Gb/s = 3125 B on the cable; three 4218 B frames (+VLAN) with FCS,
+        // preamble and gap = 3 x 4242 B (the one crossing the threshold, the one leaving this
+        // port when XOFF is decided, the one the peer has started); one PFC frame = 84 B.
+        const uint32_t expect = 3125 + 3 * 4242 + 84;
         NS_TEST_EXPECT_MSG_EQ(sw->HeadroomFormula(0), expect, "headroom of a 100 m 25G port");
         NS_TEST_EXPECT_MSG_EQ(sw->GetHeadroom(3), expect, "applied to every port");
         const uint64_t buffer = 12 * 1024 * 1024;
