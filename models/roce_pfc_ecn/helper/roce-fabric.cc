@@ -1,7 +1,9 @@
 #include "roce-fabric.h"
 
+#include "lfsim-deadlock.h"
 #include "lfsim-run.h"
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/random-variable-stream.h"
@@ -41,11 +43,37 @@ RoceScenario::GetTypeId()
               .AddConstructor<RoceScenario>()
               .AddAttribute("Topology",
                             "PointToPoint (hosts 0 and 1 back to back), Leaf (every host on one "
-                            "switch) or LeafSpine (receiver on leaf 0, senders round-robin on the "
-                            "other leaves, every leaf linked to every spine).",
+                            "switch), LeafSpine (receiver on leaf 0, senders round-robin on the "
+                            "other leaves, every leaf linked to every spine) or Ring (RingSwitches "
+                            "switches in a ring, one host each; host i sends to the host "
+                            "RingHops switches further; Workload, Senders and Victim do not "
+                            "apply).",
                             EnumValue(LEAF), MakeEnumAccessor(&RoceScenario::topology),
                             MakeEnumChecker(POINT_TO_POINT, "PointToPoint", LEAF, "Leaf",
-                                            LEAF_SPINE, "LeafSpine"))
+                                            LEAF_SPINE, "LeafSpine", RING, "Ring"))
+              .AddAttribute("RingSwitches", "Switches in the ring (Topology Ring).",
+                            UintegerValue(4), MakeUintegerAccessor(&RoceScenario::ringSwitches),
+                            MakeUintegerChecker<uint32_t>(3, 64))
+              .AddAttribute("RingHops",
+                            "Ring: host i sends to the host of switch (i + RingHops) mod "
+                            "RingSwitches.",
+                            UintegerValue(2), MakeUintegerAccessor(&RoceScenario::ringHops),
+                            MakeUintegerChecker<uint32_t>(1, 63))
+              .AddAttribute("Routing",
+                            "ShortestPath (every equal-cost path, ECMP), Clockwise (Ring only: "
+                            "always toward the next switch; closes a cycle of buffer "
+                            "dependencies) or UpDown (up*/down* from switch 0: acyclic).",
+                            EnumValue(int(RoceHelper::SHORTEST_PATH)),
+                            MakeEnumAccessor(&RoceScenario::routing),
+                            MakeEnumChecker(int(RoceHelper::SHORTEST_PATH), "ShortestPath",
+                                            int(RoceHelper::CLOCKWISE), "Clockwise",
+                                            int(RoceHelper::UP_DOWN), "UpDown"))
+              .AddAttribute("Load",
+                            "Offered load of every flow as a fraction of its host link's rate: "
+                            "the sending QP is paced at Load x line rate (congestion control, "
+                            "if any, starts from there).",
+                            DoubleValue(1.0), MakeDoubleAccessor(&RoceScenario::load),
+                            MakeDoubleChecker<double>(1e-6, 1.0))
               .AddAttribute("Workload",
                             "Incast: data from hosts 1..Senders to host 0. Outcast: data from "
                             "host 0 to hosts 1..Senders (e.g. replicated writes).",
@@ -177,6 +205,103 @@ OnCapture(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
     file->Write(Simulator::Now(), p);
 }
 
+void
+ArmOnPause(Ptr<DeadlockDetector> d, uint8_t, uint16_t quanta)
+{
+    if (quanta != 0)
+    {
+        d->Arm();
+    }
+}
+
+/// The wait-for graph of a lossless Ethernet fabric: one queue per (port, lossless class). A
+/// paused class waits on the queues of the next switch that hold frames received through the
+/// port that paused it (the MMU accounts those bytes to that ingress port and class).
+class RoceWaitFor : public lfsim::WaitForSource
+{
+  public:
+    RoceWaitFor(const RoceTopology& t, std::vector<uint8_t> classes)
+        : m_t(t)
+        , m_classes(std::move(classes))
+    {
+        std::map<Ptr<RoceNetDevice>, uint32_t> index;
+        for (uint32_t i = 0; i < t.ports.size(); ++i)
+        {
+            index[t.ports[i]] = i;
+        }
+        m_onSwitch.resize(t.switches.size());
+        for (uint32_t i = 0; i < t.ports.size(); ++i)
+        {
+            m_peer.push_back(index[t.ports[i]->GetRoceChannel()->GetPeer(t.ports[i])]);
+            if (t.portSwitch[i] >= 0)
+            {
+                auto& v = m_onSwitch[t.portSwitch[i]];
+                v.resize(std::max<size_t>(v.size(), t.portIndex[i] + 1));
+                v[t.portIndex[i]] = i;
+            }
+        }
+    }
+
+    std::vector<std::string>
+    Labels() const
+    {
+        std::vector<std::string> labels;
+        for (const auto& port : m_t.portLabels)
+        {
+            for (uint8_t c : m_classes)
+            {
+                labels.push_back(port + "/prio" + std::to_string(c));
+            }
+        }
+        return labels;
+    }
+
+    void
+    Observe(lfsim::WaitForState& s) const override
+    {
+        const uint32_t nc = m_classes.size();
+        s.framesTx = 0;
+        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+        {
+            const Ptr<RoceNetDevice>& dev = m_t.ports[i];
+            s.framesTx += dev->GetCounters().framesTx;
+            for (uint32_t k = 0; k < nc; ++k)
+            {
+                const uint32_t q = i * nc + k;
+                const uint8_t c = m_classes[k];
+                s.blocked[q] = dev->IsPaused(c);
+                s.since[q] = dev->GetPauseStart(c);
+                s.bytes[q] = dev->GetQueueBytes(c);
+                const bool host = m_t.portSwitch[i] < 0;
+                const uint32_t peer = m_peer[i];
+                const int32_t next = m_t.portSwitch[peer];
+                if (!s.blocked[q] || (!host && s.bytes[q] == 0) || next < 0)
+                {
+                    continue;
+                }
+                const uint32_t in = m_t.portIndex[peer];
+                const auto& outs = m_onSwitch[next];
+                for (uint32_t out : outs)
+                {
+                    m_byIn.assign(outs.size(), 0);
+                    m_t.ports[out]->AddQueuedBytesByInPort(c, m_byIn);
+                    if (m_byIn[in] > 0)
+                    {
+                        s.edges.emplace_back(q, out * nc + k);
+                    }
+                }
+            }
+        }
+    }
+
+  private:
+    const RoceTopology& m_t;
+    std::vector<uint8_t> m_classes;
+    std::vector<uint32_t> m_peer;                  ///< port at the other end of each link
+    std::vector<std::vector<uint32_t>> m_onSwitch; ///< switch, port number -> port index
+    mutable std::vector<uint64_t> m_byIn;
+};
+
 class RoceFabric : public lfsim::Fabric
 {
   public:
@@ -195,8 +320,20 @@ class RoceFabric : public lfsim::Fabric
                                         + "; accepted: 1 and no Victim with Topology "
                                           "PointToPoint");
         }
+        if (m_sc->routing == RoceHelper::CLOCKWISE && m_sc->topology != RoceScenario::RING)
+        {
+            throw std::invalid_argument("RoceScenario.Routing: Clockwise needs a ring; accepted: "
+                                        "ShortestPath or UpDown, or Topology Ring");
+        }
+        if (m_sc->topology == RoceScenario::RING && m_sc->ringHops >= m_sc->ringSwitches)
+        {
+            throw std::invalid_argument(
+                "RoceScenario.RingHops: got " + std::to_string(m_sc->ringHops) + "; accepted: 1.."
+                + std::to_string(m_sc->ringSwitches - 1) + " (less than RingSwitches)");
+        }
         const EthSpeed hostSpeed = EthSpeed(m_sc->hostSpeed);
         RoceHelper helper;
+        helper.SetRouting(RoceHelper::Routing(m_sc->routing));
         uint32_t victimSrc = 0;
         uint32_t victimDst = 0;
         switch (m_sc->topology)
@@ -227,18 +364,33 @@ class RoceFabric : public lfsim::Fabric
                                        EthSpeed(m_sc->uplinkSpeed));
                 break;
             }
+            case RoceScenario::RING:
+                m_t = helper.Ring(m_sc->ringSwitches, hostSpeed, EthSpeed(m_sc->uplinkSpeed));
+                break;
         }
         int64_t stream = 2000;
         stream += helper.AssignStreams(m_t, stream);
         m_start = CreateObject<UniformRandomVariable>();
         m_start->SetStream(stream++);
 
-        for (uint32_t i = 1; i <= n; ++i)
+        if (m_sc->topology == RoceScenario::RING)
         {
-            const bool in = m_sc->workload == RoceScenario::INCAST;
-            AddFlow("h" + std::to_string(i), in ? i : 0, in ? 0 : i, false);
+            const uint32_t ns = m_sc->ringSwitches;
+            for (uint32_t i = 0; i < ns; ++i)
+            {
+                const uint32_t dst = (i + m_sc->ringHops) % ns;
+                AddFlow("h" + std::to_string(i) + "-h" + std::to_string(dst), i, dst, false);
+            }
         }
-        if (m_sc->victim)
+        else
+        {
+            for (uint32_t i = 1; i <= n; ++i)
+            {
+                const bool in = m_sc->workload == RoceScenario::INCAST;
+                AddFlow("h" + std::to_string(i), in ? i : 0, in ? 0 : i, false);
+            }
+        }
+        if (m_sc->victim && m_sc->topology != RoceScenario::RING)
         {
             AddFlow("victim", victimSrc, victimDst, true);
         }
@@ -248,6 +400,7 @@ class RoceFabric : public lfsim::Fabric
         }
         ConnectRecorders(ctx);
         OpenCaptures(ctx);
+        WatchDeadlocks(ctx);
     }
 
     void
@@ -338,6 +491,21 @@ class RoceFabric : public lfsim::Fabric
             }
         }
         ctx.SetLabels("ports", m_t.portLabels);
+        // Every cable once (port indices as in "ports"), to draw the topology.
+        Table& links = ctx.AddTable("links", {"a", "b"});
+        for (const auto& ch : m_t.channels)
+        {
+            auto index = [this](Ptr<RoceNetDevice> d) {
+                return double(std::find(m_t.ports.begin(), m_t.ports.end(), d) - m_t.ports.begin());
+            };
+            links.Append({index(ch->GetDevice(0)->GetObject<RoceNetDevice>()),
+                          index(ch->GetDevice(1)->GetObject<RoceNetDevice>())});
+        }
+        ctx.SetLabels("links", m_t.portLabels);
+        if (m_detector)
+        {
+            m_detector->Finish(ctx);
+        }
         ctx.SetMetric("packet_hops", framesTx);
         ctx.SetMetric("pause_frames_sent", pauses);
         ctx.SetMetric("xon_frames_sent", xons);
@@ -406,6 +574,10 @@ class RoceFabric : public lfsim::Fabric
         a->SetCompletionCallback(MakeCallback(&RoceFabric::OnComplete, this).Bind(index));
         // Rate control acts where the data leaves: the flow's sending QP.
         m_flowOfQpn[read ? resp : req][f.sender->GetQpn()] = index;
+        if (m_sc->load < 1.0)
+        {
+            f.sender->SetRate(m_sc->load * f.sender->GetLineRate());
+        }
         m_flows.push_back(f);
         Simulator::Schedule(lfsim::RandomStart(m_start, m_sc->startSpread), &RoceFabric::PostMore,
                             this, index);
@@ -626,6 +798,34 @@ class RoceFabric : public lfsim::Fabric
     }
 
     void
+    WatchDeadlocks(RunContext& ctx)
+    {
+        m_detector = CreateObject<DeadlockDetector>();
+        if (!m_detector->IsEnabled() || m_t.switches.empty())
+        {
+            return;
+        }
+        std::vector<uint8_t> classes;
+        for (uint8_t c = 0; c < ETH_CLASSES; ++c)
+        {
+            if (m_t.switches[0]->IsLossless(c))
+            {
+                classes.push_back(c);
+            }
+        }
+        if (classes.empty())
+        {
+            return; // nothing is ever paused
+        }
+        m_waitFor = std::make_unique<RoceWaitFor>(m_t, classes);
+        m_detector->Attach(ctx, m_waitFor->Labels(), m_waitFor.get());
+        for (auto& port : m_t.ports)
+        {
+            port->TraceConnectWithoutContext("PauseRx", MakeBoundCallback(&ArmOnPause, m_detector));
+        }
+    }
+
+    void
     CountMark(uint32_t sw, uint32_t port, uint8_t)
     {
         ++m_marksAt[m_globalPort[sw][port]];
@@ -665,13 +865,15 @@ class RoceFabric : public lfsim::Fabric
     uint32_t m_bottleneck = 0;
     QueueAverage m_avg;
     std::vector<Ptr<PcapFileWrapper>> m_pcap;
+    Ptr<DeadlockDetector> m_detector;
+    std::unique_ptr<RoceWaitFor> m_waitFor;
 };
 
 const bool g_registered = lfsim::RegisterFabric(
     {"roce",
      "RoCEv2 over lossless Ethernet: 802.1Qbb PFC, shared-buffer switches, ECN, RC transport",
      {"ns3::RoceScenario", "ns3::RoceNetDevice", "ns3::RoceChannel", "ns3::RoceSwitch",
-      "ns3::RdmaNic"},
+      "ns3::RdmaNic", "ns3::DeadlockDetector"},
      {{"queue", "egress queue bytes at every switch port"},
       {"pause", "every PFC frame sent (dir 0) and received (dir 1) at every port, per class"},
       {"ecn", "every CE mark at a switch egress port"},
@@ -679,7 +881,9 @@ const bool g_registered = lfsim::RegisterFabric(
                   "sample_interval)"},
       {"rate", "sending rate of each flow's QP set by congestion control, Gbit/s"},
       {"cc", "the congestion control's state of each flow's QP, e.g. DCQCN alpha and target "
-             "rate (needs sample_interval)"}},
+             "rate (needs sample_interval)"},
+      {"blocked", "PFC-paused state of every (port, lossless class) as the deadlock detector "
+                  "sees it: a pause map (resolution DeadlockDetector.CheckInterval)"}},
      [] { return std::make_unique<RoceFabric>(); }});
 
 } // namespace

@@ -23,7 +23,8 @@ class RoceScenario : public Object
     {
         POINT_TO_POINT,
         LEAF,
-        LEAF_SPINE
+        LEAF_SPINE,
+        RING
     };
 
     enum WorkloadKind
@@ -46,6 +47,10 @@ class RoceScenario : public Object
     int uplinkSpeed = int(EthSpeed::GBE100); ///< EthSpeed
     Time warmup;
     Time startSpread;
+    uint32_t ringSwitches = 4;
+    uint32_t ringHops = 2;
+    int routing = 0; ///< RoceHelper::Routing
+    double load = 1.0;
 };
 
 } // namespace ns3

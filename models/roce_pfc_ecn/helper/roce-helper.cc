@@ -119,6 +119,32 @@ RoceHelper::LeafSpine(const std::vector<uint32_t>& leafOf, uint32_t leaves, uint
     return t;
 }
 
+RoceTopology
+RoceHelper::Ring(uint32_t switches, EthSpeed hostSpeed, EthSpeed ringSpeed)
+{
+    RoceTopology t;
+    AddHosts(t, switches, hostSpeed);
+    for (uint32_t s = 0; s < switches; ++s)
+    {
+        AddSwitch(t, "ring" + std::to_string(s));
+    }
+    for (uint32_t s = 0; s < switches; ++s)
+    {
+        Link(t, t.hostPorts[s], AddPort(t, t.switchNodes.Get(s), s, hostSpeed));
+    }
+    std::vector<Ptr<RoceNetDevice>> cw;
+    for (uint32_t s = 0; s < switches; ++s)
+    {
+        cw.push_back(AddPort(t, t.switchNodes.Get(s), s, ringSpeed));
+    }
+    for (uint32_t s = 0; s < switches; ++s)
+    {
+        Link(t, cw[(s + switches - 1) % switches], AddPort(t, t.switchNodes.Get(s), s, ringSpeed));
+    }
+    Finish(t);
+    return t;
+}
+
 void
 RoceHelper::Finish(RoceTopology& t)
 {
@@ -155,7 +181,9 @@ RoceHelper::Finish(RoceTopology& t)
             continue; // back to back, no switch
         }
         routes[home][dst] = {hostPort};
-        const auto ports = lfsim::EqualCostPorts(adj, home);
+        const auto ports = m_routing == CLOCKWISE ? lfsim::ClockwisePorts(adj, home)
+                           : m_routing == UP_DOWN ? lfsim::UpDownPorts(adj, home)
+                                                  : lfsim::EqualCostPorts(adj, home);
         for (uint32_t s = 0; s < ns; ++s)
         {
             if (s != uint32_t(home))

@@ -36,6 +36,20 @@ struct RoceTopology
 class RoceHelper
 {
   public:
+    /// How the switches' tables are filled.
+    enum Routing
+    {
+        SHORTEST_PATH, ///< every equal-cost shortest path (ECMP)
+        CLOCKWISE,     ///< Ring only: always toward switch s + 1 (a cyclic buffer dependency)
+        UP_DOWN        ///< up*/down* from switch 0: no cycle of buffer dependencies
+    };
+
+    void
+    SetRouting(Routing r)
+    {
+        m_routing = r;
+    }
+
     /// Two hosts joined by one cable.
     RoceTopology PointToPoint(EthSpeed speed);
     /// `hosts` hosts on one switch.
@@ -43,6 +57,10 @@ class RoceHelper
     /// `leafOf[i]` is the leaf of host i; every leaf links to every spine at `uplink`.
     RoceTopology LeafSpine(const std::vector<uint32_t>& leafOf, uint32_t leaves, uint32_t spines,
                            EthSpeed hostSpeed, EthSpeed uplink);
+    /// `switches` switches in a ring (ring0..), switch s linked to s + 1 mod n at `ringSpeed`,
+    /// host i on switch i. Ports of every ring switch: p0 the host, p1 toward s + 1
+    /// ("clockwise"), p2 toward s - 1.
+    RoceTopology Ring(uint32_t switches, EthSpeed hostSpeed, EthSpeed ringSpeed);
     /// Fixed RNG streams for the switches (ECN marking); returns the number used.
     int64_t AssignStreams(RoceTopology& t, int64_t stream);
 
@@ -54,6 +72,8 @@ class RoceHelper
     void AddHosts(RoceTopology& t, uint32_t n, EthSpeed speed);
     uint32_t AddSwitch(RoceTopology& t, const std::string& name);
     void Finish(RoceTopology& t);
+
+    Routing m_routing = SHORTEST_PATH;
 };
 
 } // namespace ns3

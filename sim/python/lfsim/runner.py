@@ -194,12 +194,13 @@ def execute(
 
 
 def _metric(value: Any) -> Any:
-    if isinstance(value, str):
+    if isinstance(value, str | bool):
         return value
     if isinstance(value, list | tuple) or hasattr(value, "tolist"):
         seq = value.tolist() if hasattr(value, "tolist") else value
         if isinstance(seq, list):
-            return [float(v) for v in seq]
+            # Lists of labels (e.g. deadlock_cycle) stay strings; everything else is numeric.
+            return [v if isinstance(v, str) else float(v) for v in seq]
         return float(seq)
     return float(value)
 
