@@ -8,11 +8,13 @@
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 #include "roce-helper.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <stdexcept>
 
@@ -74,6 +76,18 @@ RoceScenario::GetTypeId()
                             "if any, starts from there).",
                             DoubleValue(1.0), MakeDoubleAccessor(&RoceScenario::load),
                             MakeDoubleChecker<double>(1e-6, 1.0))
+              .AddAttribute("LinkFailure",
+                            "LeafSpine: the link leafL-spineS (e.g. \"leaf0-spine0\") is down; "
+                            "empty: none. Routes avoid it (see StaleRoutes).",
+                            StringValue(""), MakeStringAccessor(&RoceScenario::linkFailure),
+                            MakeStringChecker())
+              .AddAttribute("StaleRoutes",
+                            "With LinkFailure: only the two switches at its ends have "
+                            "reconverged; every other switch still forwards with its tables from "
+                            "before the failure, the transient in which routing loops form (Hu "
+                            "et al., HotNets 2016). False: every switch has reconverged.",
+                            BooleanValue(false), MakeBooleanAccessor(&RoceScenario::staleRoutes),
+                            MakeBooleanChecker())
               .AddAttribute("Workload",
                             "Incast: data from hosts 1..Senders to host 0. Outcast: data from "
                             "host 0 to hosts 1..Senders (e.g. replicated writes).",
@@ -320,6 +334,11 @@ class RoceFabric : public lfsim::Fabric
                                         + "; accepted: 1 and no Victim with Topology "
                                           "PointToPoint");
         }
+        if (!m_sc->linkFailure.empty() && m_sc->topology != RoceScenario::LEAF_SPINE)
+        {
+            throw std::invalid_argument("RoceScenario.LinkFailure: got '" + m_sc->linkFailure +
+                                        "'; accepted: empty unless Topology is LeafSpine");
+        }
         if (m_sc->routing == RoceHelper::CLOCKWISE && m_sc->topology != RoceScenario::RING)
         {
             throw std::invalid_argument("RoceScenario.Routing: Clockwise needs a ring; accepted: "
@@ -360,6 +379,7 @@ class RoceFabric : public lfsim::Fabric
                     leafOf.push_back(1);
                     leafOf.push_back(0);
                 }
+                FailLink(helper);
                 m_t = helper.LeafSpine(leafOf, m_sc->leaves, m_sc->spines, hostSpeed,
                                        EthSpeed(m_sc->uplinkSpeed));
                 break;
@@ -556,6 +576,29 @@ class RoceFabric : public lfsim::Fabric
     }
 
   private:
+    /// Parses LinkFailure "leafL-spineS" (switch indices: leaves first, then spines).
+    void
+    FailLink(RoceHelper& helper) const
+    {
+        const std::string& v = m_sc->linkFailure;
+        if (v.empty())
+        {
+            return;
+        }
+        unsigned l = 0;
+        unsigned sp = 0;
+        int used = 0;
+        if (std::sscanf(v.c_str(), "leaf%u-spine%u%n", &l, &sp, &used) != 2 ||
+            used != int(v.size()) || l >= m_sc->leaves || sp >= m_sc->spines)
+        {
+            throw std::invalid_argument(
+                "RoceScenario.LinkFailure: got '" + v + "'; accepted: leafL-spineS with L < " +
+                std::to_string(m_sc->leaves) + " and S < " + std::to_string(m_sc->spines) +
+                " (Topology LeafSpine), or empty");
+        }
+        helper.FailLink(l, m_sc->leaves + sp, m_sc->staleRoutes);
+    }
+
     void
     AddFlow(const std::string& label, uint32_t src, uint32_t dst, bool victim)
     {

@@ -11,6 +11,8 @@
 #include "ns3/object.h"
 #include "rdma-nic.h"
 
+#include <string>
+
 namespace ns3
 {
 
@@ -51,6 +53,8 @@ class RoceScenario : public Object
     uint32_t ringHops = 2;
     int routing = 0; ///< RoceHelper::Routing
     double load = 1.0;
+    std::string linkFailure;
+    bool staleRoutes = false;
 };
 
 } // namespace ns3

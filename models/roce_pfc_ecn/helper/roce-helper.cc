@@ -2,6 +2,7 @@
 
 #include "lfsim-routing.h"
 
+#include <algorithm>
 #include <map>
 
 namespace ns3
@@ -171,6 +172,24 @@ RoceHelper::Finish(RoceTopology& t)
             attach[q] = {sw, t.portIndex[p]}; // hosts come first: port q is host q
         }
     }
+    // Tables after a link failure: without the link at its ends (and everywhere unless stale).
+    lfsim::SwitchGraph failed = adj;
+    if (m_failed)
+    {
+        auto drop = [&failed](uint32_t a, uint32_t b)
+        {
+            auto& v = failed[a];
+            v.erase(std::remove_if(v.begin(), v.end(), [b](auto e) { return e.first == b; }),
+                    v.end());
+        };
+        drop(m_fail.first, m_fail.second);
+        drop(m_fail.second, m_fail.first);
+    }
+    auto tablesOf = [&](uint32_t s) -> const lfsim::SwitchGraph&
+    {
+        const bool end = s == m_fail.first || s == m_fail.second;
+        return m_failed && (end || !m_stale) ? failed : adj;
+    };
     std::vector<std::vector<std::vector<uint32_t>>> routes(ns,
                                                            std::vector<std::vector<uint32_t>>(nh));
     for (uint32_t dst = 0; dst < nh; ++dst)
@@ -181,14 +200,19 @@ RoceHelper::Finish(RoceTopology& t)
             continue; // back to back, no switch
         }
         routes[home][dst] = {hostPort};
-        const auto ports = m_routing == CLOCKWISE ? lfsim::ClockwisePorts(adj, home)
-                           : m_routing == UP_DOWN ? lfsim::UpDownPorts(adj, home)
-                                                  : lfsim::EqualCostPorts(adj, home);
+        auto portsIn = [&](const lfsim::SwitchGraph& g)
+        {
+            return m_routing == CLOCKWISE ? lfsim::ClockwisePorts(g, home)
+                   : m_routing == UP_DOWN ? lfsim::UpDownPorts(g, home)
+                                          : lfsim::EqualCostPorts(g, home);
+        };
+        const auto ports = portsIn(adj);
+        const auto after = m_failed ? portsIn(failed) : ports;
         for (uint32_t s = 0; s < ns; ++s)
         {
             if (s != uint32_t(home))
             {
-                routes[s][dst] = ports[s];
+                routes[s][dst] = &tablesOf(s) == &failed ? after[s] : ports[s];
             }
         }
     }

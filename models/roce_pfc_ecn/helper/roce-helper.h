@@ -49,6 +49,16 @@ class RoceHelper
     {
         m_routing = r;
     }
+    /// The link between switches a and b is down. The routing protocol has reconverged at a
+    /// and b; with `stale` every other switch still has its tables from before the failure
+    /// (the transient in which routing loops form), else every switch has reconverged.
+    void
+    FailLink(uint32_t a, uint32_t b, bool stale)
+    {
+        m_fail = {a, b};
+        m_failed = true;
+        m_stale = stale;
+    }
 
     /// Two hosts joined by one cable.
     RoceTopology PointToPoint(EthSpeed speed);
@@ -74,6 +84,9 @@ class RoceHelper
     void Finish(RoceTopology& t);
 
     Routing m_routing = SHORTEST_PATH;
+    bool m_failed = false;
+    bool m_stale = false;
+    std::pair<uint32_t, uint32_t> m_fail;
 };
 
 } // namespace ns3
