@@ -263,9 +263,11 @@ DeadlockDetector::Check()
                     }
                 }
             }
+            // Frames sent over the second half of the persistence window: what the frames
+            // already on their last hop at formation did is not "still moving".
             for (const auto& [t, frames] : m_moved)
             {
-                if (t >= m_formed)
+                if (t >= now - m_persistence / 2)
                 {
                     m_framesMoved = int64_t(s.framesTx - frames);
                     break;
@@ -307,8 +309,9 @@ DeadlockDetector::Finish(lfsim::RunContext& ctx)
     ctx.SetMetric("deadlock_waiting_bytes", double(m_waitingBytes));
     if (m_framesMoved >= 0)
     {
-        // Frames sent anywhere in the fabric while the cycle persisted: traffic that does not
-        // depend on it still flows (true), or the whole fabric has frozen (false).
+        // Frames sent anywhere in the fabric over the last half of the persistence time before
+        // detection: traffic that does not depend on the cycle still flows (true), or the
+        // whole fabric has frozen (false).
         ctx.SetMetric("deadlock_frames_moved", double(m_framesMoved));
         ctx.SetMetric("deadlock_traffic_moving", m_framesMoved > 0);
     }

@@ -145,7 +145,7 @@ class DeadlockDetector : public Object
     uint64_t m_frozenBytes = 0;
     uint64_t m_waitingBytes = 0; ///< bytes in every queue that waits, directly or not, on it
     uint32_t m_waitingQueues = 0;
-    int64_t m_framesMoved = -1; ///< frames sent fabric-wide between formation and detection
+    int64_t m_framesMoved = -1; ///< frames sent fabric-wide in the late persistence window
     ns3::TracedCallback<const std::vector<uint32_t>&> m_deadlockTrace;
 };
 

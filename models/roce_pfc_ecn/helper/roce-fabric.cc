@@ -336,8 +336,8 @@ class RoceFabric : public lfsim::Fabric
         }
         if (!m_sc->linkFailure.empty() && m_sc->topology != RoceScenario::LEAF_SPINE)
         {
-            throw std::invalid_argument("RoceScenario.LinkFailure: got '" + m_sc->linkFailure +
-                                        "'; accepted: empty unless Topology is LeafSpine");
+            throw std::invalid_argument("RoceScenario.LinkFailure: got '" + m_sc->linkFailure
+                                        + "'; accepted: empty unless Topology is LeafSpine");
         }
         if (m_sc->routing == RoceHelper::CLOCKWISE && m_sc->topology != RoceScenario::RING)
         {
@@ -588,13 +588,13 @@ class RoceFabric : public lfsim::Fabric
         unsigned l = 0;
         unsigned sp = 0;
         int used = 0;
-        if (std::sscanf(v.c_str(), "leaf%u-spine%u%n", &l, &sp, &used) != 2 ||
-            used != int(v.size()) || l >= m_sc->leaves || sp >= m_sc->spines)
+        if (std::sscanf(v.c_str(), "leaf%u-spine%u%n", &l, &sp, &used) != 2 || used != int(v.size())
+            || l >= m_sc->leaves || sp >= m_sc->spines)
         {
             throw std::invalid_argument(
-                "RoceScenario.LinkFailure: got '" + v + "'; accepted: leafL-spineS with L < " +
-                std::to_string(m_sc->leaves) + " and S < " + std::to_string(m_sc->spines) +
-                " (Topology LeafSpine), or empty");
+                "RoceScenario.LinkFailure: got '" + v + "'; accepted: leafL-spineS with L < "
+                + std::to_string(m_sc->leaves) + " and S < " + std::to_string(m_sc->spines)
+                + " (Topology LeafSpine), or empty");
         }
         helper.FailLink(l, m_sc->leaves + sp, m_sc->staleRoutes);
     }

@@ -7,7 +7,11 @@ Most series get the generic plot (each value column against time, one line per i
 recorders have a plot of their own, chosen by recorder name and columns (``SPECIAL``):
 ``queue`` (bytes: the ports with the highest peaks, in KB), ``pause`` (prio, quanta, dir: a
 raster of the PAUSE frames each port sent), ``goodput`` (goodput_Gbps: per flow, plus their
-total) and ``rate`` (rate_Gbps: per queue pair).
+total), ``rate`` (rate_Gbps: per queue pair) and ``blocked`` (blocked, bytes: a pause map, the
+blocked spells of every queue, with the deadlock's cycle and instants from the metrics).
+
+A run with a ``links`` table also gets ``topology.png`` (instead of a plot of the table): its
+switches and hosts, and, after a deadlock, the wait-for cycle as arrows along the ring links.
 
 Sweeps get heat maps (``plot_heatmaps``): one metric over two grid keys, one panel per value of
 a third.

@@ -1,0 +1,297 @@
+/*
+ * Deadlock detection: the shared DeadlockDetector on a synthetic wait-for graph, then PFC
+ * deadlocks on real fabrics (the ring of scenarios/pfc_deadlock.yaml and the routing loop).
+ */
+#include "lfsim-deadlock.h"
+#include "lfsim-run.h"
+#include "lfsim-test.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+
+#include <algorithm>
+
+using namespace ns3;
+
+namespace
+{
+
+/// A wait-for graph under the test's control: queue q blocked from since[q] (or never).
+class FakeSource : public lfsim::WaitForSource
+{
+  public:
+    std::vector<Time> from;  ///< blocked from (Time::Max(): never)
+    std::vector<Time> until; ///< ... until (exclusive)
+    std::vector<std::pair<uint32_t, uint32_t>> waits;
+
+    void
+    Observe(lfsim::WaitForState& s) const override
+    {
+        const Time now = Simulator::Now();
+        for (size_t q = 0; q < from.size(); ++q)
+        {
+            s.blocked[q] = now >= from[q] && now < until[q];
+            s.since[q] = from[q];
+            s.bytes[q] = 1000;
+        }
+        for (auto [a, b] : waits)
+        {
+            if (s.blocked[a])
+            {
+                s.edges.emplace_back(a, b);
+            }
+        }
+    }
+};
+
+class DetectorTest : public lfsim::ModelTestCase
+{
+  public:
+    DetectorTest()
+        : lfsim::ModelTestCase("DeadlockDetector: a cycle is reported PersistenceTime after its "
+                               "last member blocked, at check resolution; chains never; the "
+                               "detector sleeps when nothing is blocked")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        Config::SetDefault("ns3::DeadlockDetector::PersistenceTime", TimeValue(MicroSeconds(20)));
+        Config::SetDefault("ns3::DeadlockDetector::CheckInterval", TimeValue(MicroSeconds(1)));
+        lfsim::RunConfig cfg;
+        lfsim::RunContext ctx(cfg);
+
+        // 0 -> 1 -> 2 -> 0 is a cycle once all three are blocked (the last at 7 us); 3 -> 0
+        // waits on it without being part of it; 4 -> 5 is a chain.
+        FakeSource src;
+        const Time never = Time::Max();
+        src.from = {MicroSeconds(5), MicroSeconds(6), MicroSeconds(7),
+                    MicroSeconds(5), MicroSeconds(5), never};
+        src.until = std::vector<Time>(6, never);
+        src.waits = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {4, 5}};
+        Ptr<DeadlockDetector> d = CreateObject<DeadlockDetector>();
+        d->Attach(ctx, {"a", "b", "c", "d", "e", "f"}, &src);
+        Simulator::Schedule(MicroSeconds(5), &DeadlockDetector::Arm, d);
+        Simulator::Stop(MicroSeconds(60));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(d->Detected(), true, "the cycle is found");
+        NS_TEST_EXPECT_MSG_EQ(d->FormedAt(), MicroSeconds(7), "formed when the last blocked");
+        // Checks at 6, 7, ... us: the first with now - 7 us >= 20 us is at 27 us.
+        NS_TEST_EXPECT_MSG_EQ(d->DetectedAt(), MicroSeconds(27), "persistence + resolution");
+        NS_TEST_EXPECT_MSG_EQ((d->Cycle() == std::vector<uint32_t>{0, 1, 2}), true,
+                              "cycle in wait-for order, without the queue waiting on it");
+        d->Finish(ctx);
+        NS_TEST_EXPECT_MSG_EQ(std::get<double>(ctx.metrics["deadlock_frozen_bytes"]), 3000.0,
+                              "bytes of the three members");
+        NS_TEST_EXPECT_MSG_EQ(std::get<double>(ctx.metrics["deadlock_waiting_queues"]), 4.0,
+                              "the cycle and the queue that waits on it");
+        Simulator::Destroy();
+
+        // A member unblocks at 15 us and blocks again at 16 us (a new spell): persistence
+        // counts from 16 us. A chain alone is never reported; once everything is free the
+        // detector stops polling.
+        FakeSource flap = src;
+        flap.from
+            = {MicroSeconds(5), MicroSeconds(6), MicroSeconds(7), never, MicroSeconds(5), never};
+        flap.until = {never, MicroSeconds(15), never, never, never, never};
+        FakeSource later = flap;
+        later.from
+            = {MicroSeconds(5), MicroSeconds(16), MicroSeconds(7), never, MicroSeconds(5), never};
+        later.until = std::vector<Time>(6, never);
+        // Observe() sees `flap` before 16 us and `later` from then on.
+        struct Switching : lfsim::WaitForSource
+        {
+            const FakeSource* a;
+            const FakeSource* b;
+
+            void
+            Observe(lfsim::WaitForState& s) const override
+            {
+                (Simulator::Now() < MicroSeconds(16) ? a : b)->Observe(s);
+            }
+        } sw;
+        sw.a = &flap;
+        sw.b = &later;
+        Ptr<DeadlockDetector> d2 = CreateObject<DeadlockDetector>();
+        d2->Attach(ctx, {"a", "b", "c", "d", "e", "f"}, &sw);
+        Simulator::Schedule(MicroSeconds(5), &DeadlockDetector::Arm, d2);
+        Simulator::Stop(MicroSeconds(60));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(d2->FormedAt(), MicroSeconds(16), "the new spell counts");
+        NS_TEST_EXPECT_MSG_EQ(d2->DetectedAt(), MicroSeconds(36), "20 us after the new spell");
+        Simulator::Destroy();
+
+        FakeSource chain;
+        chain.from = {MicroSeconds(1), MicroSeconds(1)};
+        chain.until = {MicroSeconds(30), MicroSeconds(30)};
+        chain.waits = {{0, 1}};
+        Ptr<DeadlockDetector> d3 = CreateObject<DeadlockDetector>();
+        d3->Attach(ctx, {"a", "b"}, &chain);
+        Simulator::Schedule(MicroSeconds(1), &DeadlockDetector::Arm, d3);
+        Simulator::Stop(MicroSeconds(100));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(d3->Detected(), false, "a chain is no deadlock");
+        // Checks at 2..30 us; the one at 30 us finds nothing blocked and stops.
+        NS_TEST_EXPECT_MSG_EQ(d3->Checks(), 29u, "no polling once nothing is blocked");
+    }
+};
+
+/// One run of scenarios/pfc_deadlock.yaml's ring (or routing loop) through lfsim::Run.
+lfsim::RunResult
+RunRing(std::vector<std::array<std::string, 3>> extra, Time stop = MilliSeconds(4),
+        bool stopOnDeadlock = false)
+{
+    lfsim::RunConfig cfg;
+    cfg.fabric = "roce";
+    cfg.stopTime = stop;
+    cfg.stopOnDeadlock = stopOnDeadlock;
+    cfg.attributes = {{"ns3::RoceScenario", "Topology", "Ring"},
+                      {"ns3::RoceScenario", "Routing", "Clockwise"},
+                      {"ns3::RoceScenario", "HostSpeed", "25GbE"},
+                      {"ns3::RoceScenario", "UplinkSpeed", "25GbE"},
+                      {"ns3::RoceScenario", "MessageSize", "262144"},
+                      {"ns3::RoceScenario", "QueueDepth", "16"},
+                      {"ns3::RoceScenario", "StartSpread", "5us"},
+                      {"ns3::RdmaNic", "PathMtu", "4096"}};
+    cfg.attributes.insert(cfg.attributes.end(), extra.begin(), extra.end());
+    return lfsim::Run(cfg);
+}
+
+bool
+Flag(const lfsim::RunResult& r, const std::string& m)
+{
+    return std::get<bool>(r.metrics.at(m));
+}
+
+double
+Num(const lfsim::RunResult& r, const std::string& m)
+{
+    return std::get<double>(r.metrics.at(m));
+}
+
+class RingDeadlockTest : public lfsim::ModelTestCase
+{
+  public:
+    RingDeadlockTest()
+        : lfsim::ModelTestCase("PFC ring, two hops clockwise at line rate: the four clockwise "
+                               "ring ports deadlock, found within the persistence time; no "
+                               "frame moves; stop_on_deadlock ends the run there")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        lfsim::RunResult r = RunRing({});
+        NS_TEST_ASSERT_MSG_EQ(Flag(r, "deadlock"), true, "deadlock");
+        const auto& cycle = std::get<std::vector<std::string>>(r.metrics.at("deadlock_cycle"));
+        // Every ring link carries two flows; each clockwise port (p1) waits on the next one.
+        std::vector<std::string> expect
+            = {"ring0/p1/prio3", "ring1/p1/prio3", "ring2/p1/prio3", "ring3/p1/prio3"};
+        NS_TEST_ASSERT_MSG_EQ(cycle.size(), 4u, "four members");
+        auto first = std::find(expect.begin(), expect.end(), cycle[0]);
+        NS_TEST_ASSERT_MSG_EQ((first != expect.end()), true, "a clockwise port");
+        std::rotate(expect.begin(), first, expect.end());
+        NS_TEST_EXPECT_MSG_EQ((cycle == expect), true, "the clockwise ports in wait-for order");
+        const double lag = Num(r, "deadlock_detected_us") - Num(r, "deadlock_time_us");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(lag, 200.0, "not before PersistenceTime");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(lag, 210.0, "within PersistenceTime + CheckInterval");
+        NS_TEST_EXPECT_MSG_EQ(Flag(r, "deadlock_traffic_moving"), false, "the ring froze");
+        NS_TEST_EXPECT_MSG_GT(Num(r, "deadlock_frozen_bytes"), 4 * 1e6, "megabytes held");
+        NS_TEST_EXPECT_MSG_EQ(Num(r, "drops"), 0.0, "lossless: it stops, it does not drop");
+
+        lfsim::RunResult s = RunRing({}, MilliSeconds(20), true);
+        NS_TEST_EXPECT_MSG_EQ(Flag(s, "deadlock"), true, "deadlock");
+        NS_TEST_EXPECT_MSG_EQ(s.simTimeS * 1e6, Num(s, "deadlock_detected_us"),
+                              "stop_on_deadlock: the run ends at the detection");
+    }
+};
+
+class NoDeadlockTest : public lfsim::ModelTestCase
+{
+  public:
+    NoDeadlockTest()
+        : lfsim::ModelTestCase("No deadlock: the ring with up-down routing (pauses, no "
+                               "cycle), the clockwise ring below the load that fills buffers "
+                               "(no pause: the detector never runs); every message completes")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        lfsim::RunResult up = RunRing(
+            {{"ns3::RoceScenario", "Routing", "UpDown"}, {"ns3::RoceScenario", "Messages", "24"}},
+            MilliSeconds(20));
+        NS_TEST_EXPECT_MSG_EQ(Flag(up, "deadlock"), false, "up*/down* is acyclic");
+        NS_TEST_EXPECT_MSG_GT(Num(up, "pause_frames_sent"), 0.0, "though PFC pauses");
+        NS_TEST_EXPECT_MSG_EQ(Num(up, "messages_completed"), 4 * 24.0, "every message");
+        NS_TEST_EXPECT_MSG_LT(up.simTimeS, 0.02, "ended by completion, not the horizon");
+        NS_TEST_EXPECT_MSG_EQ(Num(up, "drops"), 0.0, "lossless");
+
+        lfsim::RunResult light = RunRing(
+            {{"ns3::RoceScenario", "Load", "0.4"}, {"ns3::RoceScenario", "Messages", "8"}},
+            MilliSeconds(20));
+        NS_TEST_EXPECT_MSG_EQ(Flag(light, "deadlock"), false, "two flows x 0.4 < one link");
+        NS_TEST_EXPECT_MSG_EQ(Num(light, "pause_frames_sent"), 0.0, "no pause at all");
+        NS_TEST_EXPECT_MSG_EQ(Num(light, "deadlock_checks"), 0.0, "detector never woke");
+        NS_TEST_EXPECT_MSG_EQ(Num(light, "messages_completed"), 4 * 8.0, "every message");
+    }
+};
+
+class RoutingLoopTest : public lfsim::ModelTestCase
+{
+  public:
+    RoutingLoopTest()
+        : lfsim::ModelTestCase("Routing loop (leaf0-spine0 down, leaf1 stale): the two queues "
+                               "of the leaf1-spine0 link deadlock while other traffic moves; "
+                               "reconverged tables do not")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        std::vector<std::array<std::string, 3>> shape
+            = {{"ns3::RoceScenario", "Topology", "LeafSpine"},
+               {"ns3::RoceScenario", "Routing", "ShortestPath"},
+               {"ns3::RoceScenario", "Leaves", "2"},
+               {"ns3::RoceScenario", "Spines", "2"},
+               {"ns3::RoceScenario", "Senders", "4"},
+               {"ns3::RoceScenario", "LinkFailure", "leaf0-spine0"}};
+        auto stale = shape;
+        stale.push_back({"ns3::RoceScenario", "StaleRoutes", "true"});
+        lfsim::RunResult r = RunRing(stale);
+        NS_TEST_ASSERT_MSG_EQ(Flag(r, "deadlock"), true, "the loop deadlocks");
+        auto cycle = std::get<std::vector<std::string>>(r.metrics.at("deadlock_cycle"));
+        std::sort(cycle.begin(), cycle.end());
+        // leaf1: p0-p3 hosts 1-4, p4 to spine0; spine0: p0 to (dead) leaf0, p1 to leaf1.
+        NS_TEST_EXPECT_MSG_EQ(
+            (cycle == std::vector<std::string>{"leaf1/p4/prio3", "spine0/p1/prio3"}), true,
+            "the two directions of the looping link");
+        NS_TEST_EXPECT_MSG_EQ(Flag(r, "deadlock_traffic_moving"), true,
+                              "flows hashed to spine1 still deliver");
+
+        auto converged = shape;
+        converged.push_back({"ns3::RoceScenario", "StaleRoutes", "false"});
+        lfsim::RunResult c = RunRing(converged);
+        NS_TEST_EXPECT_MSG_EQ(Flag(c, "deadlock"), false, "no loop, no deadlock");
+    }
+};
+
+class RoceDeadlockTestSuite : public TestSuite
+{
+  public:
+    RoceDeadlockTestSuite()
+        : TestSuite("lfsim-deadlock", UNIT)
+    {
+        AddTestCase(new DetectorTest, TestCase::QUICK);
+        AddTestCase(new RingDeadlockTest, TestCase::QUICK);
+        AddTestCase(new NoDeadlockTest, TestCase::QUICK);
+        AddTestCase(new RoutingLoopTest, TestCase::QUICK);
+    }
+};
+
+RoceDeadlockTestSuite g_roceDeadlockTestSuite;
+
+} // namespace
