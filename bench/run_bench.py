@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import platform
+import statistics
 import subprocess
 import sys
 from datetime import date
@@ -58,6 +59,49 @@ def baseline(args: list[str]) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# The deadlock detector's cost: the same run with DeadlockDetector.Enabled true and false,
+# alternated, median wall time of each. pfc_dcqcn never pauses (the detector must not run at
+# all); pfc pauses all the time (the detector polls while anything is paused).
+DETECTOR_CASES = [
+    ("incast pfc_dcqcn (no pause)", "incast", {"mode": "pfc_dcqcn", "stop_time": "200ms"}),
+    ("incast pfc (pausing)", "incast", {"mode": "pfc", "stop_time": "200ms"}),
+]
+DETECTOR_REPEATS = 3
+
+
+def detector_cost() -> list[dict]:
+    print(
+        f"\n{'deadlock detector':28} {'checks':>8} {'wall on s':>10} {'wall off s':>11} {'cost':>7}"
+    )
+    out = []
+    for name, scenario, overrides in DETECTOR_CASES:
+        lfsim.run(scenario, {**overrides, "stop_time": "5ms"})  # warm-up, not timed
+        walls: dict[bool, list[float]] = {True: [], False: []}
+        checks = 0.0
+        for _ in range(DETECTOR_REPEATS):
+            for on in (True, False):
+                r = lfsim.run(
+                    scenario,
+                    {
+                        **overrides,
+                        "sample_interval": "0s",
+                        "record": [],
+                        "DeadlockDetector.Enabled": "true" if on else "false",
+                    },
+                )
+                walls[on].append(r.summary["wall_time_s"])
+                if on:
+                    checks = r.summary["metrics"]["deadlock_checks"]
+        on_s = statistics.median(walls[True])
+        off_s = statistics.median(walls[False])
+        cost = on_s / off_s - 1
+        print(f"{name:28} {checks:8,.0f} {on_s:10.2f} {off_s:11.2f} {cost:+7.1%}")
+        out.append(
+            {"case": name, "checks": checks, "wall_on_s": walls[True], "wall_off_s": walls[False]}
+        )
+    return out
+
+
 def main() -> int:
     results = []
     print(f"{'':28} {'packet-hops/s':>14} {'events/s':>12} {'hops':>11} {'wall s':>7}")
@@ -84,8 +128,10 @@ def main() -> int:
                 "ratio_events_per_s": ratio_e,
             }
         )
+    detector = detector_cost()
     res = {
         "date": date.today().isoformat(),
+        "deadlock_detector": detector,
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "cases": results,
     }
