@@ -1,0 +1,99 @@
+"""PFC deadlock from YAML, CLI and Python: summary metrics, stop_on_deadlock, bad input."""
+
+import json
+
+import pandas as pd
+import pytest
+
+import lfsim
+
+SHORT = {"stop_time": "3ms"}
+
+
+@pytest.fixture(scope="module")
+def ring():
+    return lfsim.run("pfc_deadlock", {"mode": "deadlock", **SHORT})
+
+
+def test_summary_reports_the_cycle_as_json_types(ring, tmp_path):
+    r = lfsim.run("pfc_deadlock", {"mode": "deadlock", **SHORT}, out=tmp_path / "o")
+    m = json.loads((tmp_path / "o" / "summary.json").read_text())["metrics"]
+    assert m["deadlock"] is True
+    assert m["deadlock_traffic_moving"] is False
+    assert sorted(m["deadlock_cycle"]) == [f"ring{i}/p1/prio3" for i in range(4)]
+    # Reported PersistenceTime (200 us) after it formed, at the 10 us check resolution.
+    lag = m["deadlock_detected_us"] - m["deadlock_time_us"]
+    assert 200 <= lag <= 210
+    assert m["deadlock_frozen_bytes"] > 4e6
+    assert r.metrics == ring.metrics  # same seed, same output
+
+
+def test_blocked_series_holds_the_cycle_from_its_formation(ring):
+    df = ring.timeseries("blocked")
+    formed = ring.metrics["deadlock_time_us"] * 1e-6
+    for label in ring.metrics["deadlock_cycle"]:
+        rows = df[df["label"] == label].sort_values("time_s")
+        last = rows.iloc[-1]
+        assert last["blocked"] == 1 and last["time_s"] <= formed + 1e-12
+
+
+def test_stop_on_deadlock_ends_the_run_at_detection_and_reruns(tmp_path):
+    r = lfsim.run(
+        "pfc_deadlock",
+        {"mode": "deadlock", "stop_time": "50ms", "stop_on_deadlock": "true"},
+        out=tmp_path / "a",
+    )
+    assert r.config["stop_on_deadlock"] is True
+    assert r.summary["sim_time_s"] * 1e6 == pytest.approx(r.metrics["deadlock_detected_us"])
+    again = lfsim.run(tmp_path / "a" / "config.yaml", out=tmp_path / "b")
+    assert again.metrics == r.metrics
+
+
+@pytest.mark.parametrize(
+    ("mode", "deadlock"),
+    [("light", False), ("updown", False), ("routing_loop", True), ("routing_converged", False)],
+)
+def test_modes(mode, deadlock):
+    r = lfsim.run("pfc_deadlock", {"mode": mode, **SHORT})
+    assert r.metrics["deadlock"] is deadlock
+    assert r.metrics["drops"] == 0
+
+
+BAD = [
+    (["--set", "stop_on_deadlock=maybe"], "stop_on_deadlock: got 'maybe'; accepted: true or false"),
+    (
+        [
+            "--set",
+            "mode=updown",
+            "--set",
+            "RoceScenario.Topology=Leaf",
+            "--set",
+            "RoceScenario.Routing=Clockwise",
+        ],
+        "RoceScenario.Routing: Clockwise needs a ring; accepted: ShortestPath or UpDown",
+    ),
+    (["--set", "RoceScenario.RingHops=4"], "RoceScenario.RingHops: got 4; accepted: 1..3"),
+    (
+        ["--set", "mode=routing_loop", "--set", "RoceScenario.LinkFailure=leaf0-spine7"],
+        "RoceScenario.LinkFailure: got 'leaf0-spine7'; accepted: leafL-spineS with L < 2 and S < 2",
+    ),
+    (
+        ["--set", "DeadlockDetector.PersistenceTime=0s"],
+        "DeadlockDetector.PersistenceTime: got '0s'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "expected"), BAD, ids=lambda x: " ".join(x)[:50])
+def test_bad_input_is_one_line_exit_2_and_nothing_written(cli, tmp_path, args, expected):
+    p = cli("run", "pfc_deadlock", *args, "--out", "out")
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr
+    assert expected in lines[0], lines[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_blocked_series_is_deterministic(ring):
+    again = lfsim.run("pfc_deadlock", {"mode": "deadlock", **SHORT})
+    pd.testing.assert_frame_equal(ring.timeseries("blocked"), again.timeseries("blocked"))
