@@ -1014,9 +1014,9 @@ class RingRoutingTest : public FcTestCase
 {
   public:
     RingRoutingTest()
-        : FcTestCase("Routing on a ring and a leaf-spine: clockwise and up*/down* tables; "
-                     "up*/down* routes never turn from down to up and their buffer dependencies "
-                     "are acyclic, clockwise ones are cyclic")
+        : FcTestCase("Routing on a ring and a leaf-spine: clockwise and up-down tables; up-down "
+                     "routes never turn from down to up and their buffer dependencies are "
+                     "acyclic, clockwise ones are cyclic")
     {
     }
 
@@ -1248,7 +1248,7 @@ class NoCreditLoopTest : public FcTestCase
 {
   public:
     NoCreditLoopTest()
-        : FcTestCase("Ring without a credit loop: up*/down* routing at full load, or clockwise "
+        : FcTestCase("Ring without a credit loop: up-down routing at full load, or clockwise "
                      "below ISL saturation; every flow completes its messages")
     {
     }
