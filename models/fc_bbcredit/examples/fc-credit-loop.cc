@@ -19,12 +19,12 @@ main(int argc, char** argv)
     std::string routing = "Clockwise";
     std::string loads = "0.3,0.4,0.45,0.5,0.6,1";
     std::string speed = "32GFC";
-    uint32_t credits = 32;
-    uint32_t messages = 50;
+    uint32_t credits = 16;
+    uint32_t messages = 20;
     uint32_t size = 65536;
-    uint32_t depth = 2;
+    uint32_t depth = 4;
     uint32_t seed = 1;
-    std::string spread = "1us";
+    std::string spread = "0s";
     std::string stop = "20ms";
     CommandLine cmd;
     cmd.AddValue("routing", "FcScenario::Routing", routing);
