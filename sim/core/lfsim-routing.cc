@@ -81,7 +81,7 @@ UpDownPorts(const SwitchGraph& g, uint32_t home, uint32_t root)
     }
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
     std::vector<uint32_t> legal(n, INF);
-    legal[home] = 0; // so that a neighbour whose only legal way is one up hop to home finds it
+    legal[home] = 0;
     std::vector<std::vector<uint32_t>> ports(n);
     for (uint32_t s : order)
     {
