@@ -38,8 +38,8 @@ FcScenario::GetTypeId()
                             "LeafSpine (Leaves leaves each linked to every one of Spines spines; "
                             "host 0 on leaf 0, hosts 1.. round-robin over leaves 1..Leaves-1) or "
                             "Ring (RingSwitches switches, s linked to s+1 mod n, host i on switch "
-                            "i writing messages to the host RingHops switches on; Workload and "
-                            "Hosts do not apply).",
+                            "i writing messages to the host RingHops switches on; Hosts does not "
+                            "apply, Workload must be Stream or Incast).",
                             EnumValue(POINT_TO_POINT), MakeEnumAccessor(&FcScenario::topology),
                             MakeEnumChecker(POINT_TO_POINT, "PointToPoint", STAR, "Star",
                                             TWO_SWITCH, "TwoSwitch", LEAF, "Leaf", LEAF_SPINE,
@@ -127,11 +127,11 @@ FcScenario::GetTypeId()
                             MakeEnumChecker(SHORTEST_PATH, "ShortestPath", CLOCKWISE, "Clockwise",
                                             UP_DOWN, "UpDown"))
               .AddAttribute("Load",
-                            "Ring: offered load of each flow, a fraction of its host link's data "
-                            "rate in frame wire bytes (frames are paced; 1: as fast as credits "
-                            "allow).",
+                            "Incast and Ring: offered load of every sending N_Port as a fraction "
+                            "of its link's data rate, in frame wire bytes: frames are paced at "
+                            "Load x line rate (1: as fast as credits allow).",
                             DoubleValue(1), MakeDoubleAccessor(&FcScenario::load),
-                            MakeDoubleChecker<double>(0, 1));
+                            MakeDoubleChecker<double>(1e-6, 1));
     return tid;
 }
 
@@ -553,7 +553,6 @@ class FcFabric : public lfsim::Fabric
             m_t.hosts.Get(i)->AddApplication(app);
             app->Setup(m_t.hostPorts[i]);
             app->SetLocalSink(sinks[i]);
-            app->SetLoad(m_sc->load);
             m_flows.push_back({app, app->AddFlow(sinks[(i + m_sc->ringHops) % n], m_sc->messageSize,
                                                  m_sc->messages, m_sc->queueDepth)});
             m_flowLabels.push_back(m_t.portLabels[i]);
@@ -568,6 +567,7 @@ class FcFabric : public lfsim::Fabric
         m_pendingApps = m_apps.size();
         for (auto& app : m_apps)
         {
+            app->SetLoad(m_sc->load);
             app->SetWindow(m_sc->warmup, m_stop);
             app->SetStartTime(lfsim::RandomStart(m_start, m_sc->startSpread));
             if (m_sc->messages > 0)
@@ -582,18 +582,19 @@ class FcFabric : public lfsim::Fabric
     CheckRing(FcScenario::Topology topo) const
     {
         const bool ring = topo == FcScenario::RING;
+        // The same messages as the roce fabric's for the same keys.
         if (m_sc->routing == FcScenario::CLOCKWISE && !ring)
         {
-            throw std::invalid_argument("FcScenario.Routing: got 'Clockwise'; accepted: "
-                                        "ShortestPath or UpDown (Clockwise needs Topology Ring)");
+            throw std::invalid_argument("FcScenario.Routing: Clockwise needs a ring; accepted: "
+                                        "ShortestPath or UpDown, or Topology Ring");
         }
-        if (!(m_sc->load > 0) || (m_sc->load < 1 && !ring))
+        if (m_sc->load < 1 && !ring && m_sc->workload != FcScenario::INCAST)
         {
             std::ostringstream got;
             got << m_sc->load;
-            throw std::invalid_argument(
-                "FcScenario.Load: got '" + got.str() + "'; accepted: "
-                + (ring ? "a fraction in (0, 1]" : "1 (a lower load paces Topology Ring only)"));
+            throw std::invalid_argument("FcScenario.Load: got " + got.str()
+                                        + "; accepted: 1 unless Workload Incast or Topology Ring "
+                                          "(it paces message flows)");
         }
         if (!ring)
         {
@@ -601,9 +602,9 @@ class FcFabric : public lfsim::Fabric
         }
         if (m_sc->ringHops >= m_sc->ringSwitches)
         {
-            throw std::invalid_argument(
-                "FcScenario.RingHops: got '" + std::to_string(m_sc->ringHops) + "'; accepted: 1.."
-                + std::to_string(m_sc->ringSwitches - 1) + " (RingSwitches - 1)");
+            throw std::invalid_argument("FcScenario.RingHops: got " + std::to_string(m_sc->ringHops)
+                                        + "; accepted: 1.." + std::to_string(m_sc->ringSwitches - 1)
+                                        + " (less than RingSwitches)");
         }
         if (m_sc->workload == FcScenario::PING_PONG || m_sc->workload == FcScenario::FCP)
         {

@@ -193,16 +193,17 @@ FcHelper::Ring(uint32_t switches)
     {
         AttachHost(t, s, s);
     }
-    // Ports first (p1 clockwise, p2 back on every switch), then the fibres between them.
+    // Ports first (p1 clockwise, p2 back on every switch), then the fibres between them. Labels
+    // "ring1/p2" as the roce fabric's ring (without the peer: p1 and p2 say it).
     std::vector<Ptr<FcNetDevice>> cw;
     std::vector<Ptr<FcNetDevice>> ccw;
     for (uint32_t s = 0; s < switches; ++s)
     {
-        cw.push_back(EPort(t, s, "(" + t.switchLabels[(s + 1) % switches] + ")"));
+        cw.push_back(EPort(t, s, ""));
     }
     for (uint32_t s = 0; s < switches; ++s)
     {
-        ccw.push_back(EPort(t, s, "(" + t.switchLabels[(s + switches - 1) % switches] + ")"));
+        ccw.push_back(EPort(t, s, ""));
     }
     for (uint32_t s = 0; s < switches; ++s)
     {

@@ -1185,8 +1185,7 @@ class CreditLoopTest : public FcTestCase
         auto r = RunRing(loop, "1ms", false, {"credits"});
         NS_TEST_ASSERT_MSG_EQ(std::get<bool>(r.metrics.at("deadlock")), true, "deadlock");
         const auto cycle = std::get<std::vector<std::string>>(r.metrics.at("deadlock_cycle"));
-        const std::vector<std::string> clockwise
-            = {"ring0/p1(ring1)", "ring1/p1(ring2)", "ring2/p1(ring3)", "ring3/p1(ring0)"};
+        const std::vector<std::string> clockwise = {"ring0/p1", "ring1/p1", "ring2/p1", "ring3/p1"};
         NS_TEST_ASSERT_MSG_EQ(cycle.size(), 4u, "four queues in the cycle");
         // In wait-for order: each clockwise port waits on the next switch's.
         auto first = std::find(clockwise.begin(), clockwise.end(), cycle[0]);
@@ -1322,6 +1321,68 @@ class DetectorIdleTest : public FcTestCase
     }
 };
 
+class LoadAndRingInputTest : public FcTestCase
+{
+  public:
+    LoadAndRingInputTest()
+        : FcTestCase("Load paces incast senders to its fraction of the line; ring keys that "
+                     "do not fit give one-line errors naming the key")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        // Two senders at a quarter of 8GFC each into one receiver: half its line, no queue, so
+        // the delivered payload is the paced wire rate x payload / wire bytes of a message.
+        auto r = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
+                            {"ns3::FcScenario", "Senders", "2"},
+                            {"ns3::FcScenario", "QueueDepth", "2"},
+                            {"ns3::FcScenario", "Load", "0.25"}},
+                           "2ms");
+        const double want = 2 * 0.25 * 850e6 * 65536 / kMessageWire * 8 / 1e9;
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r, "total_goodput_Gbps") / want, 1.0, 0.01,
+                                  "paced at the load");
+        for (double us : Metrics(r, "paused_time_us"))
+        {
+            NS_TEST_EXPECT_MSG_EQ(us, 0.0, "no port waited for credit");
+        }
+
+        const std::vector<std::pair<Attrs, std::string>> bad
+            = {{{{"ns3::FcScenario", "Topology", "Leaf"},
+                 {"ns3::FcScenario", "Workload", "Incast"},
+                 {"ns3::FcScenario", "Routing", "Clockwise"}},
+                "FcScenario.Routing: Clockwise needs a ring; accepted: ShortestPath or UpDown, or "
+                "Topology Ring"},
+               {{{"ns3::FcScenario", "Topology", "Ring"}, {"ns3::FcScenario", "RingHops", "4"}},
+                "FcScenario.RingHops: got 4; accepted: 1..3 (less than RingSwitches)"},
+               {{{"ns3::FcScenario", "Topology", "Star"}, {"ns3::FcScenario", "Load", "0.5"}},
+                "FcScenario.Load: got 0.5; accepted: 1 unless Workload Incast or Topology Ring (it "
+                "paces message flows)"},
+               {{{"ns3::FcScenario", "Topology", "Ring"}, {"ns3::FcScenario", "Workload", "Fcp"}},
+                "FcScenario.Workload: got 'Fcp'; accepted: Stream or Incast with Topology Ring (it "
+                "runs its own message flows)"}};
+        for (const auto& [attrs, message] : bad)
+        {
+            Config::Reset();
+            lfsim::RunConfig cfg;
+            cfg.fabric = "fc";
+            cfg.stopTime = MilliSeconds(1);
+            cfg.attributes = attrs;
+            std::string got;
+            try
+            {
+                lfsim::Run(cfg);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                got = e.what();
+            }
+            NS_TEST_EXPECT_MSG_EQ(got, message, "one line naming the key");
+        }
+    }
+};
+
 class FcBbCreditTestSuite : public TestSuite
 {
   public:
@@ -1346,6 +1407,7 @@ class FcBbCreditTestSuite : public TestSuite
         AddTestCase(new CreditLoopTest, TestCase::QUICK);
         AddTestCase(new NoCreditLoopTest, TestCase::QUICK);
         AddTestCase(new DetectorIdleTest, TestCase::QUICK);
+        AddTestCase(new LoadAndRingInputTest, TestCase::QUICK);
     }
 };
 
