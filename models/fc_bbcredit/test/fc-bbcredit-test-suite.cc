@@ -1182,7 +1182,7 @@ class CreditLoopTest : public FcTestCase
     {
         const Attrs loop
             = {{"ns3::FcScenario", "Routing", "Clockwise"}, {"ns3::FcScenario", "Load", "1"}};
-        auto r = RunRing(loop, "1ms", false, {"credits"});
+        auto r = RunRing(loop, "1ms", false, {"credits", "blocked"});
         NS_TEST_ASSERT_MSG_EQ(std::get<bool>(r.metrics.at("deadlock")), true, "deadlock");
         const auto cycle = std::get<std::vector<std::string>>(r.metrics.at("deadlock_cycle"));
         const std::vector<std::string> clockwise = {"ring0/p1", "ring1/p1", "ring2/p1", "ring3/p1"};
@@ -1222,6 +1222,23 @@ class CreditLoopTest : public FcTestCase
             NS_TEST_EXPECT_MSG_EQ(last, 0.0, port << ": no credit");
             NS_TEST_EXPECT_MSG_LT_OR_EQ(lastChange * 1e6, formed + 1e-6,
                                         port << ": no credit came back after the loop formed");
+            // The pause map: the last row of the port is its blocked spell, from the formation
+            // at the latest (the spell starts when its stall began).
+            const auto& blocked = r.series.at("blocked");
+            const auto& bl = r.labels.at("blocked");
+            const double bid = std::find(bl.begin(), bl.end(), port) - bl.begin();
+            double state = -1;
+            double since = 0;
+            for (size_t i = 0; i < blocked.Rows(); ++i)
+            {
+                if (blocked.Column("id")[i] == bid)
+                {
+                    state = blocked.Column("blocked")[i];
+                    since = blocked.Column("time_s")[i];
+                }
+            }
+            NS_TEST_EXPECT_MSG_EQ(state, 1.0, port << ": blocked at the end");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(since * 1e6, formed + 1e-6, port << ": since formation");
         }
 
         // stop_on_deadlock ends the run at the detection, with the same cycle.
