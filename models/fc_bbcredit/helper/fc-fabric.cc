@@ -3,8 +3,10 @@
 #include "fc-applications.h"
 #include "fc-helper.h"
 #include "fcp.h"
+#include "lfsim-deadlock.h"
 #include "lfsim-run.h"
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
@@ -13,7 +15,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -30,13 +34,16 @@ FcScenario::GetTypeId()
               .AddConstructor<FcScenario>()
               .AddAttribute("Topology",
                             "PointToPoint (2 hosts), Star or Leaf (all hosts on one switch), "
-                            "TwoSwitch (host 0 on switch 1, the others on switch 0, one ISL) or "
+                            "TwoSwitch (host 0 on switch 1, the others on switch 0, one ISL), "
                             "LeafSpine (Leaves leaves each linked to every one of Spines spines; "
-                            "host 0 on leaf 0, hosts 1.. round-robin over leaves 1..Leaves-1).",
+                            "host 0 on leaf 0, hosts 1.. round-robin over leaves 1..Leaves-1) or "
+                            "Ring (RingSwitches switches, s linked to s+1 mod n, host i on switch "
+                            "i writing messages to the host RingHops switches on; Hosts does not "
+                            "apply, Workload must be Stream or Incast).",
                             EnumValue(POINT_TO_POINT), MakeEnumAccessor(&FcScenario::topology),
                             MakeEnumChecker(POINT_TO_POINT, "PointToPoint", STAR, "Star",
                                             TWO_SWITCH, "TwoSwitch", LEAF, "Leaf", LEAF_SPINE,
-                                            "LeafSpine"))
+                                            "LeafSpine", RING, "Ring"))
               .AddAttribute("Workload",
                             "Stream: hosts 1.. stream full frames to host 0. PingPong: host 1 "
                             "ping-pongs messages with host 0. Fcp: hosts 1.. are FCP initiators "
@@ -68,21 +75,23 @@ FcScenario::GetTypeId()
                             "host on leaf 0.",
                             BooleanValue(false), MakeBooleanAccessor(&FcScenario::victim),
                             MakeBooleanChecker())
-              .AddAttribute("MessageSize",
-                            "Incast: bytes per message (FCP WRITE: FCP_CMND, the data as first "
-                            "burst in FcMessageSender MaxPayload frames, FCP_RSP).",
-                            UintegerValue(65536), MakeUintegerAccessor(&FcScenario::messageSize),
-                            MakeUintegerChecker<uint32_t>(1, 1u << 30))
+              .AddAttribute(
+                  "MessageSize",
+                  "Incast and Ring: bytes per message (FCP WRITE: FCP_CMND, the data as first "
+                  "burst in FcMessageSender MaxPayload frames, FCP_RSP).",
+                  UintegerValue(65536), MakeUintegerAccessor(&FcScenario::messageSize),
+                  MakeUintegerChecker<uint32_t>(1, 1u << 30))
               .AddAttribute("Messages",
-                            "Incast: messages per flow (0: repeated until stop_time; k: k "
+                            "Incast and Ring: messages per flow (0: repeated until stop_time; k: k "
                             "messages, and the run ends when all have completed).",
                             UintegerValue(0), MakeUintegerAccessor(&FcScenario::messages),
                             MakeUintegerChecker<uint32_t>(0, 1000000000))
-              .AddAttribute("QueueDepth",
-                            "Incast: messages outstanding per flow (posted, FCP_RSP not yet "
-                            "received).",
-                            UintegerValue(1), MakeUintegerAccessor(&FcScenario::queueDepth),
-                            MakeUintegerChecker<uint32_t>(1, 4096))
+              .AddAttribute(
+                  "QueueDepth",
+                  "Incast and Ring: messages outstanding per flow (posted, FCP_RSP not yet "
+                  "received).",
+                  UintegerValue(1), MakeUintegerAccessor(&FcScenario::queueDepth),
+                  MakeUintegerChecker<uint32_t>(1, 4096))
               .AddAttribute("Leaves", "LeafSpine: number of leaf switches.", UintegerValue(2),
                             MakeUintegerAccessor(&FcScenario::leaves),
                             MakeUintegerChecker<uint32_t>(2, 128))
@@ -92,7 +101,7 @@ FcScenario::GetTypeId()
                             UintegerValue(1), MakeUintegerAccessor(&FcScenario::spines),
                             MakeUintegerChecker<uint32_t>(1, 64))
               .AddAttribute("UplinkSpeed",
-                            "Speed of the inter-switch links (TwoSwitch, LeafSpine); Host: "
+                            "Speed of the inter-switch links (TwoSwitch, LeafSpine, Ring); Host: "
                             "FcNetDevice::Speed.",
                             EnumValue(HOST_SPEED), MakeEnumAccessor(&FcScenario::uplinkSpeed),
                             MakeEnumChecker(HOST_SPEED, "Host", static_cast<int>(FcSpeed::GFC1),
@@ -100,7 +109,29 @@ FcScenario::GetTypeId()
                                             static_cast<int>(FcSpeed::GFC4), "4GFC",
                                             static_cast<int>(FcSpeed::GFC8), "8GFC",
                                             static_cast<int>(FcSpeed::GFC16), "16GFC",
-                                            static_cast<int>(FcSpeed::GFC32), "32GFC"));
+                                            static_cast<int>(FcSpeed::GFC32), "32GFC"))
+              .AddAttribute("RingSwitches", "Ring: number of switches (and hosts, one each).",
+                            UintegerValue(4), MakeUintegerAccessor(&FcScenario::ringSwitches),
+                            MakeUintegerChecker<uint32_t>(3, 64))
+              .AddAttribute("RingHops",
+                            "Ring: host i writes to the host on switch (i + RingHops) mod "
+                            "RingSwitches (1..RingSwitches-1).",
+                            UintegerValue(2), MakeUintegerAccessor(&FcScenario::ringHops),
+                            MakeUintegerChecker<uint32_t>(1, 63))
+              .AddAttribute("Routing",
+                            "ShortestPath (every equal-cost path, as FSPF), Clockwise (Ring only: "
+                            "always toward switch s+1, a cyclic buffer dependency) or UpDown "
+                            "(up*/down* from switch 0: no route turns from down to up, so no "
+                            "cycle of buffer dependencies).",
+                            EnumValue(SHORTEST_PATH), MakeEnumAccessor(&FcScenario::routing),
+                            MakeEnumChecker(SHORTEST_PATH, "ShortestPath", CLOCKWISE, "Clockwise",
+                                            UP_DOWN, "UpDown"))
+              .AddAttribute("Load",
+                            "Incast and Ring: offered load of every sending N_Port as a fraction "
+                            "of its link's data rate, in frame wire bytes: frames are paced at "
+                            "Load x line rate (1: as fast as credits allow).",
+                            DoubleValue(1), MakeDoubleAccessor(&FcScenario::load),
+                            MakeDoubleChecker<double>(1e-6, 1));
     return tid;
 }
 
@@ -150,6 +181,70 @@ struct QueueWatch
     }
 };
 
+/// The FC wait-for graph. A queue is one port's transmit queue (labels: the port labels). It is
+/// blocked while credit-stalled, and then waits on the queues of the switch at the far end of
+/// its fibre that hold frames in the buffers of the port facing it: those buffers are its
+/// credits, and they come back only when those frames leave.
+class FcWaitFor : public lfsim::WaitForSource
+{
+  public:
+    void
+    Init(const FcTopology& t)
+    {
+        m_ports.clear();
+        std::unordered_map<const FcNetDevice*, uint32_t> index;
+        for (uint32_t q = 0; q < t.ports.size(); ++q)
+        {
+            m_ports.push_back(PeekPointer(t.ports[q]));
+            index[m_ports.back()] = q;
+        }
+        // The queue that sends into each port (peer at the other end of its fibre).
+        m_feeder.clear();
+        for (const FcNetDevice* d : m_ports)
+        {
+            Ptr<FcNetDevice> peer = DynamicCast<FcChannel>(d->GetChannel())->GetPeer(d);
+            m_feeder[d] = index.at(PeekPointer(peer));
+        }
+    }
+
+    void
+    Observe(lfsim::WaitForState& s) const override
+    {
+        for (uint32_t q = 0; q < m_ports.size(); ++q)
+        {
+            const FcNetDevice* d = m_ports[q];
+            s.blocked[q] = d->IsCreditStalled();
+            if (s.blocked[q])
+            {
+                s.since[q] = d->GetStallStart();
+            }
+            s.bytes[q] = d->GetTxQueueBytes();
+            s.framesTx += d->GetCounters().framesTx;
+        }
+        for (uint32_t q = 0; q < m_ports.size(); ++q)
+        {
+            m_ports[q]->GetQueuedByRelease(m_shares);
+            for (const auto& share : m_shares)
+            {
+                if (!share.release)
+                {
+                    continue; // the node's own frames: a host's, held in no one's buffer
+                }
+                const uint32_t a = m_feeder.at(share.release);
+                if (s.blocked[a] && s.bytes[a] > 0)
+                {
+                    s.edges.emplace_back(a, q);
+                }
+            }
+        }
+    }
+
+  private:
+    std::vector<const FcNetDevice*> m_ports;
+    std::unordered_map<const FcNetDevice*, uint32_t> m_feeder;
+    mutable std::vector<FcNetDevice::ReleaseShare> m_shares;
+};
+
 class FcFabric : public lfsim::Fabric
 {
   public:
@@ -175,6 +270,7 @@ class FcFabric : public lfsim::Fabric
         {
             throw std::invalid_argument("FcScenario.Warmup: must be shorter than stop_time");
         }
+        CheckRing(topo);
         // Incast: host 0 receives, hosts 1..Senders send; the victim's hosts come last.
         uint32_t hosts = m_sc->hosts;
         const char* hostsKey = "FcScenario.Hosts";
@@ -193,6 +289,18 @@ class FcFabric : public lfsim::Fabric
         if (m_sc->uplinkSpeed != FcScenario::HOST_SPEED)
         {
             helper.SetIslSpeed(static_cast<FcSpeed>(m_sc->uplinkSpeed));
+        }
+        switch (m_sc->routing)
+        {
+            case FcScenario::SHORTEST_PATH:
+                helper.SetRouting(FcRouting::SHORTEST_PATH);
+                break;
+            case FcScenario::CLOCKWISE:
+                helper.SetRouting(FcRouting::CLOCKWISE);
+                break;
+            case FcScenario::UP_DOWN:
+                helper.SetRouting(FcRouting::UP_DOWN);
+                break;
         }
         switch (topo)
         {
@@ -226,6 +334,9 @@ class FcFabric : public lfsim::Fabric
                 m_t = helper.LeafSpine(leafOf, m_sc->leaves, m_sc->spines);
                 break;
             }
+            case FcScenario::RING:
+                m_t = helper.Ring(m_sc->ringSwitches);
+                break;
         }
         int64_t stream = 1000;
         stream += helper.AssignStreams(m_t, stream);
@@ -235,7 +346,7 @@ class FcFabric : public lfsim::Fabric
         const uint32_t n = m_t.hostPorts.size();
         uint32_t target = m_t.hostPorts[0]->GetFcId();
 
-        switch (m_sc->workload)
+        switch (topo == FcScenario::RING ? FcScenario::INCAST : m_sc->workload)
         {
             case FcScenario::STREAM:
             {
@@ -260,7 +371,14 @@ class FcFabric : public lfsim::Fabric
                 break;
             }
             case FcScenario::INCAST:
-                BuildIncast();
+                if (topo == FcScenario::RING)
+                {
+                    BuildRing();
+                }
+                else
+                {
+                    BuildIncast();
+                }
                 break;
             case FcScenario::FCP:
             {
@@ -280,6 +398,7 @@ class FcFabric : public lfsim::Fabric
             }
         }
         ConnectRecorders(ctx);
+        ConnectDetector(ctx);
     }
 
     void
@@ -335,8 +454,9 @@ class FcFabric : public lfsim::Fabric
             stall.push_back(p->GetCreditStallTime().GetSeconds() * 1e6);
         }
         ctx.SetMetric("credit_stall_us", stall);
+        m_detector->Finish(ctx);
 
-        switch (m_sc->workload)
+        switch (m_sc->topology == FcScenario::RING ? FcScenario::INCAST : m_sc->workload)
         {
             case FcScenario::STREAM:
                 ctx.SetMetric("throughput_MBps", m_sink->GetWindowBytes() / window / 1e6);
@@ -404,16 +524,7 @@ class FcFabric : public lfsim::Fabric
             m_victim = {
                 vs, vs->AddFlow(m_victimRx, m_sc->messageSize, m_sc->messages, m_sc->queueDepth)};
         }
-        m_pendingApps = m_apps.size();
-        for (auto& app : m_apps)
-        {
-            app->SetWindow(m_sc->warmup, m_stop);
-            app->SetStartTime(lfsim::RandomStart(m_start, m_sc->startSpread));
-            if (m_sc->messages > 0)
-            {
-                app->SetDoneCallback(MakeCallback(&FcFabric::AppDone, this));
-            }
-        }
+        StartSenders();
         // The egress backlog towards the receiver: the switch port facing host 0.
         Ptr<FcNetDevice> toRx
             = DynamicCast<FcChannel>(m_t.hostPorts[0]->GetChannel())->GetPeer(m_t.hostPorts[0]);
@@ -421,6 +532,106 @@ class FcFabric : public lfsim::Fabric
         m_queuePort = std::find(m_t.ports.begin(), m_t.ports.end(), toRx) - m_t.ports.begin();
         toRx->TraceConnectWithoutContext("TxQueueBytes",
                                          MakeBoundCallback(&QueueWatch::Change, &m_queue));
+    }
+
+    /// Ring: host i writes to the host RingHops switches on, through the same message flows
+    /// as the incast; every host both sends and receives on its one N_Port.
+    void
+    BuildRing()
+    {
+        const uint32_t n = m_sc->ringSwitches;
+        std::vector<Ptr<FcMessageSink>> sinks;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            sinks.push_back(CreateObject<FcMessageSink>());
+            m_t.hosts.Get(i)->AddApplication(sinks.back());
+            sinks.back()->Setup(m_t.hostPorts[i]);
+        }
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            Ptr<FcMessageSender> app = CreateObject<FcMessageSender>();
+            m_t.hosts.Get(i)->AddApplication(app);
+            app->Setup(m_t.hostPorts[i]);
+            app->SetLocalSink(sinks[i]);
+            m_flows.push_back({app, app->AddFlow(sinks[(i + m_sc->ringHops) % n], m_sc->messageSize,
+                                                 m_sc->messages, m_sc->queueDepth)});
+            m_flowLabels.push_back(m_t.portLabels[i]);
+            m_apps.push_back(app);
+        }
+        StartSenders();
+    }
+
+    void
+    StartSenders()
+    {
+        m_pendingApps = m_apps.size();
+        for (auto& app : m_apps)
+        {
+            app->SetLoad(m_sc->load);
+            app->SetWindow(m_sc->warmup, m_stop);
+            app->SetStartTime(lfsim::RandomStart(m_start, m_sc->startSpread));
+            if (m_sc->messages > 0)
+            {
+                app->SetDoneCallback(MakeCallback(&FcFabric::AppDone, this));
+            }
+        }
+    }
+
+    /// The ring's keys, and keys that only make sense with it.
+    void
+    CheckRing(FcScenario::Topology topo) const
+    {
+        const bool ring = topo == FcScenario::RING;
+        // The same messages as the roce fabric's for the same keys.
+        if (m_sc->routing == FcScenario::CLOCKWISE && !ring)
+        {
+            throw std::invalid_argument("FcScenario.Routing: Clockwise needs a ring; accepted: "
+                                        "ShortestPath or UpDown, or Topology Ring");
+        }
+        if (m_sc->load < 1 && !ring && m_sc->workload != FcScenario::INCAST)
+        {
+            std::ostringstream got;
+            got << m_sc->load;
+            throw std::invalid_argument("FcScenario.Load: got " + got.str()
+                                        + "; accepted: 1 unless Workload Incast or Topology Ring "
+                                          "(it paces message flows)");
+        }
+        if (!ring)
+        {
+            return;
+        }
+        if (m_sc->ringHops >= m_sc->ringSwitches)
+        {
+            throw std::invalid_argument("FcScenario.RingHops: got " + std::to_string(m_sc->ringHops)
+                                        + "; accepted: 1.." + std::to_string(m_sc->ringSwitches - 1)
+                                        + " (less than RingSwitches)");
+        }
+        if (m_sc->workload == FcScenario::PING_PONG || m_sc->workload == FcScenario::FCP)
+        {
+            throw std::invalid_argument(
+                std::string("FcScenario.Workload: got '")
+                + (m_sc->workload == FcScenario::FCP ? "Fcp" : "PingPong")
+                + "'; accepted: Stream or Incast with Topology Ring (it runs its own message "
+                  "flows)");
+        }
+    }
+
+    /// One deadlock detector over every port's transmit queue, armed by credit stalls.
+    void
+    ConnectDetector(RunContext& ctx)
+    {
+        m_detector = CreateObject<DeadlockDetector>();
+        if (!m_detector->IsEnabled())
+        {
+            return;
+        }
+        m_waitFor.Init(m_t);
+        m_detector->Attach(ctx, m_t.portLabels, &m_waitFor);
+        for (auto& p : m_t.ports)
+        {
+            p->TraceConnectWithoutContext("CreditStall",
+                                          MakeCallback(&DeadlockDetector::Arm, m_detector));
+        }
     }
 
     void
@@ -488,7 +699,7 @@ class FcFabric : public lfsim::Fabric
                     "PrimitiveRx", MakeBoundCallback(&OnPrimitive, t, double(i), 1.0));
             }
         }
-        if (ctx.Records("goodput") && sampled && m_sc->workload == FcScenario::INCAST)
+        if (ctx.Records("goodput") && sampled && !m_flows.empty())
         {
             // Payload each message flow delivered to its receiver, per sample interval.
             Table* t = &ctx.Series("goodput", {"goodput_Gbps"});
@@ -662,6 +873,10 @@ class FcFabric : public lfsim::Fabric
         }
         ctx.SetLabels("ports", m_t.portLabels);
         ctx.SetMetric("paused_time_us", paused);
+        if (m_sc->topology == FcScenario::RING)
+        {
+            return; // no single bottleneck port
+        }
         m_queue.Advance(Simulator::Now());
         ctx.SetMetric("peak_queue_KB", m_queue.peak / 1024.0);
         ctx.SetMetric("mean_queue_KB", m_queue.byteSeconds / window / 1024.0);
@@ -741,6 +956,8 @@ class FcFabric : public lfsim::Fabric
     uint32_t m_pendingApps = 0;
     QueueWatch m_queue;
     uint32_t m_queuePort = 0; ///< index (in m_t.ports) of the switch port facing host 0
+    Ptr<DeadlockDetector> m_detector;
+    FcWaitFor m_waitFor;
 };
 
 const bool g_registered = lfsim::RegisterFabric(
@@ -748,14 +965,15 @@ const bool g_registered = lfsim::RegisterFabric(
      "Fibre Channel with BB_Credit flow control (FC-FS), fabric switches and FCP",
      {"ns3::FcScenario", "ns3::FcNetDevice", "ns3::FcChannel", "ns3::FcSwitch",
       "ns3::FcStreamSender", "ns3::FcPingPong", "ns3::FcpInitiator", "ns3::FcpTarget",
-      "ns3::FcMessageSender"},
+      "ns3::FcMessageSender", "ns3::DeadlockDetector"},
      {{"credits", "BB_Credit available at each port (transmit side)"},
       {"frames_in_flight", "frames sent and not yet answered by R_RDY, at each port"},
       {"rx_buffers", "receive buffers in use at each port"},
       {"tx_queue", "frames waiting at each port"},
       {"primitives", "every R_RDY / BB_SCs / BB_SCr sent and received"},
       {"goodput", "per sample interval: frame payload sent by each host, MB/s; Incast: payload "
-                  "delivered per flow, Gbit/s (needs sample_interval)"}},
+                  "delivered per flow, Gbit/s (needs sample_interval)"},
+      {"blocked", "blocked state of every queue, from the deadlock detector (a pause map)"}},
      [] { return std::make_unique<FcFabric>(); }});
 
 } // namespace

@@ -21,8 +21,16 @@ class FcScenario : public Object
         POINT_TO_POINT,
         STAR,
         TWO_SWITCH,
-        LEAF,      ///< all hosts on one switch (built as STAR)
-        LEAF_SPINE ///< Leaves leaf switches, each linked to every one of Spines spines
+        LEAF,       ///< all hosts on one switch (built as STAR)
+        LEAF_SPINE, ///< Leaves leaf switches, each linked to every one of Spines spines
+        RING        ///< RingSwitches switches in a ring, one host each, flows RingHops away
+    };
+
+    enum Routing
+    {
+        SHORTEST_PATH,
+        CLOCKWISE, ///< Ring only: always toward switch s + 1
+        UP_DOWN    ///< up*/down* from switch 0
     };
 
     enum Workload
@@ -49,6 +57,10 @@ class FcScenario : public Object
     uint32_t leaves = 2;
     uint32_t spines = 1;
     int uplinkSpeed = HOST_SPEED;
+    uint32_t ringSwitches = 4;
+    uint32_t ringHops = 2;
+    Routing routing = SHORTEST_PATH;
+    double load = 1;
 };
 
 } // namespace ns3

@@ -37,6 +37,20 @@ FcHelper::SetIslSpeed(FcSpeed speed)
     m_islSpeed = speed;
 }
 
+Ptr<FcNetDevice>
+FcHelper::EPort(FcTopology& t, uint32_t s, const std::string& suffix)
+{
+    Ptr<FcNetDevice> e
+        = AddPort(t, t.switchNodes.Get(s),
+                  t.switchLabels[s] + "/p" + std::to_string(t.switches[s]->GetNPorts()) + suffix);
+    t.switches[s]->AddPort(e);
+    if (m_islSpeedSet)
+    {
+        e->SetAttribute("Speed", EnumValue(static_cast<int>(m_islSpeed)));
+    }
+    return e;
+}
+
 void
 FcHelper::Isl(FcTopology& t, uint32_t a, uint32_t b, bool peerNames)
 {
@@ -44,16 +58,7 @@ FcHelper::Isl(FcTopology& t, uint32_t a, uint32_t b, bool peerNames)
     const uint32_t sw[2] = {a, b};
     for (int k = 0; k < 2; ++k)
     {
-        uint32_t s = sw[k];
-        std::string suffix = peerNames ? "(" + t.switchLabels[sw[1 - k]] + ")" : "(ISL)";
-        e[k] = AddPort(t, t.switchNodes.Get(s),
-                       t.switchLabels[s] + "/p" + std::to_string(t.switches[s]->GetNPorts())
-                           + suffix);
-        t.switches[s]->AddPort(e[k]);
-        if (m_islSpeedSet)
-        {
-            e[k]->SetAttribute("Speed", EnumValue(static_cast<int>(m_islSpeed)));
-        }
+        e[k] = EPort(t, sw[k], peerNames ? "(" + t.switchLabels[sw[1 - k]] + ")" : "(ISL)");
     }
     Link(t, e[0], e[1]);
 }
@@ -174,6 +179,40 @@ FcHelper::LeafSpine(const std::vector<uint32_t>& hostLeaf, uint32_t leaves, uint
     return t;
 }
 
+FcTopology
+FcHelper::Ring(uint32_t switches)
+{
+    NS_ABORT_MSG_IF(switches < 3, "a ring has at least 3 switches");
+    FcTopology t;
+    AddHosts(t, switches);
+    for (uint32_t s = 0; s < switches; ++s)
+    {
+        AddSwitch(t, "ring" + std::to_string(s));
+    }
+    for (uint32_t s = 0; s < switches; ++s)
+    {
+        AttachHost(t, s, s);
+    }
+    // Ports first (p1 clockwise, p2 back on every switch), then the fibres between them. Labels
+    // "ring1/p2" as the roce fabric's ring (without the peer: p1 and p2 say it).
+    std::vector<Ptr<FcNetDevice>> cw;
+    std::vector<Ptr<FcNetDevice>> ccw;
+    for (uint32_t s = 0; s < switches; ++s)
+    {
+        cw.push_back(EPort(t, s, ""));
+    }
+    for (uint32_t s = 0; s < switches; ++s)
+    {
+        ccw.push_back(EPort(t, s, ""));
+    }
+    for (uint32_t s = 0; s < switches; ++s)
+    {
+        Link(t, cw[s], ccw[(s + 1) % switches]);
+    }
+    Route(t);
+    return t;
+}
+
 void
 FcHelper::Route(FcTopology& t)
 {
@@ -205,9 +244,21 @@ FcHelper::Route(FcTopology& t)
         uint32_t home = where[peer].first;
         uint32_t id = t.hostPorts[h]->GetFcId();
         t.switches[home]->AddRoute(id, where[peer].second);
-        // Every switch routes over all its links to a neighbour one hop closer (the
-        // equal-cost paths FSPF would keep).
-        const auto ports = lfsim::EqualCostPorts(adj, home);
+        // Shortest path: every switch routes over all its links to a neighbour one hop
+        // closer (the equal-cost paths FSPF would keep).
+        std::vector<std::vector<uint32_t>> ports;
+        switch (m_routing)
+        {
+            case FcRouting::SHORTEST_PATH:
+                ports = lfsim::EqualCostPorts(adj, home);
+                break;
+            case FcRouting::CLOCKWISE:
+                ports = lfsim::ClockwisePorts(adj, home);
+                break;
+            case FcRouting::UP_DOWN:
+                ports = lfsim::UpDownPorts(adj, home, 0);
+                break;
+        }
         for (uint32_t s = 0; s < ports.size(); ++s)
         {
             for (uint32_t port : ports[s])

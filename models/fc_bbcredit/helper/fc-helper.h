@@ -1,9 +1,9 @@
 /*
- * Builds FC fabrics: point-to-point, one switch (star), two switches joined by an ISL, and
- * leaf-spine (every leaf linked to every spine). Assigns FC_IDs (domain = switch + 1, area =
- * switch port) and fills static routing tables by shortest path, as the fabric's FSPF would
- * converge to; where several shortest paths exist every one is installed and FcSwitch chooses
- * by S_ID/D_ID.
+ * Builds FC fabrics: point-to-point, one switch (star), two switches joined by an ISL,
+ * leaf-spine (every leaf linked to every spine) and a ring. Assigns FC_IDs (domain = switch + 1,
+ * area = switch port) and fills static routing tables: by default by shortest path, as the
+ * fabric's FSPF would converge to (where several shortest paths exist every one is installed
+ * and FcSwitch chooses by S_ID/D_ID); optionally up-down (Autonet) or one-way round a ring.
  */
 #ifndef FC_HELPER_H
 #define FC_HELPER_H
@@ -39,6 +39,14 @@ struct FcStreamApps
     std::vector<Ptr<FcStreamSender>> senders;
 };
 
+/// How FcHelper fills the switches' routing tables.
+enum class FcRouting
+{
+    SHORTEST_PATH, ///< every equal-cost shortest path (lfsim::EqualCostPorts)
+    CLOCKWISE,     ///< ring only: switch s forwards to s+1 mod n (lfsim::ClockwisePorts)
+    UP_DOWN        ///< up*/down* from root switch 0 (lfsim::UpDownPorts)
+};
+
 class FcHelper
 {
   public:
@@ -51,10 +59,21 @@ class FcHelper
     /// `leaves` leaf switches (domains 1..leaves), `spines` spine switches (the next domains),
     /// one ISL from every leaf to every spine; host i attaches to leaf `hostLeaf[i]`.
     FcTopology LeafSpine(const std::vector<uint32_t>& hostLeaf, uint32_t leaves, uint32_t spines);
+    /// `switches` switches ring0.. in a ring (switch s linked to s+1 mod n by one ISL), host i
+    /// on switch i. Port 0 of each switch faces its host, port 1 the next switch (s+1, the
+    /// clockwise neighbour), port 2 the previous one.
+    FcTopology Ring(uint32_t switches);
     /// The usual leaf of host i: host 0 on leaf 0, hosts 1.. round-robin over leaves 1..L-1.
     static std::vector<uint32_t> SpreadHosts(uint32_t hosts, uint32_t leaves);
     /// Inter-switch links (E_Ports) run at `speed` instead of FcNetDevice::Speed.
     void SetIslSpeed(FcSpeed speed);
+    /// Routing of the topologies built from now on (default: shortest path). CLOCKWISE on a
+    /// topology that is not a ring throws std::invalid_argument.
+    void
+    SetRouting(FcRouting routing)
+    {
+        m_routing = routing;
+    }
     /// A sink on host 0 and a streamer to it on every other host.
     FcStreamApps InstallStream(FcTopology& t);
     /// Fixed RNG streams for every channel; returns the number used.
@@ -66,6 +85,8 @@ class FcHelper
     /// An E_Port pair joining switches `a` and `b` (at the ISL speed, if set); `peerNames`:
     /// label each E_Port with the switch at the other end instead of "(ISL)".
     void Isl(FcTopology& t, uint32_t a, uint32_t b, bool peerNames);
+    /// A new E_Port on switch `s` (at the ISL speed, if set), labelled with `suffix`.
+    Ptr<FcNetDevice> EPort(FcTopology& t, uint32_t s, const std::string& suffix);
     void AddHosts(FcTopology& t, uint32_t n);
     /// A switch of domain index + 1, labelled `label`.
     void AddSwitch(FcTopology& t, const std::string& label);
@@ -73,6 +94,7 @@ class FcHelper
     void AttachHost(FcTopology& t, uint32_t h, uint32_t s);
     void Route(FcTopology& t);
 
+    FcRouting m_routing = FcRouting::SHORTEST_PATH;
     bool m_islSpeedSet = false;
     FcSpeed m_islSpeed = FcSpeed::GFC8;
 };

@@ -6,6 +6,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -336,6 +337,23 @@ FcMessageSender::Setup(Ptr<FcNetDevice> port)
     port->SetReceiveCallback(MakeCallback(&FcMessageSender::Receive, this));
 }
 
+void
+FcMessageSender::SetLoad(double load)
+{
+    NS_ABORT_MSG_IF(!(load > 0 && load <= 1), "a load is in (0, 1]");
+    m_load = load;
+    m_paced = load < 1;
+}
+
+void
+FcMessageSender::SetLocalSink(Ptr<FcMessageSink> sink)
+{
+    NS_ABORT_MSG_IF(!m_port || sink->GetPort() != m_port, "Setup both on the same port first");
+    m_localSink = sink;
+    // Whichever Setup came last, the sender receives and passes data frames on.
+    m_port->SetReceiveCallback(MakeCallback(&FcMessageSender::Receive, this));
+}
+
 uint32_t
 FcMessageSender::AddFlow(Ptr<FcMessageSink> sink, uint32_t size, uint32_t messages,
                          uint32_t queueDepth)
@@ -364,6 +382,8 @@ void
 FcMessageSender::DoDispose()
 {
     m_port = nullptr;
+    m_localSink = nullptr;
+    m_paceEvent.Cancel();
     m_doneCb = Callback<void>();
     Application::DoDispose();
 }
@@ -404,8 +424,18 @@ FcMessageSender::Post(Flow& f)
 void
 FcMessageSender::Refill()
 {
-    if (!m_running || m_port->GetTxQueueLength() >= 2)
+    // Paced, one frame queued at a time: a credit stall then delays it, not the pace after it.
+    if (!m_running || m_port->GetTxQueueLength() >= (m_paced ? 1u : 2u))
     {
+        return;
+    }
+    if (m_paced && Simulator::Now() < m_nextSend)
+    {
+        if (!m_paceEvent.IsRunning())
+        {
+            m_paceEvent = Simulator::Schedule(m_nextSend - Simulator::Now(),
+                                              &FcMessageSender::Refill, this);
+        }
         return;
     }
     const uint32_t n = m_flows.size();
@@ -452,7 +482,7 @@ FcMessageSender::SendFrame(Flow& f)
         f.seqCnt = 0;
         Ptr<Packet> p = Create<Packet>(iu, sizeof(iu));
         p->AddHeader(h);
-        m_port->Enqueue(p);
+        Put(p);
         return;
     }
     // The first burst: one FCP_DATA sequence with the whole message.
@@ -469,7 +499,19 @@ FcMessageSender::SendFrame(Flow& f)
         f.unsent.pop_front();
         f.cmndSent = false;
     }
-    m_port->Enqueue(MakeFcFrame(h, n));
+    Put(MakeFcFrame(h, n));
+}
+
+void
+FcMessageSender::Put(Ptr<Packet> frame)
+{
+    if (m_paced)
+    {
+        // Set before Enqueue, which may call Refill again at once.
+        Time wire = FcWireTime(m_port->GetSpeed(), FcFrameWireBytes(frame->GetSize() - FC_HEADER));
+        m_nextSend = Simulator::Now() + PicoSeconds(std::llround(wire.GetPicoSeconds() / m_load));
+    }
+    m_port->Enqueue(frame);
 }
 
 void
@@ -491,6 +533,10 @@ FcMessageSender::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, cons
     frame->PeekHeader(h);
     if (h.rCtl != FcRctl::COMMAND_STATUS)
     {
+        if (m_localSink)
+        {
+            m_localSink->Receive(m_port, frame, 0, Address());
+        }
         return true;
     }
     uint32_t k = 0;

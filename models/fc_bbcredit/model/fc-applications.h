@@ -10,6 +10,7 @@
 #include "fc-net-device.h"
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
+#include "ns3/event-id.h"
 #include "ns3/traced-callback.h"
 
 #include <deque>
@@ -155,12 +156,19 @@ class FcMessageSink;
 /// FCP_XFER_RDY), and completes when the receiver's FCP_RSP (24 B) comes back; its flow
 /// completion time (FCT) runs from its posting to then. Flows of one sender take turns frame by
 /// frame, messages of a flow go in posting order; the port's queue is kept at two frames so a
-/// returning credit never finds it empty.
+/// returning credit never finds it empty. Paced (SetLoad below 1): one frame at a time, each
+/// handed to the port no earlier than the previous one's wire time divided by the load.
 class FcMessageSender : public Application
 {
   public:
     static TypeId GetTypeId();
     void Setup(Ptr<FcNetDevice> port);
+    /// Offer at most `load` (in (0, 1]) of the port's data rate, in frame wire bytes (SOF to
+    /// EOF); 1: as fast as credits allow.
+    void SetLoad(double load);
+    /// A sink on the same port (a host that sends and receives): the sender keeps the port's
+    /// receive callback and hands the sink every frame that is not an FCP_RSP.
+    void SetLocalSink(Ptr<FcMessageSink> sink);
     /// A flow of `messages` messages (0: until the application stops) of `size` bytes to the
     /// sink's port, at most `queueDepth` posted and not completed. Returns the flow's index.
     uint32_t AddFlow(Ptr<FcMessageSink> sink, uint32_t size, uint32_t messages,
@@ -230,11 +238,18 @@ class FcMessageSender : public Application
     void Post(Flow& f);
     void Refill();
     void SendFrame(Flow& f);
+    /// Hands a frame to the port (and, paced, sets when the next one may follow).
+    void Put(Ptr<Packet> frame);
     bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
     bool AllDone() const;
 
     Ptr<FcNetDevice> m_port;
+    Ptr<FcMessageSink> m_localSink;
     uint32_t m_maxPayload;
+    double m_load = 1;
+    bool m_paced = false;
+    Time m_nextSend; ///< paced: earliest time for the next frame
+    EventId m_paceEvent;
     std::vector<Flow> m_flows;
     uint32_t m_next = 0; ///< flow whose turn it is
     bool m_running = false;
@@ -266,6 +281,9 @@ class FcMessageSink : public Application
     {
         return m_unknown;
     }
+    /// The port's receive callback (public so that a sender on the same port can hand frames
+    /// on, see FcMessageSender::SetLocalSink).
+    bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
 
   protected:
     void DoDispose() override;
@@ -279,7 +297,6 @@ class FcMessageSink : public Application
     StopApplication() override
     {
     }
-    bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
 
     struct Source
     {

@@ -83,7 +83,12 @@ FcNetDevice::GetTypeId()
               .AddTraceSource("Recovery",
                               "BB_SC_N recovery: (FcPrimitive BB_SCS or BB_SCR, count restored).",
                               MakeTraceSourceAccessor(&FcNetDevice::m_recoveryTrace),
-                              "ns3::FcNetDevice::RecoveryCallback");
+                              "ns3::FcNetDevice::RecoveryCallback")
+              .AddTraceSource("CreditStall",
+                              "The port starts waiting for BB_Credit with frames queued (the "
+                              "deadlock detector is armed by it).",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_creditStallTrace),
+                              "ns3::FcNetDevice::CreditStallCallback");
     return tid;
 }
 
@@ -234,6 +239,7 @@ FcNetDevice::TryTransmit()
         {
             m_stalled = true;
             m_stallStart = now;
+            m_creditStallTrace();
         }
         return;
     }
@@ -291,6 +297,28 @@ Time
 FcNetDevice::GetCreditStallTime() const
 {
     return m_c.creditStall + (m_stalled ? Simulator::Now() - m_stallStart : Time(0));
+}
+
+void
+FcNetDevice::GetQueuedByRelease(std::vector<ReleaseShare>& out) const
+{
+    out.clear();
+    for (const TxItem& item : m_txq)
+    {
+        const FcNetDevice* r = PeekPointer(item.release);
+        auto it = out.begin();
+        while (it != out.end() && it->release != r)
+        {
+            ++it;
+        }
+        if (it == out.end())
+        {
+            out.push_back({r, 0, 0});
+            it = out.end() - 1;
+        }
+        ++it->frames;
+        it->bytes += item.wire;
+    }
 }
 
 void

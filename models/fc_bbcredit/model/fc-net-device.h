@@ -15,6 +15,7 @@
 #include "ns3/traced-value.h"
 
 #include <deque>
+#include <vector>
 
 namespace ns3
 {
@@ -140,8 +141,33 @@ class FcNetDevice : public NetDevice
     }
     /// Time with frames waiting, the line free and no credit, up to now.
     Time GetCreditStallTime() const;
+    /// Frames are waiting and no BB_Credit is left: the port may not transmit.
+    bool
+    IsCreditStalled() const
+    {
+        return m_stalled && m_credits == 0;
+    }
+    /// Start of the current credit stall (meaningful while IsCreditStalled()).
+    Time
+    GetStallStart() const
+    {
+        return m_stallStart;
+    }
+
+    /// Waiting frames that hold one input port's receive buffers (Enqueue's `release`).
+    struct ReleaseShare
+    {
+        const FcNetDevice* release; ///< nullptr: frames of this port's own node
+        uint32_t frames;
+        uint64_t bytes; ///< wire bytes
+    };
+
+    /// Replaces `out` with the waiting frames grouped by the input port whose buffer they
+    /// hold. Walks the whole queue: for the deadlock detector, never per frame.
+    void GetQueuedByRelease(std::vector<ReleaseShare>& out) const;
 
     typedef void (*RecoveryCallback)(uint8_t primitive, uint32_t restored);
+    typedef void (*CreditStallCallback)();
 
     // NetDevice
     void
@@ -318,6 +344,7 @@ class FcNetDevice : public NetDevice
     TracedCallback<uint8_t> m_primitiveTxTrace;
     TracedCallback<uint8_t> m_primitiveRxTrace;
     TracedCallback<uint8_t, uint32_t> m_recoveryTrace;
+    TracedCallback<> m_creditStallTrace;
 
     Counters m_c;
     ForwardCallback m_forward;

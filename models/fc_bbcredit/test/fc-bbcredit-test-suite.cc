@@ -1,13 +1,15 @@
 /*
  * Unit tests of the FC model: exact timings from baud and transmission code, frame layout,
  * BB_Credit invariants, the closed-form distance law, BB_SC_N recovery, switching latencies,
- * FCP exchange sequences, conservation of frames, and the incast workload of the "fc" fabric
- * (leaf-spine routing, line-rate ceiling, fairness, head-of-line blocking of a victim flow).
+ * FCP exchange sequences, conservation of frames, the incast workload of the "fc" fabric
+ * (leaf-spine routing, line-rate ceiling, fairness, head-of-line blocking of a victim flow), and
+ * credit loops on a ring (routing tables, the deadlock detector's cycle, acyclic routing).
  */
 #include "fc-applications.h"
 #include "fc-frame-header.h"
 #include "fc-helper.h"
 #include "fcp.h"
+#include "lfsim-routing.h"
 #include "lfsim-run.h"
 #include "lfsim-test.h"
 #include "ns3/boolean.h"
@@ -19,8 +21,11 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <set>
 
 using namespace ns3;
 
@@ -893,6 +898,508 @@ class IncastCompletionTest : public FcTestCase
     }
 };
 
+// ---------------------------------------------------------------------------------------------
+// Credit loops: a ring of switches whose routes form a cycle of buffer dependencies.
+
+/// A ring of n switches as FcHelper::Ring wires it: port 1 to s+1, port 2 to s-1 (port 0: host).
+lfsim::SwitchGraph
+RingGraph(uint32_t n)
+{
+    lfsim::SwitchGraph g(n);
+    for (uint32_t s = 0; s < n; ++s)
+    {
+        g[s].push_back({(s + 1) % n, 1});
+        g[s].push_back({(s + n - 1) % n, 2});
+    }
+    return g;
+}
+
+/// Leaves 0..L-1 and spines L..L+S-1; leaf ports 1..S face the spines, spine port l leaf l.
+lfsim::SwitchGraph
+LeafSpineGraph(uint32_t leaves, uint32_t spines)
+{
+    lfsim::SwitchGraph g(leaves + spines);
+    for (uint32_t l = 0; l < leaves; ++l)
+    {
+        for (uint32_t k = 0; k < spines; ++k)
+        {
+            g[l].push_back({leaves + k, 1 + k});
+            g[leaves + k].push_back({l, l});
+        }
+    }
+    return g;
+}
+
+/// Every route the tables allow from every switch to every home, as lists of switches.
+std::vector<std::vector<uint32_t>>
+AllRoutes(const lfsim::SwitchGraph& g,
+          const std::function<std::vector<std::vector<uint32_t>>(uint32_t)>& tables)
+{
+    std::vector<std::vector<uint32_t>> routes;
+    const uint32_t n = g.size();
+    for (uint32_t home = 0; home < n; ++home)
+    {
+        const auto ports = tables(home);
+        std::function<void(std::vector<uint32_t>)> walk = [&](std::vector<uint32_t> path)
+        {
+            const uint32_t s = path.back();
+            if (s == home || path.size() > n)
+            {
+                routes.push_back(path); // arrived, or looping (the caller checks which)
+                return;
+            }
+            for (uint32_t port : ports[s])
+            {
+                for (auto [nb, p] : g[s])
+                {
+                    if (p == port)
+                    {
+                        auto next = path;
+                        next.push_back(nb);
+                        walk(next);
+                    }
+                }
+            }
+            if (ports[s].empty())
+            {
+                routes.push_back(path); // dead end
+            }
+        };
+        for (uint32_t src = 0; src < n; ++src)
+        {
+            walk({src});
+        }
+    }
+    return routes;
+}
+
+/// Whether the channel dependency graph of `routes` (directed link -> next directed link of
+/// some route) has a cycle: the condition for a credit loop.
+bool
+DependenciesCyclic(const std::vector<std::vector<uint32_t>>& routes)
+{
+    std::map<std::pair<uint32_t, uint32_t>, std::set<std::pair<uint32_t, uint32_t>>> dep;
+    for (const auto& r : routes)
+    {
+        for (size_t i = 0; i + 2 < r.size(); ++i)
+        {
+            dep[{r[i], r[i + 1]}].insert({r[i + 1], r[i + 2]});
+        }
+    }
+    std::map<std::pair<uint32_t, uint32_t>, int> state; // 1 on the DFS stack, 2 done
+    std::function<bool(std::pair<uint32_t, uint32_t>)> cyclic = [&](auto v)
+    {
+        state[v] = 1;
+        for (const auto& w : dep[v])
+        {
+            if (state[w] == 1 || (state[w] == 0 && cyclic(w)))
+            {
+                return true;
+            }
+        }
+        state[v] = 2;
+        return false;
+    };
+    for (const auto& [v, ws] : dep)
+    {
+        if (state[v] == 0 && cyclic(v))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+class RingRoutingTest : public FcTestCase
+{
+  public:
+    RingRoutingTest()
+        : FcTestCase("Routing on a ring and a leaf-spine: clockwise and up-down tables; up-down "
+                     "routes never turn from down to up and their buffer dependencies are "
+                     "acyclic, clockwise ones are cyclic")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const lfsim::SwitchGraph ring = RingGraph(4);
+        for (uint32_t home = 0; home < 4; ++home)
+        {
+            auto cw = lfsim::ClockwisePorts(ring, home);
+            for (uint32_t s = 0; s < 4; ++s)
+            {
+                std::vector<uint32_t> want;
+                if (s != home)
+                {
+                    want = {1};
+                }
+                NS_TEST_EXPECT_MSG_EQ((cw[s] == want), true,
+                                      "clockwise: switch " << s << " to " << home);
+            }
+        }
+        // Up*/down* from root 0: BFS levels 0 | 1, 3 | 2, so the up hops are 1->0, 3->0, 2->1
+        // and 2->3. Worked out by hand: {switch: ports} per home (port 1 clockwise, 2 back).
+        const std::map<uint32_t, std::map<uint32_t, std::set<uint32_t>>> want
+            = {{0, {{1, {2}}, {2, {1, 2}}, {3, {1}}}}, // 1 and 3 up to 0; 2 up either way
+               {1, {{0, {1}}, {2, {2}}, {3, {1}}}},    // 3 -> 2 -> 1 would turn down then up
+               {2, {{0, {1, 2}}, {1, {1}}, {3, {2}}}}, // all down
+               {3, {{0, {2}}, {1, {2}}, {2, {1}}}}};   // 1 -> 2 -> 3 would turn down then up
+        for (uint32_t home = 0; home < 4; ++home)
+        {
+            auto ud = lfsim::UpDownPorts(ring, home, 0);
+            NS_TEST_EXPECT_MSG_EQ(ud[home].empty(), true, "nothing to route at home");
+            for (const auto& [s, ports] : want.at(home))
+            {
+                std::set<uint32_t> got(ud[s].begin(), ud[s].end());
+                NS_TEST_EXPECT_MSG_EQ((got == ports), true,
+                                      "up*/down*: switch " << s << " to " << home);
+            }
+        }
+        // The FC helper installs these tables: clockwise, every switch sends every remote D_ID
+        // out of port 1 (its clockwise E_Port).
+        {
+            FcHelper helper;
+            helper.SetRouting(FcRouting::CLOCKWISE);
+            FcTopology t = helper.Ring(4);
+            for (uint32_t s = 0; s < 4; ++s)
+            {
+                for (uint32_t h = 0; h < 4; ++h)
+                {
+                    int32_t port = t.switches[s]->Lookup(t.hostPorts[(h + 1) % 4]->GetFcId(),
+                                                         t.hostPorts[h]->GetFcId());
+                    NS_TEST_EXPECT_MSG_EQ(port, (s == h ? 0 : 1), "ring" << s << " to h" << h);
+                }
+            }
+            Simulator::Destroy();
+        }
+
+        // Properties, on rings of 3..7 and leaf-spines: every up*/down* route arrives, is never
+        // longer than n - 1 hops, and has no down hop followed by an up hop (levels from a BFS
+        // here, not the routing code's); the dependencies are acyclic. Clockwise on a ring:
+        // cyclic, which is what the credit loop needs.
+        std::vector<std::pair<std::string, lfsim::SwitchGraph>> graphs;
+        for (uint32_t n = 3; n <= 7; ++n)
+        {
+            graphs.push_back({"ring" + std::to_string(n), RingGraph(n)});
+        }
+        graphs.push_back({"leafspine 3x2", LeafSpineGraph(3, 2)});
+        graphs.push_back({"leafspine 4x3", LeafSpineGraph(4, 3)});
+        for (const auto& [name, g] : graphs)
+        {
+            const uint32_t n = g.size();
+            std::vector<uint32_t> level(n, UINT32_MAX);
+            std::vector<uint32_t> bfs{0};
+            level[0] = 0;
+            for (size_t i = 0; i < bfs.size(); ++i)
+            {
+                for (auto [nb, p] : g[bfs[i]])
+                {
+                    if (level[nb] == UINT32_MAX)
+                    {
+                        level[nb] = level[bfs[i]] + 1;
+                        bfs.push_back(nb);
+                    }
+                }
+            }
+            auto up = [&](uint32_t a, uint32_t b)
+            { return std::make_pair(level[b], b) < std::make_pair(level[a], a); };
+            auto routes = AllRoutes(g, [&](uint32_t home) { return lfsim::UpDownPorts(g, home); });
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(routes.size(), size_t(n * n), name << ": routes");
+            for (const auto& r : routes)
+            {
+                const uint32_t home = r.back();
+                NS_TEST_EXPECT_MSG_EQ((r.size() <= n), true, name << ": route longer than n-1");
+                bool arrived = true;
+                for (size_t i = 0; i + 1 < r.size(); ++i)
+                {
+                    arrived = arrived && r[i] != home;
+                }
+                NS_TEST_EXPECT_MSG_EQ(arrived, true, name << ": passes its home");
+                bool wentDown = false;
+                for (size_t i = 0; i + 1 < r.size(); ++i)
+                {
+                    const bool isUp = up(r[i], r[i + 1]);
+                    NS_TEST_EXPECT_MSG_EQ((wentDown && isUp), false,
+                                          name << ": down then up from " << r.front() << " to "
+                                               << home);
+                    wentDown = wentDown || !isUp;
+                }
+            }
+            NS_TEST_EXPECT_MSG_EQ(DependenciesCyclic(routes), false, name << ": up*/down*");
+            if (name.rfind("ring", 0) == 0)
+            {
+                auto cw
+                    = AllRoutes(g, [&](uint32_t home) { return lfsim::ClockwisePorts(g, home); });
+                NS_TEST_EXPECT_MSG_EQ(DependenciesCyclic(cw), true, name << ": clockwise");
+            }
+        }
+    }
+};
+
+/// One run of the "fc" fabric's ring: 4 switches at 32GFC, PortBbCredit 16, hosts writing
+/// 64 KB messages 2 switches clockwise at QueueDepth 4, plus `attrs`.
+lfsim::RunResult
+RunRing(const Attrs& attrs, const std::string& stop, bool stopOnDeadlock = false,
+        std::vector<std::string> record = {})
+{
+    Config::Reset();
+    lfsim::RunConfig cfg;
+    cfg.fabric = "fc";
+    cfg.seed = 1;
+    cfg.stopTime = Time(stop);
+    cfg.stopOnDeadlock = stopOnDeadlock;
+    cfg.record = std::move(record);
+    cfg.attributes
+        = {{"ns3::FcScenario", "Topology", "Ring"}, {"ns3::FcScenario", "RingSwitches", "4"},
+           {"ns3::FcScenario", "RingHops", "2"},    {"ns3::FcScenario", "MessageSize", "65536"},
+           {"ns3::FcScenario", "QueueDepth", "4"},  {"ns3::FcNetDevice", "Speed", "32GFC"},
+           {"ns3::FcSwitch", "PortBbCredit", "16"}};
+    cfg.attributes.insert(cfg.attributes.end(), attrs.begin(), attrs.end());
+    return lfsim::Run(cfg);
+}
+
+/// Wire bytes of one 64 KB message (FCP_CMND + 32 FCP_DATA frames of 2048 B).
+const double kMessageWire = (36 + 32) + 32 * (36 + 2048);
+
+/// The load above which each clockwise ISL is oversubscribed: it carries two flows' messages
+/// (one on its first hop, one on its second) and two flows' FCP_RSPs (60 B), each frame plus
+/// six idle words, in the time each flow's pacing spends on one message's wire bytes.
+const double kIslSaturation = kMessageWire / (2 * (kMessageWire + 33 * 24) + 2 * (60 + 24));
+
+class CreditLoopTest : public FcTestCase
+{
+  public:
+    CreditLoopTest()
+        : FcTestCase("Ring, clockwise routing, load above ISL saturation: a credit loop of the "
+                     "four clockwise E_Ports, detected PersistenceTime after it formed, credits "
+                     "never return")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const Attrs loop
+            = {{"ns3::FcScenario", "Routing", "Clockwise"}, {"ns3::FcScenario", "Load", "1"}};
+        auto r = RunRing(loop, "1ms", false, {"credits", "blocked"});
+        NS_TEST_ASSERT_MSG_EQ(std::get<bool>(r.metrics.at("deadlock")), true, "deadlock");
+        const auto cycle = std::get<std::vector<std::string>>(r.metrics.at("deadlock_cycle"));
+        const std::vector<std::string> clockwise = {"ring0/p1", "ring1/p1", "ring2/p1", "ring3/p1"};
+        NS_TEST_ASSERT_MSG_EQ(cycle.size(), 4u, "four queues in the cycle");
+        // In wait-for order: each clockwise port waits on the next switch's.
+        auto first = std::find(clockwise.begin(), clockwise.end(), cycle[0]);
+        NS_TEST_ASSERT_MSG_EQ((first != clockwise.end()), true, cycle[0] << " is clockwise");
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(cycle[k], clockwise[(first - clockwise.begin() + k) % 4],
+                                  "member " << k);
+        }
+        const double formed = Metric(r, "deadlock_time_us");
+        const double detected = Metric(r, "deadlock_detected_us");
+        NS_TEST_EXPECT_MSG_GT(formed, 0.0, "formed after the start");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(detected - formed, 200.0, "persisted PersistenceTime");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(detected - formed, 200.0 + 10.0,
+                                    "found within one CheckInterval after that");
+        NS_TEST_EXPECT_MSG_EQ(r.metrics.count("deadlock_cleared_us"), 0u, "never clears");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "a deadlock, not a loss");
+        // Credits of the cycle's ports: 0 at the end, and unchanged since the loop formed.
+        const auto& credits = r.series.at("credits");
+        const auto& labels = r.labels.at("credits");
+        for (const auto& port : clockwise)
+        {
+            const double id = std::find(labels.begin(), labels.end(), port) - labels.begin();
+            double last = -1;
+            double lastChange = 0;
+            for (size_t i = 0; i < credits.Rows(); ++i)
+            {
+                if (credits.Column("id")[i] == id)
+                {
+                    last = credits.Column("credits")[i];
+                    lastChange = credits.Column("time_s")[i];
+                }
+            }
+            NS_TEST_EXPECT_MSG_EQ(last, 0.0, port << ": no credit");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(lastChange * 1e6, formed + 1e-6,
+                                        port << ": no credit came back after the loop formed");
+            // The pause map: the last row of the port is its blocked spell, from the formation
+            // at the latest (the spell starts when its stall began).
+            const auto& blocked = r.series.at("blocked");
+            const auto& bl = r.labels.at("blocked");
+            const double bid = std::find(bl.begin(), bl.end(), port) - bl.begin();
+            double state = -1;
+            double since = 0;
+            for (size_t i = 0; i < blocked.Rows(); ++i)
+            {
+                if (blocked.Column("id")[i] == bid)
+                {
+                    state = blocked.Column("blocked")[i];
+                    since = blocked.Column("time_s")[i];
+                }
+            }
+            NS_TEST_EXPECT_MSG_EQ(state, 1.0, port << ": blocked at the end");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(since * 1e6, formed + 1e-6, port << ": since formation");
+        }
+
+        // stop_on_deadlock ends the run at the detection, with the same cycle.
+        auto s = RunRing(loop, "1ms", true);
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.simTimeS * 1e6, detected, 1e-6, "ends at detection");
+        NS_TEST_EXPECT_MSG_EQ(
+            (std::get<std::vector<std::string>>(s.metrics.at("deadlock_cycle")) == cycle), true,
+            "same cycle");
+
+        // Just above the ISLs' saturation the buffers fill more slowly, but the loop forms.
+        std::ostringstream above;
+        above << 1.1 * kIslSaturation;
+        auto a = RunRing(
+            {{"ns3::FcScenario", "Routing", "Clockwise"}, {"ns3::FcScenario", "Load", above.str()}},
+            "2ms", true);
+        NS_TEST_EXPECT_MSG_EQ(std::get<bool>(a.metrics.at("deadlock")), true,
+                              "deadlock at 1.1 x saturation");
+        NS_TEST_EXPECT_MSG_GT(Metric(a, "deadlock_time_us"), formed, "forms later than at load 1");
+    }
+};
+
+class NoCreditLoopTest : public FcTestCase
+{
+  public:
+    NoCreditLoopTest()
+        : FcTestCase("Ring without a credit loop: up-down routing at full load, or clockwise "
+                     "below ISL saturation; every flow completes its messages")
+    {
+    }
+
+    void
+    ExpectCompleted(const lfsim::RunResult& r, const std::string& what, uint32_t messages)
+    {
+        NS_TEST_EXPECT_MSG_EQ(std::get<bool>(r.metrics.at("deadlock")), false, what);
+        const auto& done = r.tables.at("flows").Column("messages");
+        NS_TEST_EXPECT_MSG_EQ(done.size(), 4u, what << ": four flows");
+        for (size_t k = 0; k < done.size(); ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(done[k], double(messages), what << ": flow " << k);
+        }
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, what << ": lossless");
+    }
+
+    void
+    DoRun() override
+    {
+        const uint32_t k = 20;
+        const Attrs base = {{"ns3::FcScenario", "Messages", std::to_string(k)}};
+        Attrs updown = base;
+        updown.push_back({"ns3::FcScenario", "Routing", "UpDown"});
+        updown.push_back({"ns3::FcScenario", "Load", "1"});
+        auto u = RunRing(updown, "20ms");
+        ExpectCompleted(u, "up*/down* at load 1", k);
+        NS_TEST_EXPECT_MSG_LT(u.simTimeS, 0.02, "ended by completion, not stop_time");
+        // Ports did run out of credit, so the detector looked at the graph and found no cycle.
+        NS_TEST_EXPECT_MSG_GT(Metric(u, "deadlock_checks"), 0.0, "credit stalls were examined");
+
+        // Clockwise at 0.9 x saturation: the ISLs are busy but keep up. Paced, each flow's
+        // last frame leaves no earlier than its wire bytes at the load allow.
+        const double load = 0.9 * kIslSaturation;
+        std::ostringstream l;
+        l << load;
+        Attrs light = base;
+        light.push_back({"ns3::FcScenario", "Routing", "Clockwise"});
+        light.push_back({"ns3::FcScenario", "Load", l.str()});
+        auto c = RunRing(light, "20ms");
+        ExpectCompleted(c, "clockwise below saturation", k);
+        const double rate = 28.05e9 * 256 / 257 / 8; // 32GFC data bytes per second
+        const double paced = (k * kMessageWire - 2084) / (load * rate);
+        NS_TEST_EXPECT_MSG_GT(c.simTimeS, paced, "no faster than the load");
+        NS_TEST_EXPECT_MSG_LT(c.simTimeS, 1.02 * paced, "and at the load");
+    }
+};
+
+class DetectorIdleTest : public FcTestCase
+{
+  public:
+    DetectorIdleTest()
+        : FcTestCase("A run in which no port ever waits for credit runs no deadlock check")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        auto r = RunRing({{"ns3::FcScenario", "Routing", "Clockwise"},
+                          {"ns3::FcScenario", "Load", "0.2"},
+                          {"ns3::FcScenario", "Messages", "5"}},
+                         "5ms");
+        for (double us : Metrics(r, "paused_time_us"))
+        {
+            NS_TEST_ASSERT_MSG_EQ(us, 0.0, "no port waited for credit");
+        }
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "messages_completed"), 20.0, "the flows ran");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "deadlock_checks"), 0.0, "no check");
+        NS_TEST_EXPECT_MSG_EQ(std::get<bool>(r.metrics.at("deadlock")), false, "no deadlock");
+    }
+};
+
+class LoadAndRingInputTest : public FcTestCase
+{
+  public:
+    LoadAndRingInputTest()
+        : FcTestCase("Load paces incast senders to its fraction of the line; ring keys that "
+                     "do not fit give one-line errors naming the key")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        // Two senders at a quarter of 8GFC each into one receiver: half its line, no queue, so
+        // the delivered payload is the paced wire rate x payload / wire bytes of a message.
+        auto r = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
+                            {"ns3::FcScenario", "Senders", "2"},
+                            {"ns3::FcScenario", "QueueDepth", "2"},
+                            {"ns3::FcScenario", "Load", "0.25"}},
+                           "2ms");
+        const double want = 2 * 0.25 * 850e6 * 65536 / kMessageWire * 8 / 1e9;
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r, "total_goodput_Gbps") / want, 1.0, 0.01,
+                                  "paced at the load");
+        for (double us : Metrics(r, "paused_time_us"))
+        {
+            NS_TEST_EXPECT_MSG_EQ(us, 0.0, "no port waited for credit");
+        }
+
+        const std::vector<std::pair<Attrs, std::string>> bad
+            = {{{{"ns3::FcScenario", "Topology", "Leaf"},
+                 {"ns3::FcScenario", "Workload", "Incast"},
+                 {"ns3::FcScenario", "Routing", "Clockwise"}},
+                "FcScenario.Routing: Clockwise needs a ring; accepted: ShortestPath or UpDown, or "
+                "Topology Ring"},
+               {{{"ns3::FcScenario", "Topology", "Ring"}, {"ns3::FcScenario", "RingHops", "4"}},
+                "FcScenario.RingHops: got 4; accepted: 1..3 (less than RingSwitches)"},
+               {{{"ns3::FcScenario", "Topology", "Star"}, {"ns3::FcScenario", "Load", "0.5"}},
+                "FcScenario.Load: got 0.5; accepted: 1 unless Workload Incast or Topology Ring (it "
+                "paces message flows)"},
+               {{{"ns3::FcScenario", "Topology", "Ring"}, {"ns3::FcScenario", "Workload", "Fcp"}},
+                "FcScenario.Workload: got 'Fcp'; accepted: Stream or Incast with Topology Ring (it "
+                "runs its own message flows)"}};
+        for (const auto& [attrs, message] : bad)
+        {
+            Config::Reset();
+            lfsim::RunConfig cfg;
+            cfg.fabric = "fc";
+            cfg.stopTime = MilliSeconds(1);
+            cfg.attributes = attrs;
+            std::string got;
+            try
+            {
+                lfsim::Run(cfg);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                got = e.what();
+            }
+            NS_TEST_EXPECT_MSG_EQ(got, message, "one line naming the key");
+        }
+    }
+};
+
 class FcBbCreditTestSuite : public TestSuite
 {
   public:
@@ -913,6 +1420,11 @@ class FcBbCreditTestSuite : public TestSuite
         AddTestCase(new RecoveryTest, TestCase::QUICK);
         AddTestCase(new DistanceLawTest, TestCase::QUICK);
         AddTestCase(new CreditRuleOfThumbTest, TestCase::QUICK);
+        AddTestCase(new RingRoutingTest, TestCase::QUICK);
+        AddTestCase(new CreditLoopTest, TestCase::QUICK);
+        AddTestCase(new NoCreditLoopTest, TestCase::QUICK);
+        AddTestCase(new DetectorIdleTest, TestCase::QUICK);
+        AddTestCase(new LoadAndRingInputTest, TestCase::QUICK);
     }
 };
 
