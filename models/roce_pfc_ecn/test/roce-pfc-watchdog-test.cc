@@ -8,8 +8,6 @@
 #include "lfsim-test.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
-#include "ns3/double.h"
-#include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -21,6 +19,7 @@
 #include "roce-switch.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace ns3;
 
