@@ -156,6 +156,30 @@ RoceNetDevice::IsPaused(uint8_t c) const
 }
 
 void
+RoceNetDevice::SetPfcIgnored(uint8_t prio, bool ignored)
+{
+    if (ignored)
+    {
+        m_pfcIgnored |= uint8_t(1u << prio);
+    }
+    else
+    {
+        m_pfcIgnored &= uint8_t(~(1u << prio));
+    }
+    Kick(); // an ignored class may go now; a honoured one needs its pause wake-up again
+}
+
+std::deque<RoceNetDevice::Item>
+RoceNetDevice::TakeQueue(uint8_t prio)
+{
+    std::deque<Item> taken;
+    taken.swap(m_q[prio]);
+    m_qBytes[prio] = 0;
+    m_queueTrace(prio, 0);
+    return taken;
+}
+
+void
 RoceNetDevice::AddQueuedBytesByInPort(uint8_t prio, std::vector<uint64_t>& byInPort) const
 {
     for (const Item& item : m_q[prio])
@@ -210,7 +234,7 @@ RoceNetDevice::HeadReady(uint8_t c)
 bool
 RoceNetDevice::Eligible(uint8_t c)
 {
-    return !IsPaused(c) && HeadReady(c);
+    return !Held(c) && HeadReady(c);
 }
 
 void
@@ -263,7 +287,7 @@ RoceNetDevice::Kick()
             }
         }
         m_rr = (m_rr + 1) % ETH_CLASSES;
-        if (!(m_strictMask & (1u << m_rr)) && !IsPaused(m_rr)
+        if (!(m_strictMask & (1u << m_rr)) && !Held(m_rr)
             && (!m_q[m_rr].empty() || (m_sourceReady & (1u << m_rr))))
         {
             m_deficit[m_rr] += m_dwrrQuantum;
@@ -280,11 +304,12 @@ RoceNetDevice::SchedulePauseWake()
     Time now = Simulator::Now();
     for (uint8_t c = 0; c < ETH_CLASSES; ++c)
     {
-        if ((!m_q[c].empty() || (m_sourceReady & (1u << c))) && IsPaused(c))
+        if ((!m_q[c].empty() || (m_sourceReady & (1u << c))) && Held(c))
         {
             wake = std::min(wake, m_pauseUntil[c]);
         }
-        else if ((!m_q[c].empty() || (m_sourceReady & (1u << c))) && m_pauseFrom[c] > now)
+        else if ((!m_q[c].empty() || (m_sourceReady & (1u << c))) && m_pauseFrom[c] > now
+                 && !IsPfcIgnored(c))
         {
             wake = std::min(wake, m_pauseFrom[c]);
         }
@@ -386,7 +411,6 @@ RoceNetDevice::OnPause(Ptr<Packet> frame)
         }
         const uint16_t q = h.quanta[c];
         anyPause = anyPause || q != 0;
-        m_pauseRxTrace(c, q);
         const Time until = start + quantum * int64_t(q);
         if (m_pauseUntil[c] > start)
         {
@@ -402,6 +426,8 @@ RoceNetDevice::OnPause(Ptr<Packet> frame)
             m_pauseFrom[c] = start;
             m_pauseUntil[c] = until;
         }
+        // After the update: a subscriber (the switch's watchdog) reads the new pause state.
+        m_pauseRxTrace(c, q);
     }
     ++(anyPause ? m_c.pauseRx : m_c.xonRx);
     Kick();

@@ -96,7 +96,18 @@ class RoceNetDevice : public NetDevice
         return m_qBytes[prio];
     }
     uint32_t GetQueueBytes() const;
+    /// The peer's PFC holds the class now (whether or not the port honours it).
     bool IsPaused(uint8_t prio) const;
+    /// Transmit class `prio` as if it were never paused (a switch's PFC watchdog in the storm
+    /// state). Received PFC is still recorded: IsPaused keeps reporting the peer's pause.
+    void SetPfcIgnored(uint8_t prio, bool ignored);
+    bool
+    IsPfcIgnored(uint8_t prio) const
+    {
+        return m_pfcIgnored >> prio & 1;
+    }
+    /// Removes every frame queued in class `prio` (not the one on the line) and returns them.
+    std::deque<Item> TakeQueue(uint8_t prio);
     /// Start of the class's current (or last) PFC pause spell.
     Time
     GetPauseStart(uint8_t prio) const
@@ -244,7 +255,14 @@ class RoceNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
-    bool Eligible(uint8_t c); ///< not paused and has (or can pull) a frame
+    bool Eligible(uint8_t c); ///< not held by PFC and has (or can pull) a frame
+    /// PFC holds the class and it is honoured. The ignore bit is tested first: it is 0 unless a
+    /// watchdog fired, so this costs one predictable branch over IsPaused.
+    bool
+    Held(uint8_t c) const
+    {
+        return !(m_pfcIgnored >> c & 1) && IsPaused(c);
+    }
     bool HeadReady(uint8_t c);
     void Transmit(Item item, bool control);
     void TransmitDone();
@@ -279,6 +297,7 @@ class RoceNetDevice : public NetDevice
     std::array<Time, ETH_CLASSES> m_pauseFrom{};
     std::array<Time, ETH_CLASSES> m_pauseUntil{};
     std::array<Time, ETH_CLASSES> m_pausedTotal{};
+    uint8_t m_pfcIgnored = 0; ///< bit c: PFC for class c is recorded but not honoured
 
     Counters m_c;
     TracedCallback<uint8_t, uint32_t> m_queueTrace;

@@ -2,6 +2,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -95,12 +96,42 @@ RoceSwitch::GetTypeId()
                             "to DSCP >> 3 (class selector).",
                             StringValue(""), MakeStringAccessor(&RoceSwitch::m_dscpMapText),
                             MakeStringChecker())
+              .AddAttribute("PfcWatchdog",
+                            "PFC watchdog: a lossless egress queue held by PFC continuously for "
+                            "PfcWatchdogDetectionTime while holding frames enters the storm "
+                            "state (its port ignores PFC for it; PfcWatchdogAction) until no "
+                            "XOFF has come for PfcWatchdogRestorationTime (SONiC pfcwd).",
+                            BooleanValue(false), MakeBooleanAccessor(&RoceSwitch::m_pfcWatchdog),
+                            MakeBooleanChecker())
+              .AddAttribute("PfcWatchdogDetectionTime",
+                            "Continuous PFC pause of a queue holding frames that starts the "
+                            "storm state (SONiC's default detection_time, 200 ms).",
+                            TimeValue(MilliSeconds(200)),
+                            MakeTimeAccessor(&RoceSwitch::m_wdDetection),
+                            MakeTimeChecker(PicoSeconds(1)))
+              .AddAttribute("PfcWatchdogRestorationTime",
+                            "A queue in the storm state is restored once no XOFF for its "
+                            "priority has arrived for this long (SONiC's default "
+                            "restoration_time, 200 ms).",
+                            TimeValue(MilliSeconds(200)),
+                            MakeTimeAccessor(&RoceSwitch::m_wdRestoration),
+                            MakeTimeChecker(PicoSeconds(1)))
+              .AddAttribute("PfcWatchdogAction",
+                            "Storm state: Drop discards the queue's frames (queued and arriving), "
+                            "Forward transmits them ignoring PFC (SONiC's default: drop).",
+                            EnumValue(PFCWD_DROP), MakeEnumAccessor(&RoceSwitch::m_wdAction),
+                            MakeEnumChecker(PFCWD_DROP, "Drop", PFCWD_FORWARD, "Forward"))
               .AddTraceSource("Drop", "A frame dropped (ingress port, priority, DropReason).",
                               MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
                               "ns3::RoceSwitch::DropTracedCallback")
               .AddTraceSource("EcnMark", "A frame marked CE (egress port, priority).",
                               MakeTraceSourceAccessor(&RoceSwitch::m_markTrace),
-                              "ns3::RoceSwitch::MarkTracedCallback");
+                              "ns3::RoceSwitch::MarkTracedCallback")
+              .AddTraceSource("PfcWatchdog",
+                              "A lossless egress queue entered (true) or left (false) the PFC "
+                              "watchdog's storm state (port, priority, storm).",
+                              MakeTraceSourceAccessor(&RoceSwitch::m_wdTrace),
+                              "ns3::RoceSwitch::PfcWatchdogTracedCallback");
     return tid;
 }
 
@@ -210,6 +241,17 @@ RoceSwitch::Setup(uint32_t id)
             + "); accepted: a larger BufferSize, or smaller ReservedBytes/Headroom");
     }
     m_sharedPool = m_bufferSize - fixed;
+    m_wd.clear();
+    if (m_pfcWatchdog)
+    {
+        m_wd.assign(n * ETH_CLASSES, Watchdog());
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            // PFC frames only: the watchdog costs nothing per data frame.
+            m_ports[i]->TraceConnectWithoutContext(
+                "PauseRx", MakeCallback(&RoceSwitch::WdPauseRx, this).Bind(i));
+        }
+    }
 }
 
 double
@@ -276,6 +318,10 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> frame)
 void
 RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Ptr<Packet> frame)
 {
+    if (!m_wd.empty() && WdDiscard(inPort, outPort, prio, frame->GetSize()))
+    {
+        return;
+    }
     Ptr<RoceNetDevice> out = m_ports[outPort];
     if (m_ecnEnabled && ect)
     {
@@ -388,6 +434,110 @@ RoceSwitch::RefreshPause(uint32_t port, uint8_t prio)
                                     &RoceSwitch::RefreshPause, this, port, prio);
 }
 
+bool
+RoceSwitch::WdDiscard(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes)
+{
+    if (m_wdAction != PFCWD_DROP || !m_wd[outPort * ETH_CLASSES + prio].storm)
+    {
+        return false;
+    }
+    ++m_c.wdDrops;
+    m_dropTrace(inPort, prio, uint8_t(DropReason::WATCHDOG));
+    Release(inPort, prio, bytes);
+    return true;
+}
+
+void
+RoceSwitch::WdPauseRx(uint32_t port, uint8_t prio, uint16_t quanta)
+{
+    if (quanta == 0 || !IsLossless(prio))
+    {
+        return;
+    }
+    Watchdog& w = m_wd[port * ETH_CLASSES + prio];
+    w.lastXoff = Simulator::Now();
+    // One check per pause spell: refreshes of a running spell find it pending.
+    if (!w.storm && !w.check.IsRunning())
+    {
+        WdArm(port, prio);
+    }
+}
+
+void
+RoceSwitch::WdArm(uint32_t port, uint8_t prio)
+{
+    Watchdog& w = m_wd[port * ETH_CLASSES + prio];
+    const Time now = Simulator::Now();
+    const Time due = std::max(m_ports[port]->GetPauseStart(prio), w.restoredAt) + m_wdDetection;
+    w.check = Simulator::Schedule(due > now ? due - now : Time(0), &RoceSwitch::WdDetect, this,
+                                  port, prio);
+}
+
+void
+RoceSwitch::WdDetect(uint32_t port, uint8_t prio)
+{
+    Watchdog& w = m_wd[port * ETH_CLASSES + prio];
+    Ptr<RoceNetDevice> dev = m_ports[port];
+    const Time now = Simulator::Now();
+    const Time pauseStart = dev->GetPauseStart(prio);
+    if (!dev->IsPaused(prio) && pauseStart <= now)
+    {
+        return; // the spell ended; the next XOFF arms a new check
+    }
+    // The device moves the pause start only when a new spell begins, so an unchanged start
+    // means the class has been held without a break.
+    const Time due = std::max(pauseStart, w.restoredAt) + m_wdDetection;
+    if (now < due)
+    {
+        w.check = Simulator::Schedule(due - now, &RoceSwitch::WdDetect, this, port, prio);
+        return;
+    }
+    if (dev->GetQueueBytes(prio) == 0)
+    {
+        // Paused but nothing held: look again after another DetectionTime (a poll).
+        w.check = Simulator::Schedule(m_wdDetection, &RoceSwitch::WdDetect, this, port, prio);
+        return;
+    }
+    w.storm = true;
+    ++m_c.wdStorms;
+    if (m_wdAction == PFCWD_DROP)
+    {
+        // Flush before ignoring PFC, or the port would start one of these frames first.
+        for (const RoceNetDevice::Item& item : dev->TakeQueue(prio))
+        {
+            ++m_c.wdDrops;
+            m_dropTrace(uint32_t(item.inPort), prio, uint8_t(DropReason::WATCHDOG));
+            Release(uint32_t(item.inPort), prio, item.bytes); // as TxDone: XON may go upstream
+        }
+    }
+    dev->SetPfcIgnored(prio, true);
+    m_wdTrace(port, prio, true);
+    w.check = Simulator::Schedule(m_wdRestoration, &RoceSwitch::WdRestore, this, port, prio);
+}
+
+void
+RoceSwitch::WdRestore(uint32_t port, uint8_t prio)
+{
+    Watchdog& w = m_wd[port * ETH_CLASSES + prio];
+    Ptr<RoceNetDevice> dev = m_ports[port];
+    const Time now = Simulator::Now();
+    const Time quiet = w.lastXoff + m_wdRestoration;
+    if (now < quiet)
+    {
+        w.check = Simulator::Schedule(quiet - now, &RoceSwitch::WdRestore, this, port, prio);
+        return;
+    }
+    w.storm = false;
+    w.restoredAt = now;
+    ++m_c.wdRestored;
+    dev->SetPfcIgnored(prio, false);
+    m_wdTrace(port, prio, false);
+    if (dev->IsPaused(prio) || dev->GetPauseStart(prio) > now)
+    {
+        WdArm(port, prio); // the last XOFF's timer still runs: the detection clock restarts
+    }
+}
+
 int64_t
 RoceSwitch::AssignStreams(int64_t stream)
 {
@@ -401,6 +551,10 @@ RoceSwitch::DoDispose()
     for (auto& a : m_acc)
     {
         a.refresh.Cancel();
+    }
+    for (auto& w : m_wd)
+    {
+        w.check.Cancel();
     }
     m_ports.clear();
     Object::DoDispose();

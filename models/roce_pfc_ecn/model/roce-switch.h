@@ -9,12 +9,17 @@
  *  - lossy priorities tail-drop at the threshold;
  *  - egress ECN marking RED-style per (port, priority) on the instantaneous queue (Kmin, Kmax,
  *    Pmax), as DCQCN's congestion point;
- *  - L3 forwarding from tables the helper fills, ECMP by a hash of the 5-tuple.
+ *  - L3 forwarding from tables the helper fills, ECMP by a hash of the 5-tuple;
+ *  - optionally a PFC watchdog (as SONiC's pfcwd): an egress queue of a lossless priority
+ *    held by PFC continuously for PfcWatchdogDetectionTime while it holds frames enters the
+ *    storm state, in which its port ignores PFC for that priority and the queue's frames are
+ *    dropped (or forwarded), until no XOFF has come for PfcWatchdogRestorationTime.
  */
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
 
 #include "ns3/event-id.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
@@ -33,6 +38,7 @@ enum class DropReason : uint8_t
     HEADROOM = 0, ///< lossless class, headroom exhausted (headroom too small for the cable)
     BUFFER = 1,   ///< lossy class, over the shared threshold (tail drop)
     NO_ROUTE = 2,
+    WATCHDOG = 3, ///< lossless egress queue in the PFC watchdog's storm state, action Drop
 };
 
 class RoceSwitch : public Object
@@ -40,6 +46,14 @@ class RoceSwitch : public Object
   public:
     static TypeId GetTypeId();
     RoceSwitch();
+
+    /// What the PFC watchdog does with a queue in the storm state (attribute PfcWatchdogAction;
+    /// unscoped so that ns-3's EnumValue accessor converts it).
+    enum PfcWatchdogAction
+    {
+        PFCWD_DROP = 0,    ///< discard the queue's frames, queued and arriving
+        PFCWD_FORWARD = 1, ///< transmit them, ignoring the peer's PFC
+    };
 
     void AddPort(Ptr<RoceNetDevice> port);
     Ptr<RoceNetDevice>
@@ -94,6 +108,9 @@ class RoceSwitch : public Object
         uint64_t xonSent = 0;
         uint64_t peakBufferBytes = 0;
         uint64_t peakHeadroomBytes = 0;
+        uint64_t wdStorms = 0;   ///< PFC watchdog: queues that entered the storm state
+        uint64_t wdRestored = 0; ///< PFC watchdog: queues restored from it
+        uint64_t wdDrops = 0;    ///< PFC watchdog: frames discarded (action Drop)
     };
 
     const Counters&
@@ -104,7 +121,13 @@ class RoceSwitch : public Object
     uint64_t
     GetDrops() const
     {
-        return m_c.dropsHeadroom + m_c.dropsBuffer + m_c.dropsNoRoute;
+        return m_c.dropsHeadroom + m_c.dropsBuffer + m_c.dropsNoRoute + m_c.wdDrops;
+    }
+    /// The PFC watchdog holds (port, priority) in the storm state.
+    bool
+    IsPfcStorm(uint32_t port, uint8_t prio) const
+    {
+        return !m_wd.empty() && m_wd[port * ETH_CLASSES + prio].storm;
     }
     uint64_t
     GetBufferedBytes() const
@@ -114,6 +137,7 @@ class RoceSwitch : public Object
 
     typedef void (*DropTracedCallback)(uint32_t port, uint8_t prio, uint8_t reason);
     typedef void (*MarkTracedCallback)(uint32_t port, uint8_t prio);
+    typedef void (*PfcWatchdogTracedCallback)(uint32_t port, uint8_t prio, bool storm);
 
     int64_t AssignStreams(int64_t stream);
 
@@ -130,6 +154,15 @@ class RoceSwitch : public Object
         EventId refresh;
     };
 
+    /// PFC watchdog state of one (egress port, lossless priority).
+    struct Watchdog
+    {
+        EventId check;   ///< the pending detection or restoration check
+        Time lastXoff;   ///< last XOFF received for the class on the port
+        Time restoredAt; ///< the detection clock does not start before the last restoration
+        bool storm = false;
+    };
+
     void Receive(Ptr<RoceNetDevice> port, Ptr<Packet> frame);
     void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Ptr<Packet> frame);
     void TxDone(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item);
@@ -138,6 +171,11 @@ class RoceSwitch : public Object
     void Xoff(uint32_t port, uint8_t prio);
     void RefreshPause(uint32_t port, uint8_t prio);
     uint32_t EcmpPick(const FrameView& v, uint32_t n) const;
+    void WdPauseRx(uint32_t port, uint8_t prio, uint16_t quanta);
+    void WdArm(uint32_t port, uint8_t prio);
+    void WdDetect(uint32_t port, uint8_t prio);
+    void WdRestore(uint32_t port, uint8_t prio);
+    bool WdDiscard(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes);
     void ParseDscpMap();
     Account&
     Acc(uint32_t port, uint8_t prio)
@@ -167,6 +205,10 @@ class RoceSwitch : public Object
     Time m_forwardingLatency;
     bool m_trustPcp;
     std::string m_dscpMapText;
+    bool m_pfcWatchdog;
+    Time m_wdDetection;
+    Time m_wdRestoration;
+    PfcWatchdogAction m_wdAction;
 
     std::array<uint8_t, 64> m_dscpToPrio{};
     std::vector<Account> m_acc;
@@ -176,10 +218,12 @@ class RoceSwitch : public Object
     uint64_t m_bufferUsed = 0;
     uint64_t m_headroomUsed = 0;
     Ptr<UniformRandomVariable> m_uniform;
+    std::vector<Watchdog> m_wd; ///< per (port, priority); empty when the watchdog is off
 
     Counters m_c;
     TracedCallback<uint32_t, uint8_t, uint8_t> m_dropTrace;
     TracedCallback<uint32_t, uint8_t> m_markTrace;
+    TracedCallback<uint32_t, uint8_t, bool> m_wdTrace;
 };
 
 } // namespace ns3
