@@ -283,7 +283,8 @@ class RoceWaitFor : public lfsim::WaitForSource
             {
                 const uint32_t q = i * nc + k;
                 const uint8_t c = m_classes[k];
-                s.blocked[q] = dev->IsPaused(c);
+                // A class the PFC watchdog has put in storm state transmits despite the pause.
+                s.blocked[q] = dev->IsPaused(c) && !dev->IsPfcIgnored(c);
                 s.since[q] = dev->GetPauseStart(c);
                 s.bytes[q] = dev->GetQueueBytes(c);
                 const bool host = m_t.portSwitch[i] < 0;
@@ -543,6 +544,9 @@ class RoceFabric : public lfsim::Fabric
         double dropsBuffer = 0;
         double dropsNoRoute = 0;
         double marked = 0;
+        double storms = 0;
+        double restored = 0;
+        double wdDrops = 0;
         for (auto& sw : m_t.switches)
         {
             const auto& c = sw->GetCounters();
@@ -550,10 +554,17 @@ class RoceFabric : public lfsim::Fabric
             dropsBuffer += c.dropsBuffer;
             dropsNoRoute += c.dropsNoRoute;
             marked += c.ecnMarked;
+            storms += c.wdStorms;
+            restored += c.wdRestored;
+            wdDrops += c.wdDrops;
         }
-        ctx.SetMetric("drops", dropsHeadroom + dropsBuffer + dropsNoRoute);
+        ctx.SetMetric("drops", dropsHeadroom + dropsBuffer + dropsNoRoute + wdDrops);
         ctx.SetMetric("drops_headroom", dropsHeadroom);
         ctx.SetMetric("drops_buffer", dropsBuffer);
+        ctx.SetMetric("drops_no_route", dropsNoRoute);
+        ctx.SetMetric("pfc_watchdog_storms", storms);
+        ctx.SetMetric("pfc_watchdog_restored", restored);
+        ctx.SetMetric("pfc_watchdog_drops", wdDrops);
         ctx.SetMetric("ecn_marked", marked);
         double cnps = 0;
         double retx = 0;

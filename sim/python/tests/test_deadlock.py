@@ -97,3 +97,34 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(cli, tmp_path, args, e
 def test_blocked_series_is_deterministic(ring):
     again = lfsim.run("pfc_deadlock", {"mode": "deadlock", **SHORT})
     pd.testing.assert_frame_equal(ring.timeseries("blocked"), again.timeseries("blocked"))
+
+
+WATCHDOG = {
+    "RoceSwitch.PfcWatchdog": "true",
+    "RoceSwitch.PfcWatchdogDetectionTime": "1ms",
+    "RoceSwitch.PfcWatchdogRestorationTime": "1ms",
+}
+
+
+@pytest.mark.parametrize("action", ["Drop", "Forward"])
+def test_watchdog_breaks_the_deadlock_and_every_flow_completes(action):
+    r = lfsim.run("pfc_deadlock", {"mode": "watchdog", "RoceSwitch.PfcWatchdogAction": action})
+    m = r.metrics
+    assert m["deadlock"] is True  # it formed and was seen ...
+    # ... and the watchdog broke it DetectionTime after the pause spells began.
+    assert m["deadlock_time_us"] < m["deadlock_cleared_us"] <= m["deadlock_time_us"] + 1010
+    assert m["pfc_watchdog_storms"] >= 1
+    assert m["messages_completed"] == 4 * 16
+    assert r.summary["sim_time_s"] < 0.05  # ended by completion, not the horizon
+    assert m["retransmitted_packets"] > 0  # the price: go-back-N over what was dropped
+    if action == "Drop":
+        assert m["pfc_watchdog_drops"] > 0 and m["drops"] >= m["pfc_watchdog_drops"]
+
+
+def test_watchdog_does_not_fire_in_the_healthy_incast():
+    base = {"mode": "pfc", "stop_time": "3ms", "record": ""}
+    plain = lfsim.run("incast", base)
+    guarded = lfsim.run("incast", {**base, **WATCHDOG})
+    assert plain.metrics["pause_frames_sent"] > 0  # PFC is at work ...
+    assert guarded.metrics["pfc_watchdog_storms"] == 0  # ... but no pause lasts 1 ms
+    assert guarded.metrics == plain.metrics
