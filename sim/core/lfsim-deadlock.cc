@@ -154,6 +154,7 @@ DeadlockDetector::Check()
     std::fill(s.blocked.begin(), s.blocked.end(), 0);
     std::fill(s.bytes.begin(), s.bytes.end(), 0);
     s.edges.clear();
+    s.framesTx = 0;
     m_source->Observe(s);
     if (m_blockedSeries)
     {

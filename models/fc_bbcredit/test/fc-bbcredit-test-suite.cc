@@ -1202,6 +1202,8 @@ class CreditLoopTest : public FcTestCase
         NS_TEST_EXPECT_MSG_LT_OR_EQ(detected - formed, 200.0 + 10.0,
                                     "found within one CheckInterval after that");
         NS_TEST_EXPECT_MSG_EQ(r.metrics.count("deadlock_cleared_us"), 0u, "never clears");
+        NS_TEST_EXPECT_MSG_EQ(std::get<bool>(r.metrics.at("deadlock_traffic_moving")), false,
+                              "no frame leaves any port once the loop has formed");
         NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "a deadlock, not a loss");
         // Credits of the cycle's ports: 0 at the end, and unchanged since the loop formed.
         const auto& credits = r.series.at("credits");
