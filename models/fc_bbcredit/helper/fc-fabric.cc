@@ -872,6 +872,16 @@ class FcFabric : public lfsim::Fabric
             ports.Append({double(i), paused.back(), double(m_t.ports[i]->GetCounters().framesTx)});
         }
         ctx.SetLabels("ports", m_t.portLabels);
+        // Every fibre once (port indices as in "ports"), to draw the topology.
+        Table& links = ctx.AddTable("links", {"a", "b"});
+        for (const auto& ch : m_t.channels)
+        {
+            auto index = [this](Ptr<NetDevice> d) {
+                return double(std::find(m_t.ports.begin(), m_t.ports.end(), d) - m_t.ports.begin());
+            };
+            links.Append({index(ch->GetDevice(0)), index(ch->GetDevice(1))});
+        }
+        ctx.SetLabels("links", m_t.portLabels);
         ctx.SetMetric("paused_time_us", paused);
         if (m_sc->topology == FcScenario::RING)
         {

@@ -47,6 +47,9 @@ def format_summary(summary: dict) -> str:
         width = max(len(k) for k in scalars)
         lines += [f"  {k:<{width}}  {_fmt_value(v)}" for k, v in scalars.items()]
     for k, v in vectors.items():
+        if v and all(isinstance(x, str) for x in v):
+            lines.append(f"  {k}: {', '.join(v)}")  # labels, e.g. deadlock_cycle
+            continue
         span = f": {min(v):.6g} .. {max(v):.6g}" if v else ""
         lines.append(f"  {k}: {len(v)} values{span}")
     return "\n".join(lines)

@@ -19,7 +19,9 @@ a third.
 
 from __future__ import annotations
 
+import re
 import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -334,6 +336,498 @@ def rate_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
     return flows_figure(df, title, end_s)
 
 
+# ---------------------------------------------------------------------------------------------
+# Deadlocks: the pause map of the ``blocked`` recorder and the topology with the wait-for cycle.
+#
+# ``blocked`` holds one row per change of a queue's blocked state (blocked 1 stamped at the
+# start of the spell, 0 at the detector check that saw the queue free); ``deadlock_cycle`` lists
+# queue labels in wait-for order (each waits on the next, the last on the first). A queue label
+# is a port label ("ring0/p1", "h3") or a port label with a suffix ("ring0/p1/prio3"). The
+# ``links`` table has one row per cable: columns a, b index the port labels of the table.
+
+MAX_BLOCKED_ROWS = 40  # pause map: at most this many queues (the cycle's first, then longest)
+CYCLE_COLOR = "tab:red"
+CYCLE_OTHER_COLOR = "#f2a7a7"  # a cycle member's spells outside the deadlock
+BLOCKED_COLOR = "tab:blue"
+# Routes on the topology: any colour but the cycle's red.
+ROUTE_COLORS = ("tab:green", "tab:purple", "tab:orange", "tab:brown", "tab:cyan", "tab:olive")
+MAX_NAMED_NODES = 32  # topology: with more hosts (or switches) only every few is named
+
+
+def natural_key(text: str) -> list:
+    """Sort key in which digits compare as numbers: ring9 before ring10."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(text))]
+
+
+def _metric_s(metrics: Mapping | None, key: str) -> float | None:
+    """A ``*_us`` metric in seconds; None when absent, null or not finite."""
+    value = (metrics or {}).get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
+        return None
+    return float(value) * 1e-6
+
+
+def _cycle(metrics: Mapping | None) -> list[str]:
+    """The wait-for cycle of a run that deadlocked, else []."""
+    if not (metrics or {}).get("deadlock"):
+        return []
+    return [str(q) for q in (metrics or {}).get("deadlock_cycle") or []]
+
+
+def blocked_spells(df: pd.DataFrame, end_s: float | None = None) -> pd.DataFrame:
+    """The blocked spells of every queue of a ``blocked`` series, one row per spell.
+
+    Columns: ``queue`` (label), ``start_s``, ``end_s`` (the check that saw it free, or the end
+    of the run), ``ongoing`` (still blocked when the run ended), ``bytes`` (queued bytes at the
+    detector check that first saw the spell). Rows of one queue are taken in the order they
+    were recorded (the series is not sorted by time across queues). Sorted by start, then
+    queue."""
+    import pandas as pd
+
+    columns = ["queue", "start_s", "end_s", "ongoing", "bytes"]
+    if not len(df) or not {"time_s", "id", "blocked"} <= set(df.columns):
+        return pd.DataFrame({c: [] for c in columns}).astype(
+            {"queue": object, "start_s": float, "end_s": float, "ongoing": bool, "bytes": float}
+        )
+    t_end = _end_time(df, end_s)
+    t_all = df["time_s"].to_numpy(dtype=float)
+    b_all = df["blocked"].to_numpy(dtype=float) > 0.5
+    q_all = df["bytes"].to_numpy(dtype=float) if "bytes" in df.columns else np.zeros(len(df))
+    parts = []
+    for label, idx in _groups(df):
+        state = b_all[idx]
+        # Keep the changes only (a repeated state adds nothing): then 1, 0, 1, 0, ...
+        change = state != np.r_[False, state[:-1]]
+        idx = idx[change]
+        starts, ends = idx[0::2], idx[1::2]
+        end_t = np.full(len(starts), t_end)
+        end_t[: len(ends)] = t_all[ends]
+        ongoing = np.arange(len(starts)) >= len(ends)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "queue": str(label),
+                    "start_s": t_all[starts],
+                    "end_s": np.maximum(end_t, t_all[starts]),
+                    "ongoing": ongoing,
+                    "bytes": q_all[starts],
+                }
+            )
+        )
+    spells = pd.concat(parts, ignore_index=True)
+    return spells.sort_values(["start_s", "queue"], kind="stable", ignore_index=True)
+
+
+def blocked_figure(
+    df: pd.DataFrame, title: str, end_s: float | None = None, metrics: Mapping | None = None
+):
+    """Pause map: one row per queue that was ever blocked, its blocked spells as bars; the
+    members of the deadlock's cycle (``metrics["deadlock_cycle"]``) on top, the spell in which
+    the cycle formed in red (their other spells light red), vertical lines when the cycle
+    formed, was detected and (if it did) dissolved."""
+    if not {"time_s", "id", "blocked"} <= set(df.columns):
+        return None
+    t_end = _end_time(df, end_s)
+    unit, factor = time_scale(t_end)
+    spells = blocked_spells(df, t_end)
+    cycle = _cycle(metrics)
+    in_cycle = set(cycle)
+    busy = spells.assign(d=spells["end_s"] - spells["start_s"]).groupby("queue", sort=False)
+    blocked_time = busy["d"].sum() if len(spells) else {}
+    others = sorted(
+        (q for q in blocked_time.keys() if q not in in_cycle),
+        key=lambda q: (-blocked_time[q], natural_key(q)),
+    )
+    rows = [q for q in cycle if q in blocked_time] + others
+    total_rows = len(rows)
+    rows = rows[:MAX_BLOCKED_ROWS]
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(9.0, 2.0 + 0.28 * max(len(rows), 3)), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    by_queue = {q: part for q, part in spells.groupby("queue", sort=False)} if len(spells) else {}
+    formed = _metric_s(metrics, "deadlock_time_us") if in_cycle else None
+    other_cycle_spells = False
+    names = []
+    for y, q in enumerate(reversed(rows)):  # the first row at the top
+        part = by_queue[q]
+        start = part["start_s"].to_numpy()
+        end = part["end_s"].to_numpy()
+        if q not in in_cycle:
+            colored = [(BLOCKED_COLOR, np.ones(len(part), dtype=bool))]
+        elif formed is None:
+            colored = [(CYCLE_COLOR, np.ones(len(part), dtype=bool))]
+        else:
+            # The spell in which the cycle formed, and the member's other spells (before, or
+            # after the cycle dissolved) in a lighter red.
+            # (The series stamps a spell where the detector first saw it; the cycle formed at
+            # the latest start of its members' current spells, so it lies within the spell.)
+            cycle_spell = (start <= formed + 1e-12) & (end >= formed)
+            colored = [(CYCLE_COLOR, cycle_spell), (CYCLE_OTHER_COLOR, ~cycle_spell)]
+            other_cycle_spells = other_cycle_spells or bool((~cycle_spell).any())
+        for color, sel in colored:
+            if sel.any():
+                bars = zip(start[sel] * factor, (end[sel] - start[sel]) * factor, strict=True)
+                ax.broken_barh(list(bars), (y - 0.38, 0.76), facecolors=color, linewidth=0)
+        share = blocked_time[q] / t_end if t_end > 0 else 0.0
+        spells_text = "1 spell" if len(part) == 1 else f"{len(part)} spells"
+        names.append(f"{q}  ({spells_text}, {share:.0%} of the run)")
+    ax.set_yticks(range(len(rows)), names)
+    ax.set_ylim(-0.7, max(len(rows), 1) - 0.3)
+    ax.set_xlim(0, t_end * factor or 1.0)
+    ax.set_xlabel(f"simulated time ({UNITS[unit]})")
+    ax.grid(alpha=0.3, axis="x")
+    if not rows:
+        ax.text(0.5, 0.5, "no queue was ever blocked", ha="center", transform=ax.transAxes)
+    from matplotlib.patches import Patch
+
+    handles = []
+    if in_cycle:
+        handles.append(Patch(color=CYCLE_COLOR, label="queue of the wait-for cycle"))
+    if other_cycle_spells:
+        handles.append(Patch(color=CYCLE_OTHER_COLOR, label="its other blocked spells"))
+    if others:
+        other = "other blocked queue" if in_cycle else "blocked queue"
+        handles.append(Patch(color=BLOCKED_COLOR, label=other))
+    for key, text, style in (
+        ("deadlock_time_us", "cycle formed", "--"),
+        ("deadlock_detected_us", "detected", ":"),
+        ("deadlock_cleared_us", "cleared", "-."),
+    ):
+        at = _metric_s(metrics, key) if in_cycle else None
+        if at is not None:
+            handles.append(
+                ax.axvline(
+                    at * factor,
+                    color="black" if key != "deadlock_cleared_us" else "tab:green",
+                    linestyle=style,
+                    linewidth=1.2,
+                    label=f"{text} at {at * factor:.6g} {UNITS[unit]}",
+                )
+            )
+    if handles:
+        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
+    if in_cycle:
+        title += f" — deadlock: cycle of {len(cycle)} queues"
+    elif metrics is not None and "deadlock" in metrics:
+        title += " — no deadlock"
+    title += f"; {total_rows} queues ever blocked"
+    if total_rows > len(rows):
+        title += f" (the {len(rows)} blocked longest shown)"
+    fig.suptitle(textwrap.fill(title, 100))
+    return fig
+
+
+def node_of(port: str) -> str:
+    """The switch or host a port belongs to: "ring0/p1" -> "ring0"; a host port "h3" is its
+    own node."""
+    return str(port).split("/", 1)[0]
+
+
+def queue_port(queue: str, ports) -> str | None:
+    """The port of a queue label: the label itself or its longest prefix (cut at "/") that is
+    one of ``ports`` ("ring0/p1/prio3" -> "ring0/p1"); None if there is none."""
+    parts = str(queue).split("/")
+    for n in range(len(parts), 0, -1):
+        candidate = "/".join(parts[:n])
+        if candidate in ports:
+            return candidate
+    return None
+
+
+def link_peers(links: pd.DataFrame, port_labels: Sequence[str]) -> dict[str, str]:
+    """Port label -> the port label at the other end of its cable, from a ``links`` table."""
+    peers = {}
+    for a, b in zip(links["a"].to_numpy(), links["b"].to_numpy(), strict=True):
+        pa, pb = str(port_labels[int(a)]), str(port_labels[int(b)])
+        peers[pa], peers[pb] = pb, pa
+    return peers
+
+
+def topology_graph(links: pd.DataFrame, port_labels: Sequence[str]):
+    """networkx Graph of the fabric: one node per switch or host (attribute ``kind``), one
+    edge per pair of connected nodes (attribute ``ports``: the (port, port) pairs of its
+    cables)."""
+    import networkx as nx
+
+    g = nx.Graph()
+    for pa, pb in link_peers(links, port_labels).items():
+        u, v = node_of(pa), node_of(pb)
+        for node, port in ((u, pa), (v, pb)):
+            switch = "/" in port or g.nodes.get(node, {}).get("kind") == "switch"
+            g.add_node(node, kind="switch" if switch else "host")
+        if g.has_edge(u, v):
+            pairs = g.edges[u, v]["ports"]
+            if (pb, pa) not in pairs and (pa, pb) not in pairs:
+                pairs.append((pa, pb))
+        else:
+            g.add_edge(u, v, ports=[(pa, pb)])
+    return g
+
+
+def cycle_hops(
+    cycle: Sequence[str], links: pd.DataFrame, port_labels: Sequence[str]
+) -> list[tuple[str, str, str]]:
+    """(queue, its node, the node at the other end of its port's cable) for each member of a
+    wait-for cycle, in cycle order; members whose port has no cable are left out."""
+    peers = link_peers(links, port_labels)
+    hops = []
+    for q in cycle:
+        port = queue_port(q, peers)
+        if port is not None:
+            hops.append((str(q), node_of(port), node_of(peers[port])))
+    return hops
+
+
+def cycle_edges(
+    cycle: Sequence[str], links: pd.DataFrame, port_labels: Sequence[str]
+) -> list[tuple[str, str]]:
+    """The wait-for cycle as directed node pairs along the cables, in cycle order: each
+    member's switch -> the switch its port sends to (the clockwise ring: (ring0, ring1), ...)."""
+    return [(u, v) for _, u, v in cycle_hops(cycle, links, port_labels)]
+
+
+def _switch_ring(g) -> list[str] | None:
+    """The switches in ring order when they form a ring (each linked to exactly two others,
+    all connected, at least three), else None."""
+    import networkx as nx
+
+    switches = [n for n, kind in g.nodes(data="kind") if kind == "switch"]
+    if len(switches) < 3:
+        return None
+    s = g.subgraph(switches)
+    if not nx.is_connected(s) or any(d != 2 for _, d in s.degree()):
+        return None
+    order = [min(switches, key=natural_key)]
+    prev = None
+    while len(order) < len(switches):
+        nxt = sorted((n for n in s.neighbors(order[-1]) if n != prev), key=natural_key)[0]
+        prev = order[-1]
+        order.append(nxt)
+    return order
+
+
+def _tiered_layout(g) -> dict[str, tuple[float, float]] | None:
+    """Hosts in the bottom row, each switch in the row of its distance (in cables) from the
+    nearest host (leaves, then spines), a switch of the first row above its hosts. None
+    without hosts or with a switch that reaches none."""
+    import networkx as nx
+
+    hosts = sorted((n for n, k in g.nodes(data="kind") if k != "switch"), key=natural_key)
+    if not hosts:
+        return None
+    tier = nx.multi_source_dijkstra_path_length(g, hosts)
+    if len(tier) < g.number_of_nodes():
+        return None
+    switches = sorted((n for n in g if n not in hosts), key=lambda n: (tier[n], natural_key(n)))
+    first = [n for n in switches if tier[n] == 1]
+    rank = {n: i for i, n in enumerate(first)}
+
+    def host_key(h):
+        up = [rank[m] for m in g.neighbors(h) if m in rank]
+        return (min(up) if up else len(rank), natural_key(h))
+
+    hosts.sort(key=host_key)
+    width = 3.0
+    pos = {}
+    for i, h in enumerate(hosts):
+        pos[h] = (width * (i + 0.5) / len(hosts) - width / 2, 0.0)
+    top = max(tier.values())
+    for t in range(1, top + 1):
+        row = [n for n in switches if tier[n] == t]
+        for i, n in enumerate(row):
+            below = [pos[m][0] for m in g.neighbors(n) if m in pos and tier[m] == t - 1]
+            x = float(np.mean(below)) if t == 1 and below else width * ((i + 0.5) / len(row) - 0.5)
+            pos[n] = (x, 1.2 * t)
+    return pos
+
+
+def topology_layout(g) -> dict[str, tuple[float, float]]:
+    """Node positions. A ring of switches is drawn as a circle, its first switch at the top and
+    the ring order clockwise, each host outside its switch; other fabrics in rows (hosts at the
+    bottom, then each switch by its distance from the hosts), or, when that does not apply, a
+    spring layout with a fixed seed. The same picture every time."""
+    import networkx as nx
+
+    ring = _switch_ring(g)
+    if ring is None:
+        pos = _tiered_layout(g)
+        if pos is not None:
+            return pos
+        pos = nx.spring_layout(g, seed=1)
+        return {n: (float(x), float(y)) for n, (x, y) in pos.items()}
+    pos, angle = {}, {}
+    for i, sw in enumerate(ring):
+        angle[sw] = np.pi / 2 - 2 * np.pi * i / len(ring)
+        pos[sw] = (float(np.cos(angle[sw])), float(np.sin(angle[sw])))
+    hosts_of: dict[str, list[str]] = {}
+    for n, kind in g.nodes(data="kind"):
+        if kind != "switch":
+            attached = sorted((m for m in g.neighbors(n) if m in angle), key=natural_key)
+            hosts_of.setdefault(attached[0] if attached else "", []).append(n)
+    spread = min(0.5, np.pi / len(ring))
+    for sw, hosts in hosts_of.items():
+        hosts.sort(key=natural_key)
+        for k, h in enumerate(hosts):
+            if not sw:  # a host linked to no switch: in the middle
+                pos[h] = (0.0, 0.2 * k)
+                continue
+            a = angle[sw] - spread * (k - (len(hosts) - 1) / 2) / max(len(hosts), 1)
+            pos[h] = (float(1.5 * np.cos(a)), float(1.5 * np.sin(a)))
+    return pos
+
+
+def _format_bytes(n: float) -> str:
+    for unit, scale in (("MB", 1e6), ("KB", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def topology_figure(
+    links: pd.DataFrame,
+    port_labels: Sequence[str],
+    title: str = "topology",
+    metrics: Mapping | None = None,
+    queue_bytes: Mapping[str, float] | None = None,
+    routes: Mapping[str, Sequence[str]] | None = None,
+):
+    """The fabric's switches (squares) and hosts (circles). After a deadlock
+    (``metrics["deadlock"]``), the wait-for cycle as bold red arrows from each member's switch
+    to the switch at the other end of its port's cable, each named by its queue and its bytes
+    (``queue_bytes``: queue label -> bytes, e.g. from ``blocked_spells``); the frozen total
+    (``deadlock_frozen_bytes``) in the middle. ``routes``: name -> node path, drawn as thin
+    coloured arrows."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import FancyArrowPatch
+
+    g = topology_graph(links, port_labels)
+    pos = topology_layout(g)
+    fig = Figure(figsize=(7.5, 7.0), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    ax.set_aspect("equal")
+    ax.set_axis_off()
+    for u, v in g.edges():
+        host_link = "host" in (g.nodes[u]["kind"], g.nodes[v]["kind"])
+        (x0, y0), (x1, y1) = pos[u], pos[v]
+        ax.plot([x0, x1], [y0, y1], color="0.6", linewidth=1.0 if host_link else 2.5, zorder=1)
+    for kind, marker, size, color in (("switch", "s", 900, "#cfe0f3"), ("host", "o", 420, "0.92")):
+        nodes = [n for n, k in g.nodes(data="kind") if k == kind]
+        crowded = len(nodes) > MAX_NAMED_NODES
+        if nodes:
+            xy = np.array([pos[n] for n in nodes])
+            size = min(size, 12000 / len(nodes))  # many hosts: smaller markers
+            ax.scatter(
+                xy[:, 0], xy[:, 1], s=size, marker=marker, c=color, edgecolors="0.3", zorder=3
+            )
+        for n in nodes[:: max(1, len(nodes) // 8) if crowded else 1]:
+            # Too many to name each: every few, below the marker.
+            ax.text(
+                pos[n][0],
+                pos[n][1] - (0.12 if crowded else 0.0),
+                n,
+                ha="center",
+                va="center",
+                fontsize="x-small" if crowded else "small",
+                zorder=4,
+            )
+
+    def arrow(u, v, color, width, rad, label=None):
+        ax.add_patch(
+            FancyArrowPatch(
+                pos[u],
+                pos[v],
+                connectionstyle=f"arc3,rad={rad}",
+                arrowstyle="-|>",
+                mutation_scale=12 + 4 * width,
+                linewidth=width,
+                color=color,
+                shrinkA=17,
+                shrinkB=17,
+                zorder=2,
+                label=label,
+            )
+        )
+
+    handles = []
+    for i, (name, path) in enumerate((routes or {}).items()):
+        color = ROUTE_COLORS[i % len(ROUTE_COLORS)]
+        steps = [(u, v) for u, v in zip(path[:-1], path[1:], strict=True) if u in pos and v in pos]
+        for k, (u, v) in enumerate(steps):
+            arrow(u, v, color, 1.2, -0.12 - 0.06 * (i % 4), label=name if k == 0 else None)
+        if steps:
+            handles.append(ax.patches[-len(steps)])
+    cycle = _cycle(metrics)
+    hops = cycle_hops(cycle, links, port_labels) if cycle else []
+    centre = np.mean([pos[u] for _, u, _ in hops], axis=0) if hops else np.zeros(2)
+    for j, (q, u, v) in enumerate(hops):
+        arrow(u, v, CYCLE_COLOR, 3.5, 0.2, label="wait-for cycle" if j == 0 else None)
+        if j == 0:
+            handles.append(ax.patches[-1])
+        # The queue's name beside its link, on the side away from the cycle's middle.
+        mid = (np.asarray(pos[u]) + np.asarray(pos[v])) / 2
+        away = mid - centre
+        if np.hypot(*away) < 1e-9:
+            away = np.array([pos[u][1] - pos[v][1], pos[v][0] - pos[u][0]])
+        at = mid + 0.2 * away / max(np.hypot(*away), 1e-9)
+        text = q if q not in (queue_bytes or {}) else f"{q}\n{_format_bytes(queue_bytes[q])}"
+        ax.text(
+            *at,
+            text,
+            ha="center",
+            va="center",
+            fontsize="x-small",
+            color=CYCLE_COLOR,
+            zorder=5,
+            bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 1},
+        )
+    if hops:
+        frozen = (metrics or {}).get("deadlock_frozen_bytes")
+        lines = [f"cycle of {len(cycle)} queues"]
+        if isinstance(frozen, int | float) and np.isfinite(frozen):
+            lines.append(f"{_format_bytes(frozen)} frozen")
+        ax.text(*centre, "\n".join(lines), ha="center", va="center", color=CYCLE_COLOR)
+    if handles:
+        ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    xy = np.array(list(pos.values())) if pos else np.zeros((1, 2))
+    pad = 0.35
+    ax.set_xlim(xy[:, 0].min() - pad, xy[:, 0].max() + pad)
+    ax.set_ylim(xy[:, 1].min() - pad, xy[:, 1].max() + pad)
+    n_sw = sum(1 for _, k in g.nodes(data="kind") if k == "switch")
+    title += f" — {n_sw} switches, {g.number_of_nodes() - n_sw} hosts, {len(links)} cables"
+    if metrics is not None and "deadlock" in metrics:
+        title += "; deadlock" if hops else "; no deadlock"
+    fig.suptitle(textwrap.fill(title, 90))
+    return fig
+
+
+def labels_of(result: Result, name: str) -> list[str] | None:
+    """The labels of a series' or table's ``id`` (for ``links``: of its a and b columns)."""
+    return result.labels(name)
+
+
+def plot_topology(result: Result, path: Path) -> Path | None:
+    """``topology_figure`` of a result with a ``links`` table, written to ``path``; the cycle
+    is drawn when the run deadlocked. None without a links table or its port labels."""
+    ports = labels_of(result, "links")
+    if "links" not in result.table_names or not ports:
+        return None
+    metrics = result.metrics
+    queue_bytes = None
+    if _cycle(metrics) and "blocked" in result.series_names:
+        spells = blocked_spells(result.timeseries("blocked"), result.summary["sim_time_s"])
+        queue_bytes = spells.groupby("queue", sort=False)["bytes"].last().to_dict()
+    title = f"{result.summary['scenario']}" + (f" ({result.mode})" if result.mode else "")
+    fig = topology_figure(result.table("links"), ports, title, metrics, queue_bytes)
+    fig.savefig(path, dpi=110)
+    return path
+
+
 # Recorder name -> figure builder; a builder returning None (not the expected columns) leaves
 # the series to the generic plot_series.
 SPECIAL = {
@@ -341,15 +835,27 @@ SPECIAL = {
     "pause": pause_figure,
     "goodput": goodput_figure,
     "rate": rate_figure,
+    "blocked": blocked_figure,
 }
+# Builders that also take the run's metrics (the deadlock's cycle and instants).
+WITH_METRICS = {"blocked"}
+# Tables with a figure of their own instead of plot_table's (links: topology.png).
+SPECIAL_TABLES = {"links"}
 
 
 def plot_special(
-    name: str, df: pd.DataFrame, title: str, path: Path, end_s: float | None = None
+    name: str,
+    df: pd.DataFrame,
+    title: str,
+    path: Path,
+    end_s: float | None = None,
+    metrics: Mapping | None = None,
 ) -> Path | None:
     """The recorder's own plot written to ``path``; None if it has none for these columns."""
     build = SPECIAL.get(name)
-    fig = build(df, title, end_s) if build else None
+    if build is None:
+        return None
+    fig = build(df, title, end_s, metrics) if name in WITH_METRICS else build(df, title, end_s)
     if fig is None:
         return None
     fig.savefig(path, dpi=110)
@@ -398,7 +904,8 @@ def plot_table(df: pd.DataFrame, title: str, path: Path) -> Path | None:
 
 
 def plot_result(result: Result, plots_dir: Path) -> list[Path]:
-    """Write one PNG per series and per table into ``plots_dir``; returns the files."""
+    """Write one PNG per series and per table into ``plots_dir``; returns the files. A run
+    with a ``links`` table gets ``topology.png`` instead of a plot of that table."""
     from . import core as _core
 
     plots_dir.mkdir(parents=True, exist_ok=True)
@@ -410,12 +917,17 @@ def plot_result(result: Result, plots_dir: Path) -> list[Path]:
         title = f"{scenario}: {name}" + (f" — {desc}" if desc else "")
         df = result.timeseries(name)
         path, end_s = plots_dir / f"{name}.png", result.summary["sim_time_s"]
-        p = plot_special(name, df, title, path, end_s)
+        p = plot_special(name, df, title, path, end_s, result.metrics)
         if p is None:
             p = plot_series(df, title, path, end_s)
         if p:
             written.append(p)
+    topology = plot_topology(result, plots_dir / "topology.png")
+    if topology:
+        written.append(topology)
     for name in result.table_names:
+        if topology and name in SPECIAL_TABLES:
+            continue
         p = plot_table(result.table(name), f"{scenario}: {name}", plots_dir / f"{name}.png")
         if p:
             written.append(p)

@@ -53,6 +53,11 @@ class Result:
     def metrics(self) -> dict[str, Any]:
         return self.summary["metrics"]
 
+    def labels(self, name: str) -> list[str] | None:
+        """What the ``id`` values of a series or table name (for ``links``: its a and b
+        columns index the port labels); None if it has none."""
+        return list(self._labels[name]) if name in self._labels else None
+
     @property
     def mode(self) -> str | None:
         return self.summary.get("mode")
