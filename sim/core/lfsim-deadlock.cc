@@ -63,6 +63,7 @@ DeadlockDetector::Attach(lfsim::RunContext& ctx, std::vector<std::string> labels
     m_ctx = &ctx;
     m_labels = std::move(labels);
     m_source = source;
+    m_mayWaitOn = source->MayWaitOn();
     const size_t n = m_labels.size();
     m_state.blocked.assign(n, 0);
     m_state.since.assign(n, Time(0));
@@ -145,6 +146,45 @@ DeadlockDetector::CycleIn(const std::vector<uint32_t>& component,
     return component;
 }
 
+bool
+DeadlockDetector::CycleCandidate() const
+{
+    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+    const lfsim::WaitForState& s = m_state;
+    Graph g(m_labels.size());
+    bool any = false;
+    for (uint32_t a = 0; a < m_mayWaitOn.size(); ++a)
+    {
+        if (!s.blocked[a] || s.bytes[a] == 0)
+        {
+            continue;
+        }
+        for (uint32_t b : m_mayWaitOn[a])
+        {
+            if (s.blocked[b])
+            {
+                boost::add_edge(a, b, g);
+                any = true;
+            }
+        }
+    }
+    if (!any)
+    {
+        return false;
+    }
+    std::vector<int> comp(m_labels.size());
+    const int ncomp = boost::strong_components(g, comp.data());
+    std::vector<uint32_t> size(ncomp, 0);
+    for (int c : comp)
+    {
+        if (++size[c] > 1)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 void
 DeadlockDetector::Check()
 {
@@ -181,6 +221,13 @@ DeadlockDetector::Check()
     while (m_moved.size() > 1 && m_moved.front().first < now - m_persistence - 2 * m_interval)
     {
         m_moved.pop_front();
+    }
+    // Scanning every queue's frames for the exact edges costs; do it only when the blocked
+    // queues could close a cycle at all (a tree of pauses, as in an incast, cannot).
+    if (!m_detected && CycleCandidate())
+    {
+        ++m_edgeScans;
+        m_source->Edges(s);
     }
     if (!m_detected && !s.edges.empty())
     {
@@ -300,6 +347,7 @@ DeadlockDetector::Finish(lfsim::RunContext& ctx)
     ctx.SetMetric("deadlock_cycle", cycle);
     ctx.SetMetric("deadlock_frozen_bytes", double(m_frozenBytes));
     ctx.SetMetric("deadlock_checks", double(m_checks));
+    ctx.SetMetric("deadlock_edge_scans", double(m_edgeScans));
     if (!m_detected)
     {
         return;

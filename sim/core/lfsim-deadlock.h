@@ -45,9 +45,14 @@ class WaitForSource
 {
   public:
     virtual ~WaitForSource() = default;
-    /// Sizes are set by the detector; the source fills blocked/since/bytes for every queue and
-    /// appends the edges of its blocked, non-empty queues.
+    /// Sizes are set by the detector; fills blocked, since, bytes and framesTx (cheap).
     virtual void Observe(WaitForState& s) const = 0;
+    /// Appends the edges of the blocked, non-empty queues (may scan every queue's frames).
+    virtual void Edges(WaitForState& s) const = 0;
+    /// For every queue, the queues it could ever wait on (those of the switch at the far end
+    /// of its link): a superset of the edges fixed by the topology, so that the detector can
+    /// skip Edges() while the blocked queues cannot close a cycle.
+    virtual std::vector<std::vector<uint32_t>> MayWaitOn() const = 0;
 };
 
 } // namespace lfsim
@@ -107,6 +112,12 @@ class DeadlockDetector : public Object
     {
         return m_checks;
     }
+    /// Checks that looked at the queues' contents (a cycle was possible).
+    uint64_t
+    EdgeScans() const
+    {
+        return m_edgeScans;
+    }
 
     typedef void (*DeadlockTracedCallback)(const std::vector<uint32_t>& cycle);
 
@@ -125,13 +136,18 @@ class DeadlockDetector : public Object
     ns3::Time m_persistence;
     ns3::Time m_interval;
 
+    /// True if the blocked queues, joined by MayWaitOn, contain a cycle.
+    bool CycleCandidate() const;
+
     std::vector<std::string> m_labels;
     const lfsim::WaitForSource* m_source = nullptr;
+    std::vector<std::vector<uint32_t>> m_mayWaitOn;
     lfsim::RunContext* m_ctx = nullptr;
     lfsim::WaitForState m_state;
     bool m_armed = false;
     ns3::EventId m_event;
     uint64_t m_checks = 0;
+    uint64_t m_edgeScans = 0;                           ///< checks that needed the exact edges
     std::deque<std::pair<ns3::Time, uint64_t>> m_moved; ///< (check time, framesTx) in window
 
     lfsim::Table* m_blockedSeries = nullptr;

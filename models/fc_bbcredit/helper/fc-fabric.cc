@@ -221,6 +221,11 @@ class FcWaitFor : public lfsim::WaitForSource
             s.bytes[q] = d->GetTxQueueBytes();
             s.framesTx += d->GetCounters().framesTx;
         }
+    }
+
+    void
+    Edges(lfsim::WaitForState& s) const override
+    {
         for (uint32_t q = 0; q < m_ports.size(); ++q)
         {
             m_ports[q]->GetQueuedByRelease(m_shares);
@@ -237,6 +242,23 @@ class FcWaitFor : public lfsim::WaitForSource
                 }
             }
         }
+    }
+
+    std::vector<std::vector<uint32_t>>
+    MayWaitOn() const override
+    {
+        // A queue can only wait on the queues of the node at the far end of its fibre.
+        std::unordered_map<const Node*, std::vector<uint32_t>> onNode;
+        for (uint32_t q = 0; q < m_ports.size(); ++q)
+        {
+            onNode[PeekPointer(m_ports[q]->GetNode())].push_back(q);
+        }
+        std::vector<std::vector<uint32_t>> may(m_ports.size());
+        for (const auto& [d, feeder] : m_feeder)
+        {
+            may[feeder] = onNode[PeekPointer(d->GetNode())];
+        }
+        return may;
     }
 
   private:

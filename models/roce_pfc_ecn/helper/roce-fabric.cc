@@ -274,7 +274,6 @@ class RoceWaitFor : public lfsim::WaitForSource
     Observe(lfsim::WaitForState& s) const override
     {
         const uint32_t nc = m_classes.size();
-        s.framesTx = 0;
         for (uint32_t i = 0; i < m_t.ports.size(); ++i)
         {
             const Ptr<RoceNetDevice>& dev = m_t.ports[i];
@@ -287,6 +286,19 @@ class RoceWaitFor : public lfsim::WaitForSource
                 s.blocked[q] = dev->IsPaused(c) && !dev->IsPfcIgnored(c);
                 s.since[q] = dev->GetPauseStart(c);
                 s.bytes[q] = dev->GetQueueBytes(c);
+            }
+        }
+    }
+
+    void
+    Edges(lfsim::WaitForState& s) const override
+    {
+        const uint32_t nc = m_classes.size();
+        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+        {
+            for (uint32_t k = 0; k < nc; ++k)
+            {
+                const uint32_t q = i * nc + k;
                 const bool host = m_t.portSwitch[i] < 0;
                 const uint32_t peer = m_peer[i];
                 const int32_t next = m_t.portSwitch[peer];
@@ -299,7 +311,7 @@ class RoceWaitFor : public lfsim::WaitForSource
                 for (uint32_t out : outs)
                 {
                     m_byIn.assign(outs.size(), 0);
-                    m_t.ports[out]->AddQueuedBytesByInPort(c, m_byIn);
+                    m_t.ports[out]->AddQueuedBytesByInPort(m_classes[k], m_byIn);
                     if (m_byIn[in] > 0)
                     {
                         s.edges.emplace_back(q, out * nc + k);
@@ -307,6 +319,25 @@ class RoceWaitFor : public lfsim::WaitForSource
                 }
             }
         }
+    }
+
+    std::vector<std::vector<uint32_t>>
+    MayWaitOn() const override
+    {
+        const uint32_t nc = m_classes.size();
+        std::vector<std::vector<uint32_t>> may(m_t.ports.size() * nc);
+        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+        {
+            const int32_t next = m_t.portSwitch[m_peer[i]];
+            for (uint32_t k = 0; next >= 0 && k < nc; ++k)
+            {
+                for (uint32_t out : m_onSwitch[next])
+                {
+                    may[i * nc + k].push_back(out * nc + k);
+                }
+            }
+        }
+        return may;
     }
 
   private:

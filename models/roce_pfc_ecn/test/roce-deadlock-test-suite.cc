@@ -33,6 +33,11 @@ class FakeSource : public lfsim::WaitForSource
             s.since[q] = from[q];
             s.bytes[q] = 1000;
         }
+    }
+
+    void
+    Edges(lfsim::WaitForState& s) const override
+    {
         for (auto [a, b] : waits)
         {
             if (s.blocked[a])
@@ -40,6 +45,17 @@ class FakeSource : public lfsim::WaitForSource
                 s.edges.emplace_back(a, b);
             }
         }
+    }
+
+    std::vector<std::vector<uint32_t>>
+    MayWaitOn() const override
+    {
+        std::vector<std::vector<uint32_t>> may(from.size());
+        for (auto [a, b] : waits)
+        {
+            may[a].push_back(b);
+        }
+        return may;
     }
 };
 
@@ -109,6 +125,18 @@ class DetectorTest : public lfsim::ModelTestCase
             {
                 (Simulator::Now() < MicroSeconds(16) ? a : b)->Observe(s);
             }
+
+            void
+            Edges(lfsim::WaitForState& s) const override
+            {
+                (Simulator::Now() < MicroSeconds(16) ? a : b)->Edges(s);
+            }
+
+            std::vector<std::vector<uint32_t>>
+            MayWaitOn() const override
+            {
+                return a->MayWaitOn();
+            }
         } sw;
         sw.a = &flap;
         sw.b = &later;
@@ -131,6 +159,7 @@ class DetectorTest : public lfsim::ModelTestCase
         Simulator::Stop(MicroSeconds(100));
         Simulator::Run();
         NS_TEST_EXPECT_MSG_EQ(d3->Detected(), false, "a chain is no deadlock");
+        NS_TEST_EXPECT_MSG_EQ(d3->EdgeScans(), 0u, "a chain cannot close a cycle: no scan");
         // Checks at 2..30 us; the one at 30 us finds nothing blocked and stops.
         NS_TEST_EXPECT_MSG_EQ(d3->Checks(), 29u, "no polling once nothing is blocked");
     }
