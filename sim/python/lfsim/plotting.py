@@ -223,6 +223,17 @@ def queue_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
     return fig
 
 
+def _timeline_axes(ax, names: list[str], x_end: float, unit: str, empty: str) -> None:
+    """One labelled row per name over simulated time (pause timeline, pause map)."""
+    ax.set_yticks(range(len(names)), names)
+    ax.set_ylim(-0.7, max(len(names), 1) - 0.3)
+    ax.set_xlim(0, x_end or 1.0)
+    ax.set_xlabel(f"simulated time ({UNITS[unit]})")
+    ax.grid(alpha=0.3, axis="x")
+    if not names:
+        ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)
+
+
 def pause_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
     """Raster of PFC PAUSE frames: one row per port that sent any, a tick per XOFF (quanta >
     0), a short grey tick per XON (quanta 0); each row names its counts."""
@@ -263,13 +274,7 @@ def pause_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
         if len(off):
             ax.vlines(t[off], y - 0.15, y + 0.15, colors="0.6", linewidth=0.6)
     names = [f"{label}  ({n_on} XOFF, {n_off} XON)" for n_on, n_off, label, _ in rows]
-    ax.set_yticks(range(len(rows)), names)
-    ax.set_ylim(-0.7, max(len(rows), 1) - 0.3)
-    ax.set_xlim(0, t_end * factor or 1.0)
-    ax.set_xlabel(f"simulated time ({UNITS[unit]})")
-    ax.grid(alpha=0.3, axis="x")
-    if not rows:
-        ax.text(0.5, 0.5, "no PAUSE frames sent", ha="center", transform=ax.transAxes)
+    _timeline_axes(ax, names, t_end * factor, unit, "no PAUSE frames sent")
     if len(prios) > 1:
         from matplotlib.lines import Line2D
 
@@ -475,13 +480,7 @@ def blocked_figure(
         share = blocked_time[q] / t_end if t_end > 0 else 0.0
         spells_text = "1 spell" if len(part) == 1 else f"{len(part)} spells"
         names.append(f"{q}  ({spells_text}, {share:.0%} of the run)")
-    ax.set_yticks(range(len(rows)), names)
-    ax.set_ylim(-0.7, max(len(rows), 1) - 0.3)
-    ax.set_xlim(0, t_end * factor or 1.0)
-    ax.set_xlabel(f"simulated time ({UNITS[unit]})")
-    ax.grid(alpha=0.3, axis="x")
-    if not rows:
-        ax.text(0.5, 0.5, "no queue was ever blocked", ha="center", transform=ax.transAxes)
+    _timeline_axes(ax, names, t_end * factor, unit, "no queue was ever blocked")
     from matplotlib.patches import Patch
 
     handles = []
