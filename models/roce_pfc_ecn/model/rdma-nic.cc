@@ -607,6 +607,17 @@ RdmaNic::OnData(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload)
         {
             ++qp.m_msn;
         }
+        const bool send = h.opcode <= IbOpcode::SEND_ONLY;
+        if (send && !qp.m_receive.IsNull())
+        {
+            qp.m_rxMessageBytes += payload;
+            if (last)
+            {
+                const uint32_t bytes = qp.m_rxMessageBytes;
+                qp.m_rxMessageBytes = 0;
+                qp.m_receive(Ptr<RdmaQueuePair>(&qp), bytes);
+            }
+        }
         if (last || h.ackReq || ++qp.m_unacked >= m_ackInterval)
         {
             qp.m_unacked = 0;

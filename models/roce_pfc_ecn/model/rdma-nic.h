@@ -98,6 +98,9 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     };
 
     typedef Callback<void, Ptr<RdmaQueuePair>, uint64_t, uint32_t, Time> CompletionCallback;
+    /// Responder: a SEND message has arrived whole and in order (qp, message bytes) — the
+    /// receive completion a verbs consumer polls from its receive queue.
+    typedef Callback<void, Ptr<RdmaQueuePair>, uint32_t> ReceiveCallback;
 
     /// Post a work request (the id comes back in the completion). Returns the id.
     uint64_t Post(RdmaOp op, uint32_t length);
@@ -105,6 +108,11 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     SetCompletionCallback(CompletionCallback cb)
     {
         m_completion = cb;
+    }
+    void
+    SetReceiveCallback(ReceiveCallback cb)
+    {
+        m_receive = cb;
     }
 
     uint32_t
@@ -251,6 +259,8 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint64_t m_cnpsReceived = 0;
     uint64_t m_completed = 0;
     CompletionCallback m_completion;
+    ReceiveCallback m_receive;
+    uint32_t m_rxMessageBytes = 0; ///< responder: payload of the SEND being received
 };
 
 class RdmaNic : public Object

@@ -1,0 +1,388 @@
+#include "storage-fabric.h"
+
+#include "block-target.h"
+#include "fio-job.h"
+#include "lfsim-run.h"
+#include "ns3/enum.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+#include "roce-helper.h"
+#include "storage-stack.h"
+
+#include <deque>
+#include <numeric>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(StorageScenario);
+
+TypeId
+StorageScenario::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::StorageScenario")
+              .SetParent<Object>()
+              .SetGroupName("Storage")
+              .AddConstructor<StorageScenario>()
+              .AddAttribute("Stack",
+                            "Storage stack: nvmeof_rdma (NVMe-oF over RoCEv2: command capsule "
+                            "and completion by SEND, data by RDMA READ/WRITE from the target).",
+                            EnumValue(NVMEOF_RDMA), MakeEnumAccessor(&StorageScenario::stack),
+                            MakeEnumChecker(NVMEOF_RDMA, "nvmeof_rdma"))
+              .AddAttribute("Initiators", "Hosts running the FioJob, each with its own links.",
+                            UintegerValue(1), MakeUintegerAccessor(&StorageScenario::initiators),
+                            MakeUintegerChecker<uint32_t>(1, 1024))
+              .AddAttribute("Replicas",
+                            "Copies of every write, the target's own included: a write completes "
+                            "when all are on their devices (1: no replication).",
+                            UintegerValue(1), MakeUintegerAccessor(&StorageScenario::replicas),
+                            MakeUintegerChecker<uint32_t>(1, 16))
+              .AddAttribute(
+                  "EthernetSpeed", "Link rate of every host, target and replica (roce).",
+                  EnumValue(int(EthSpeed::GBE100)), MakeEnumAccessor(&StorageScenario::ethSpeed),
+                  MakeEnumChecker(int(EthSpeed::GBE10), "10GbE", int(EthSpeed::GBE25), "25GbE",
+                                  int(EthSpeed::GBE40), "40GbE", int(EthSpeed::GBE50), "50GbE",
+                                  int(EthSpeed::GBE100), "100GbE", int(EthSpeed::GBE200), "200GbE",
+                                  int(EthSpeed::GBE400), "400GbE"))
+              .AddAttribute("NvmeofLayers",
+                            "Initiator stack of nvmeof_rdma as name:delay per layer (delay per "
+                            "I/O, half on submission, half on completion). Uncalibrated default.",
+                            StringValue("application:1us,block:1us,nvme:1us,nvmeof:1us,rdma:1us,"
+                                        "rnic:1us"),
+                            MakeStringAccessor(&StorageScenario::nvmeofLayers), MakeStringChecker())
+              .AddAttribute("TargetDelay",
+                            "Target software time per command before the device (and again "
+                            "before the completion is sent).",
+                            TimeValue(MicroSeconds(2)),
+                            MakeTimeAccessor(&StorageScenario::targetDelay),
+                            MakeTimeChecker(Time(0)));
+    return tid;
+}
+
+namespace
+{
+
+using lfsim::RunContext;
+using lfsim::Table;
+
+/// One job clone on one initiator, with its own queue pair to the target.
+struct Job
+{
+    uint32_t index = 0;
+    Ptr<RdmaQueuePair> host;            ///< initiator side
+    Ptr<RdmaQueuePair> target;          ///< target side
+    std::deque<uint64_t> toTarget;      ///< I/O ids of command SENDs in flight, in order
+    std::deque<uint64_t> toHost;        ///< I/O ids of completion SENDs in flight, in order
+    std::map<uint64_t, uint64_t> reads; ///< target's RDMA READ work request -> I/O id
+    uint32_t inFlight = 0;
+    uint64_t bytesIssued = 0;
+    bool stopped = false;
+};
+
+struct Io
+{
+    uint32_t job;
+    bool read;
+    Time submit;
+    uint32_t replicasPending = 0;
+};
+
+/// A replica node and the target's queue pair to it.
+struct Replica
+{
+    Ptr<RdmaQueuePair> out; ///< target side
+    Ptr<RdmaQueuePair> in;  ///< replica side
+    std::deque<uint64_t> toReplica;
+    std::deque<uint64_t> toTarget;
+    Ptr<BlockTarget> device;
+};
+
+constexpr uint32_t NVME_COMMAND_CAPSULE = 64;
+constexpr uint32_t NVME_COMPLETION = 16;
+
+class StorageFabric : public lfsim::Fabric
+{
+  public:
+    void
+    Build(RunContext& ctx) override
+    {
+        m_sc = CreateObject<StorageScenario>();
+        m_job = CreateObject<FioJob>();
+        m_layers = ParseLayers("StorageScenario.NvmeofLayers", m_sc->nvmeofLayers);
+        m_half = LayersDelay(m_layers) / 2;
+        m_stop = m_job->runtime.IsStrictlyPositive() ? m_job->runtime : ctx.config.stopTime;
+        if (m_job->rampTime >= m_stop)
+        {
+            throw std::invalid_argument("FioJob.ramp_time: must be shorter than runtime (or "
+                                        "stop_time); accepted: a shorter time");
+        }
+
+        // Hosts: initiators, then the target, then the replicas, all on one switch.
+        const uint32_t ni = m_sc->initiators;
+        const uint32_t nr = m_sc->replicas - 1;
+        RoceHelper helper;
+        m_t = helper.Leaf(ni + 1 + nr, EthSpeed(m_sc->ethSpeed));
+        int64_t stream = 3000;
+        stream += helper.AssignStreams(m_t, stream);
+        m_device = CreateObject<BlockTarget>();
+        stream += m_device->AssignStreams(stream);
+        m_mix = CreateObject<UniformRandomVariable>();
+        m_mix->SetStream(stream++);
+        Ptr<RdmaNic> target = m_t.nics[ni];
+        for (uint32_t r = 0; r < nr; ++r)
+        {
+            Replica rep;
+            std::tie(rep.out, rep.in) = target->Connect(m_t.nics[ni + 1 + r]);
+            rep.device = CreateObject<BlockTarget>();
+            stream += rep.device->AssignStreams(stream);
+            const uint32_t k = m_replicas.size();
+            rep.in->SetReceiveCallback(MakeCallback(&StorageFabric::ReplicaCommand, this).Bind(k));
+            rep.out->SetReceiveCallback(MakeCallback(&StorageFabric::ReplicaAck, this).Bind(k));
+            m_replicas.push_back(rep);
+        }
+        for (uint32_t i = 0; i < ni; ++i)
+        {
+            for (uint32_t c = 0; c < m_job->numjobs; ++c)
+            {
+                Job j;
+                j.index = m_jobs.size();
+                std::tie(j.host, j.target) = m_t.nics[i]->Connect(target);
+                j.target->SetReceiveCallback(
+                    MakeCallback(&StorageFabric::TargetCommand, this).Bind(j.index));
+                j.target->SetCompletionCallback(
+                    MakeCallback(&StorageFabric::TargetTransferDone, this).Bind(j.index));
+                j.host->SetReceiveCallback(
+                    MakeCallback(&StorageFabric::HostCompletion, this).Bind(j.index));
+                m_jobs.push_back(j);
+                m_jobLabels.push_back("h" + std::to_string(i) + "/job" + std::to_string(c));
+            }
+        }
+        m_ios = &ctx.AddTable("ios", {"id", "read", "bytes", "submit_ns", "complete_ns"});
+        for (auto& j : m_jobs)
+        {
+            Simulator::ScheduleNow(&StorageFabric::Fill, this, j.index);
+        }
+    }
+
+    void
+    Finish(RunContext& ctx) override
+    {
+        ctx.SetLabels("ios", m_jobLabels);
+        const double from = m_job->rampTime.GetSeconds();
+        const double window = Simulator::Now().GetSeconds() - from;
+        ctx.SetMetric("stack_depth", double(m_layers.size()));
+        ctx.SetMetric("stack_delay_us", LayersDelay(m_layers).GetSeconds() * 1e6);
+        std::vector<double> lat[2];
+        double bytes[2] = {0, 0};
+        const auto& read = m_ios->Column("read");
+        const auto& b = m_ios->Column("bytes");
+        const auto& sub = m_ios->Column("submit_ns");
+        const auto& done = m_ios->Column("complete_ns");
+        for (size_t k = 0; k < m_ios->Rows(); ++k)
+        {
+            if (done[k] * 1e-9 < from)
+            {
+                continue; // ramp_time: not counted, as fio does
+            }
+            const int r = read[k] > 0 ? 1 : 0;
+            lat[r].push_back((done[k] - sub[k]) / 1e3);
+            bytes[r] += b[k];
+        }
+        const char* names[2] = {"write", "read"};
+        for (int r = 0; r < 2; ++r)
+        {
+            const std::string n = names[r];
+            const double count = lat[r].size();
+            ctx.SetMetric(n + "_ios", count);
+            ctx.SetMetric(n + "_iops", window > 0 ? count / window : 0.0);
+            ctx.SetMetric(n + "_bw_MiBps", window > 0 ? bytes[r] / window / (1 << 20) : 0.0);
+            ctx.SetMetric(n + "_lat_mean_us",
+                          count ? std::accumulate(lat[r].begin(), lat[r].end(), 0.0) / count : 0.0);
+            ctx.SetMetric(n + "_lat_p50_us", lfsim::Percentile(lat[r], 0.5));
+            ctx.SetMetric(n + "_lat_p99_us", lfsim::Percentile(lat[r], 0.99));
+        }
+    }
+
+  private:
+    /// Keep iodepth I/Os in flight while the job runs.
+    void
+    Fill(uint32_t ji)
+    {
+        Job& j = m_jobs[ji];
+        while (!j.stopped && j.inFlight < m_job->iodepth)
+        {
+            if (Simulator::Now() >= m_stop
+                || (m_job->size && j.bytesIssued + m_job->bs > m_job->size))
+            {
+                j.stopped = true;
+                break;
+            }
+            ++j.inFlight;
+            j.bytesIssued += m_job->bs;
+            const uint64_t id = m_nextIo++;
+            m_io[id] = {ji, m_job->NextIsRead(m_mix), Simulator::Now()};
+            // Down the initiator's stack, then the command capsule leaves.
+            Simulator::Schedule(m_half, &StorageFabric::SendCommand, this, id);
+        }
+        if (j.stopped && j.inFlight == 0 && ++m_jobsDone == m_jobs.size())
+        {
+            lfsim::StopRunNow();
+        }
+    }
+
+    void
+    SendCommand(uint64_t id)
+    {
+        Job& j = m_jobs[m_io[id].job];
+        j.toTarget.push_back(id);
+        j.host->Post(RdmaOp::SEND, NVME_COMMAND_CAPSULE);
+    }
+
+    void
+    TargetCommand(uint32_t ji, Ptr<RdmaQueuePair>, uint32_t)
+    {
+        Job& j = m_jobs[ji];
+        const uint64_t id = j.toTarget.front();
+        j.toTarget.pop_front();
+        Simulator::Schedule(m_sc->targetDelay, &StorageFabric::TargetExecute, this, id);
+    }
+
+    void
+    TargetExecute(uint64_t id)
+    {
+        Io& io = m_io[id];
+        Job& j = m_jobs[io.job];
+        if (io.read)
+        {
+            m_device->Submit(true, m_job->bs, [this, id] { TargetReadDone(id); });
+        }
+        else
+        {
+            // The target pulls the data from the host's buffer.
+            j.reads[j.target->Post(RdmaOp::READ, m_job->bs)] = id;
+        }
+    }
+
+    void
+    TargetReadDone(uint64_t id)
+    {
+        Job& j = m_jobs[m_io[id].job];
+        j.target->Post(RdmaOp::WRITE, m_job->bs); // the data into the host's buffer
+        Simulator::Schedule(m_sc->targetDelay, &StorageFabric::SendCompletion, this, id);
+    }
+
+    void
+    TargetTransferDone(uint32_t ji, Ptr<RdmaQueuePair>, uint64_t wr, uint32_t, Time)
+    {
+        Job& j = m_jobs[ji];
+        auto it = j.reads.find(wr);
+        if (it == j.reads.end())
+        {
+            return; // a WRITE or SEND the target posted: nothing waits for it
+        }
+        const uint64_t id = it->second;
+        j.reads.erase(it);
+        Io& io = m_io[id];
+        io.replicasPending = 1 + m_replicas.size();
+        m_device->Submit(false, m_job->bs, [this, id] { WriteCopyDone(id); });
+        for (auto& rep : m_replicas)
+        {
+            rep.toReplica.push_back(id);
+            rep.out->Post(RdmaOp::SEND, NVME_COMMAND_CAPSULE + m_job->bs);
+        }
+    }
+
+    void
+    ReplicaCommand(uint32_t k, Ptr<RdmaQueuePair>, uint32_t)
+    {
+        Replica& rep = m_replicas[k];
+        const uint64_t id = rep.toReplica.front();
+        rep.toReplica.pop_front();
+        rep.device->Submit(false, m_job->bs,
+                           [this, k, id]
+                           {
+                               m_replicas[k].toTarget.push_back(id);
+                               m_replicas[k].in->Post(RdmaOp::SEND, NVME_COMPLETION);
+                           });
+    }
+
+    void
+    ReplicaAck(uint32_t k, Ptr<RdmaQueuePair>, uint32_t)
+    {
+        Replica& rep = m_replicas[k];
+        const uint64_t id = rep.toTarget.front();
+        rep.toTarget.pop_front();
+        WriteCopyDone(id);
+    }
+
+    void
+    WriteCopyDone(uint64_t id)
+    {
+        if (--m_io[id].replicasPending == 0)
+        {
+            Simulator::Schedule(m_sc->targetDelay, &StorageFabric::SendCompletion, this, id);
+        }
+    }
+
+    void
+    SendCompletion(uint64_t id)
+    {
+        Job& j = m_jobs[m_io[id].job];
+        j.toHost.push_back(id);
+        j.target->Post(RdmaOp::SEND, NVME_COMPLETION);
+    }
+
+    void
+    HostCompletion(uint32_t ji, Ptr<RdmaQueuePair>, uint32_t)
+    {
+        Job& j = m_jobs[ji];
+        const uint64_t id = j.toHost.front();
+        j.toHost.pop_front();
+        // Up the initiator's stack to the application.
+        Simulator::Schedule(m_half, &StorageFabric::Complete, this, id);
+    }
+
+    void
+    Complete(uint64_t id)
+    {
+        auto it = m_io.find(id);
+        const Io io = it->second;
+        m_io.erase(it);
+        m_ios->Append({double(io.job), io.read ? 1.0 : 0.0, double(m_job->bs),
+                       double(io.submit.GetNanoSeconds()),
+                       double(Simulator::Now().GetNanoSeconds())});
+        --m_jobs[io.job].inFlight;
+        Fill(io.job);
+    }
+
+    Ptr<StorageScenario> m_sc;
+    Ptr<FioJob> m_job;
+    std::vector<StorageLayer> m_layers;
+    Time m_half;
+    Time m_stop;
+    RoceTopology m_t;
+    Ptr<BlockTarget> m_device;
+    Ptr<UniformRandomVariable> m_mix;
+    std::vector<Job> m_jobs;
+    std::vector<std::string> m_jobLabels;
+    std::vector<Replica> m_replicas;
+    std::map<uint64_t, Io> m_io;
+    uint64_t m_nextIo = 0;
+    size_t m_jobsDone = 0;
+    Table* m_ios = nullptr;
+};
+
+const bool g_registered = lfsim::RegisterFabric(
+    {"storage",
+     "fio-like storage jobs against a block target over a storage stack (nvmeof_rdma over RoCEv2)",
+     {"ns3::StorageScenario", "ns3::FioJob", "ns3::BlockTarget", "ns3::RoceNetDevice",
+      "ns3::RoceChannel", "ns3::RoceSwitch", "ns3::RdmaNic"},
+     {},
+     [] { return std::make_unique<StorageFabric>(); }});
+
+} // namespace
+
+} // namespace ns3

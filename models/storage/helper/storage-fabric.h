@@ -1,0 +1,42 @@
+/*
+ * The "storage" fabric of lfsim: fio-like jobs (FioJob) on initiators, a block target
+ * (BlockTarget) with optional replication, over a storage stack chosen by StorageScenario.Stack.
+ *
+ * nvmeof_rdma (NVMe over Fabrics, RDMA transport, over the roce model): per I/O a 64-byte
+ * command capsule by SEND; the target moves the data itself — RDMA WRITE to the host for a
+ * read, RDMA READ from the host for a write — and answers with a 16-byte completion by SEND.
+ * With Replicas > 1 the target forwards a write (command + data by SEND) to Replicas - 1
+ * replica nodes and completes only when each has written it and answered.
+ */
+#ifndef STORAGE_FABRIC_H
+#define STORAGE_FABRIC_H
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <string>
+
+namespace ns3
+{
+
+class StorageScenario : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    enum Stack
+    {
+        NVMEOF_RDMA
+    };
+
+    int stack = NVMEOF_RDMA;
+    uint32_t initiators = 1;
+    uint32_t replicas = 1;
+    int ethSpeed = 0; ///< EthSpeed
+    std::string nvmeofLayers;
+    Time targetDelay;
+};
+
+} // namespace ns3
+
+#endif

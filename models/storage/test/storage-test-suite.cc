@@ -1,0 +1,139 @@
+/*
+ * The storage fabric: NVMe-oF/RDMA I/O latency from the frames it sends, and device ceilings.
+ */
+#include "ethernet-speed.h"
+#include "lfsim-run.h"
+#include "lfsim-test.h"
+#include "ns3/test.h"
+#include "roce-header.h"
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr EthSpeed SPEED = EthSpeed::GBE100;
+const Time PROP = NanoSeconds(50); // 10 m at 5 ns/m, set below
+const Time FWD = NanoSeconds(500);
+
+/// Host -> leaf -> host time of one RoCE frame (store and forward, idle links).
+Time
+OneWay(uint8_t opcode, uint32_t payload)
+{
+    const uint32_t frame = RoceHeaderBytes(opcode, false) + payload + IB_ICRC;
+    const Time hop
+        = EthWireTime(SPEED, ETH_PREAMBLE_SFD + std::max(frame + ETH_FCS, ETH_MIN_FRAME)) + PROP;
+    return hop + FWD + hop;
+}
+
+lfsim::RunResult
+RunStorage(std::vector<std::array<std::string, 3>> extra)
+{
+    lfsim::RunConfig cfg;
+    cfg.fabric = "storage";
+    cfg.stopTime = MilliSeconds(20);
+    cfg.attributes = {{"ns3::StorageScenario", "EthernetSpeed", "100GbE"},
+                      {"ns3::StorageScenario", "NvmeofLayers", "app:3us,block:1us,nvme:2us"},
+                      {"ns3::StorageScenario", "TargetDelay", "1500ns"},
+                      {"ns3::RoceChannel", "Length", "10"},
+                      {"ns3::RoceChannel", "PropagationDelayPerMeter", "5ns"},
+                      {"ns3::RoceSwitch", "ForwardingLatency", "500ns"},
+                      {"ns3::BlockTarget", "ReadServiceTime", "10us"},
+                      {"ns3::BlockTarget", "WriteServiceTime", "15us"},
+                      {"ns3::FioJob", "bs", "4096"},
+                      {"ns3::FioJob", "runtime", "2ms"}};
+    cfg.attributes.insert(cfg.attributes.end(), extra.begin(), extra.end());
+    return lfsim::Run(cfg);
+}
+
+double
+Num(const lfsim::RunResult& r, const std::string& m)
+{
+    return std::get<double>(r.metrics.at(m));
+}
+
+class Qd1LatencyTest : public lfsim::ModelTestCase
+{
+  public:
+    Qd1LatencyTest()
+        : lfsim::ModelTestCase("nvmeof_rdma QD1: latency = stack + target time x 2 + device + "
+                               "the frames on the wire (read: capsule and completion; write: "
+                               "capsule, RDMA READ request and response, completion)")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const Time stack = MicroSeconds(6);
+        const Time target = NanoSeconds(1500);
+        const Time cmd = OneWay(IbOpcode::SEND_ONLY, 64);
+        const Time cpl = OneWay(IbOpcode::SEND_ONLY, 16);
+
+        lfsim::RunResult rd = RunStorage({{"ns3::FioJob", "rw", "randread"}});
+        const Time read = stack + target * 2 + MicroSeconds(10) + cmd + cpl;
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(rd, "read_lat_mean_us"), read.GetSeconds() * 1e6, 1e-3,
+                                  "read");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(rd, "read_lat_p99_us"), Num(rd, "read_lat_p50_us"), 1e-3,
+                                  "constant service: every I/O alike");
+        NS_TEST_EXPECT_MSG_EQ(Num(rd, "write_ios"), 0.0, "randread issues no write");
+        // QD1: one I/O after the other for 2 ms.
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(rd, "read_iops"), 1.0 / read.GetSeconds(),
+                                  0.01 / read.GetSeconds(), "IOPS = 1 / latency at QD1");
+
+        lfsim::RunResult wr = RunStorage({{"ns3::FioJob", "rw", "randwrite"}});
+        const Time pull = OneWay(IbOpcode::RDMA_READ_REQUEST, 0)
+                          + OneWay(IbOpcode::RDMA_READ_RESPONSE_ONLY, 4096);
+        const Time write = stack + target * 2 + MicroSeconds(15) + cmd + pull + cpl;
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(wr, "write_lat_mean_us"), write.GetSeconds() * 1e6, 1e-3,
+                                  "write: the target pulls the data by RDMA READ");
+
+        // Three copies: the write waits for the replicas' devices and answers as well.
+        lfsim::RunResult rep = RunStorage(
+            {{"ns3::FioJob", "rw", "randwrite"}, {"ns3::StorageScenario", "Replicas", "3"}});
+        const double extra = Num(rep, "write_lat_mean_us") - Num(wr, "write_lat_mean_us");
+        // At least the copy's trip out (4160 B by SEND) and the 16 B answer back.
+        const Time least = OneWay(IbOpcode::SEND_LAST, 64) + cpl;
+        NS_TEST_EXPECT_MSG_GT(extra, least.GetSeconds() * 1e6, "replication costs a round trip");
+    }
+};
+
+class CeilingTest : public lfsim::ModelTestCase
+{
+  public:
+    CeilingTest()
+        : lfsim::ModelTestCase("Block target ceilings: one I-O at a time gives the inverse "
+                               "of the service time in IOPS; MaxIops caps a deep queue")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        lfsim::RunResult one = RunStorage({{"ns3::FioJob", "iodepth", "32"},
+                                           {"ns3::FioJob", "ramp_time", "200us"},
+                                           {"ns3::BlockTarget", "QueueDepth", "1"}});
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(one, "read_iops"), 1e5, 1e5 * 0.005,
+                                  "10 us per read, one at a time: 100k IOPS");
+        lfsim::RunResult capped = RunStorage({{"ns3::FioJob", "iodepth", "64"},
+                                              {"ns3::FioJob", "ramp_time", "200us"},
+                                              {"ns3::BlockTarget", "QueueDepth", "0"},
+                                              {"ns3::BlockTarget", "MaxIops", "250000"}});
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(capped, "read_iops"), 2.5e5, 2.5e5 * 0.005, "MaxIops");
+    }
+};
+
+class StorageTestSuite : public TestSuite
+{
+  public:
+    StorageTestSuite()
+        : TestSuite("storage", UNIT)
+    {
+        AddTestCase(new Qd1LatencyTest, TestCase::QUICK);
+        AddTestCase(new CeilingTest, TestCase::QUICK);
+    }
+};
+
+StorageTestSuite g_storageTestSuite;
+
+} // namespace
