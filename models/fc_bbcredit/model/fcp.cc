@@ -117,24 +117,38 @@ FcpInitiator::StopApplication()
 void
 FcpInitiator::Issue()
 {
+    IssueIo(m_direction == READ, m_ioSize, nullptr);
+}
+
+void
+FcpInitiator::SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done)
+{
+    IssueIo(read, bytes, std::move(done));
+}
+
+void
+FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done)
+{
     uint16_t ox = m_nextOx;
     m_nextOx = (m_nextOx + 1) % 0xffff; // 0xFFFF is "unassigned"
     Io& io = m_ios[ox];
     io.start = Simulator::Now();
     io.sent = 0;
+    io.bytes = bytes;
+    io.done = std::move(done);
 
     // FCP_CMND IU: FCP_LUN(8) FCP_CNTL(4) FCP_CDB(16) FCP_DL(4).
     uint8_t iu[FCP_CMND_SIZE] = {};
-    iu[11] = (m_direction == WRITE) ? 0x01 : 0x02; // WRDATA / RDDATA
-    iu[12] = (m_direction == WRITE) ? 0x8a : 0x88; // WRITE(16) / READ(16)
-    PutU32(iu + 12 + 10, m_ioSize / 512);          // transfer length in 512 B blocks
-    PutU32(iu + 28, m_ioSize);
+    iu[11] = read ? 0x02 : 0x01;       // RDDATA / WRDATA
+    iu[12] = read ? 0x88 : 0x8a;       // READ(16) / WRITE(16)
+    PutU32(iu + 12 + 10, bytes / 512); // transfer length in 512 B blocks
+    PutU32(iu + 28, bytes);
     FcFrameHeader h = Header(FcRctl::UNSOLICITED_CMD, ox, 0xffff);
     h.fCtl = FcFctl::FIRST_SEQUENCE | FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
     m_port->Enqueue(FrameWith(h, iu, FCP_CMND_SIZE));
 
-    uint32_t first = std::min(m_firstBurst, m_ioSize);
-    if (m_direction == WRITE && first > 0)
+    uint32_t first = std::min(m_firstBurst, bytes);
+    if (!read && first > 0)
     {
         FcFrameHeader d = Header(FcRctl::SOLICITED_DATA, ox, 0xffff);
         SendFcSequence(m_port, d, first, m_maxPayload, 0);
@@ -166,6 +180,14 @@ FcpInitiator::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const A
     {
         Time now = Simulator::Now();
         Time lat = now - it->second.start;
+        if (it->second.done)
+        {
+            auto done = std::move(it->second.done);
+            m_ios.erase(it);
+            ++m_completed;
+            done(lat);
+            return true;
+        }
         m_ios.erase(it);
         ++m_completed;
         if (now >= m_from && now < m_to)
@@ -263,7 +285,14 @@ FcpTarget::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const Addr
         else
         {
             m_x[key] = x;
-            Simulator::Schedule(m_serviceTime, &FcpTarget::SendReadData, this, key);
+            if (m_backend)
+            {
+                m_backend(true, x.length, [this, key] { SendReadData(key); });
+            }
+            else
+            {
+                Simulator::Schedule(m_serviceTime, &FcpTarget::SendReadData, this, key);
+            }
         }
     }
     else if (h.rCtl == FcRctl::SOLICITED_DATA)
@@ -277,7 +306,14 @@ FcpTarget::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const Addr
         x.received += FcPayloadOf(frame);
         if (x.received >= x.length)
         {
-            Simulator::Schedule(m_serviceTime, &FcpTarget::SendRsp, this, key);
+            if (m_backend)
+            {
+                m_backend(false, x.length, [this, key] { SendRsp(key); });
+            }
+            else
+            {
+                Simulator::Schedule(m_serviceTime, &FcpTarget::SendRsp, this, key);
+            }
         }
         else if (x.received == x.burstEnd)
         {

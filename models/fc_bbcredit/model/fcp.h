@@ -10,6 +10,7 @@
 #include "ns3/application.h"
 #include "ns3/traced-callback.h"
 
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -35,6 +36,9 @@ class FcpInitiator : public Application
     void Setup(Ptr<FcNetDevice> port, uint32_t targetId, uint32_t firstBurst);
     /// Only I/Os that complete in [from, to) count in the window statistics.
     void SetWindow(Time from, Time to);
+    /// Issue one I/O for a workload that drives the initiator itself (the application is then
+    /// not started): `done` runs with the I/O's latency when its FCP_RSP arrives.
+    void SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done);
 
     uint64_t
     GetCompleted() const
@@ -60,11 +64,14 @@ class FcpInitiator : public Application
     {
         Time start;
         uint64_t sent = 0;
+        uint32_t bytes = 0;
+        std::function<void(Time)> done; ///< set for SubmitIo
     };
 
     void StartApplication() override;
     void StopApplication() override;
     void Issue();
+    void IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done);
     bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
     FcFrameHeader Header(uint8_t rCtl, uint16_t oxId, uint16_t rxId) const;
 
@@ -92,6 +99,13 @@ class FcpTarget : public Application
   public:
     static TypeId GetTypeId();
     void Setup(Ptr<FcNetDevice> port);
+    /// The device behind the target: (read, bytes, done) instead of the fixed ServiceTime.
+    using Backend = std::function<void(bool, uint32_t, std::function<void()>)>;
+    void
+    SetBackend(Backend b)
+    {
+        m_backend = std::move(b);
+    }
     uint32_t
     GetFirstBurstSize() const
     {
@@ -129,6 +143,7 @@ class FcpTarget : public Application
     uint32_t m_maxPayload;
     uint32_t m_firstBurst;
     Time m_serviceTime;
+    Backend m_backend;
     uint16_t m_nextRx = 0;
     std::unordered_map<uint64_t, Exchange> m_x; ///< key: S_ID << 16 | OX_ID
 };

@@ -1,6 +1,8 @@
 #include "storage-fabric.h"
 
 #include "block-target.h"
+#include "fc-helper.h"
+#include "fcp.h"
 #include "fio-job.h"
 #include "lfsim-run.h"
 #include "ns3/enum.h"
@@ -29,9 +31,10 @@ StorageScenario::GetTypeId()
               .AddConstructor<StorageScenario>()
               .AddAttribute("Stack",
                             "Storage stack: nvmeof_rdma (NVMe-oF over RoCEv2: command capsule "
-                            "and completion by SEND, data by RDMA READ/WRITE from the target).",
+                            "and completion by SEND, data by RDMA READ/WRITE from the target) or "
+                            "fcp (SCSI over Fibre Channel: FCP exchanges with BB_Credit).",
                             EnumValue(NVMEOF_RDMA), MakeEnumAccessor(&StorageScenario::stack),
-                            MakeEnumChecker(NVMEOF_RDMA, "nvmeof_rdma"))
+                            MakeEnumChecker(NVMEOF_RDMA, "nvmeof_rdma", FCP, "fcp"))
               .AddAttribute("Initiators", "Hosts running the FioJob, each with its own links.",
                             UintegerValue(1), MakeUintegerAccessor(&StorageScenario::initiators),
                             MakeUintegerChecker<uint32_t>(1, 1024))
@@ -53,6 +56,11 @@ StorageScenario::GetTypeId()
                             StringValue("application:1us,block:1us,nvme:1us,nvmeof:1us,rdma:1us,"
                                         "rnic:1us"),
                             MakeStringAccessor(&StorageScenario::nvmeofLayers), MakeStringChecker())
+              .AddAttribute("FcpLayers",
+                            "Initiator stack of fcp as name:delay per layer (delay per I/O, half "
+                            "on submission, half on completion). Uncalibrated default.",
+                            StringValue("application:1us,block:1us,scsi:1us,fcp:1us,hba:1us"),
+                            MakeStringAccessor(&StorageScenario::fcpLayers), MakeStringChecker())
               .AddAttribute("TargetDelay",
                             "Target software time per command before the device (and again "
                             "before the completion is sent).",
@@ -77,6 +85,7 @@ struct Job
     std::deque<uint64_t> toTarget;      ///< I/O ids of command SENDs in flight, in order
     std::deque<uint64_t> toHost;        ///< I/O ids of completion SENDs in flight, in order
     std::map<uint64_t, uint64_t> reads; ///< target's RDMA READ work request -> I/O id
+    uint32_t initiator = 0;             ///< fcp: the host whose FcpInitiator carries the job
     uint32_t inFlight = 0;
     uint64_t bytesIssued = 0;
     bool stopped = false;
@@ -111,7 +120,9 @@ class StorageFabric : public lfsim::Fabric
     {
         m_sc = CreateObject<StorageScenario>();
         m_job = CreateObject<FioJob>();
-        m_layers = ParseLayers("StorageScenario.NvmeofLayers", m_sc->nvmeofLayers);
+        const bool fcp = m_sc->stack == StorageScenario::FCP;
+        m_layers = fcp ? ParseLayers("StorageScenario.FcpLayers", m_sc->fcpLayers)
+                       : ParseLayers("StorageScenario.NvmeofLayers", m_sc->nvmeofLayers);
         m_half = LayersDelay(m_layers) / 2;
         m_stop = m_job->runtime.IsStrictlyPositive() ? m_job->runtime : ctx.config.stopTime;
         if (m_job->rampTime >= m_stop)
@@ -120,6 +131,12 @@ class StorageFabric : public lfsim::Fabric
                                         "stop_time); accepted: a shorter time");
         }
 
+        if (fcp)
+        {
+            BuildFcp();
+            m_ios = &ctx.AddTable("ios", {"id", "read", "bytes", "submit_ns", "complete_ns"});
+            return;
+        }
         // Hosts: initiators, then the target, then the replicas, all on one switch.
         const uint32_t ni = m_sc->initiators;
         const uint32_t nr = m_sc->replicas - 1;
@@ -207,6 +224,77 @@ class StorageFabric : public lfsim::Fabric
     }
 
   private:
+    /// fcp: initiators and the target on one FC switch; one FcpInitiator per host carries the
+    /// I/Os of all its job clones (one receive path per N_Port).
+    void
+    BuildFcp()
+    {
+        if (m_sc->replicas > 1)
+        {
+            throw std::invalid_argument("StorageScenario.Replicas: got "
+                                        + std::to_string(m_sc->replicas)
+                                        + "; accepted: 1 with Stack fcp (replication is modelled "
+                                          "for nvmeof_rdma)");
+        }
+        const uint32_t ni = m_sc->initiators;
+        FcHelper helper;
+        m_fc = helper.Star(ni + 1);
+        int64_t stream = 3000;
+        stream += helper.AssignStreams(m_fc, stream);
+        m_device = CreateObject<BlockTarget>();
+        stream += m_device->AssignStreams(stream);
+        m_mix = CreateObject<UniformRandomVariable>();
+        m_mix->SetStream(stream++);
+        m_fcpTarget = CreateObject<FcpTarget>();
+        m_fcpTarget->Setup(m_fc.hostPorts[ni]);
+        m_fcpTarget->SetBackend(
+            [this](bool read, uint32_t bytes, std::function<void()> done)
+            {
+                // Target software before the device and again before the response.
+                Simulator::Schedule(m_sc->targetDelay,
+                                    [this, read, bytes, done] {
+                                        m_device->Submit(
+                                            read, bytes,
+                                            [this, done]
+                                            { Simulator::Schedule(m_sc->targetDelay, done); });
+                                    });
+            });
+        for (uint32_t i = 0; i < ni; ++i)
+        {
+            Ptr<FcpInitiator> ini = CreateObject<FcpInitiator>();
+            ini->Setup(m_fc.hostPorts[i], m_fc.hostPorts[ni]->GetFcId(),
+                       m_fcpTarget->GetFirstBurstSize());
+            m_initiators.push_back(ini);
+            for (uint32_t c = 0; c < m_job->numjobs; ++c)
+            {
+                Job j;
+                j.index = m_jobs.size();
+                j.initiator = i;
+                m_jobs.push_back(j);
+                m_jobLabels.push_back("h" + std::to_string(i) + "/job" + std::to_string(c));
+            }
+        }
+        for (auto& j : m_jobs)
+        {
+            Simulator::ScheduleNow(&StorageFabric::Fill, this, j.index);
+        }
+    }
+
+    /// The I/O leaves the initiator's stack into the transport.
+    void
+    Dispatch(uint64_t id)
+    {
+        if (m_sc->stack == StorageScenario::NVMEOF_RDMA)
+        {
+            SendCommand(id);
+            return;
+        }
+        const Io& io = m_io[id];
+        m_initiators[m_jobs[io.job].initiator]->SubmitIo(
+            io.read, m_job->bs,
+            [this, id](Time) { Simulator::Schedule(m_half, &StorageFabric::Complete, this, id); });
+    }
+
     /// Keep iodepth I/Os in flight while the job runs.
     void
     Fill(uint32_t ji)
@@ -224,8 +312,8 @@ class StorageFabric : public lfsim::Fabric
             j.bytesIssued += m_job->bs;
             const uint64_t id = m_nextIo++;
             m_io[id] = {ji, m_job->NextIsRead(m_mix), Simulator::Now()};
-            // Down the initiator's stack, then the command capsule leaves.
-            Simulator::Schedule(m_half, &StorageFabric::SendCommand, this, id);
+            // Down the initiator's stack, then into the transport.
+            Simulator::Schedule(m_half, &StorageFabric::Dispatch, this, id);
         }
         if (j.stopped && j.inFlight == 0 && ++m_jobsDone == m_jobs.size())
         {
@@ -364,6 +452,9 @@ class StorageFabric : public lfsim::Fabric
     Time m_half;
     Time m_stop;
     RoceTopology m_t;
+    FcTopology m_fc;
+    Ptr<FcpTarget> m_fcpTarget;
+    std::vector<Ptr<FcpInitiator>> m_initiators;
     Ptr<BlockTarget> m_device;
     Ptr<UniformRandomVariable> m_mix;
     std::vector<Job> m_jobs;
@@ -377,9 +468,11 @@ class StorageFabric : public lfsim::Fabric
 
 const bool g_registered = lfsim::RegisterFabric(
     {"storage",
-     "fio-like storage jobs against a block target over a storage stack (nvmeof_rdma over RoCEv2)",
+     "fio-like storage jobs against a block target over a storage stack (nvmeof_rdma over "
+     "RoCEv2, fcp over Fibre Channel)",
      {"ns3::StorageScenario", "ns3::FioJob", "ns3::BlockTarget", "ns3::RoceNetDevice",
-      "ns3::RoceChannel", "ns3::RoceSwitch", "ns3::RdmaNic"},
+      "ns3::RoceChannel", "ns3::RoceSwitch", "ns3::RdmaNic", "ns3::FcNetDevice", "ns3::FcChannel",
+      "ns3::FcSwitch", "ns3::FcpTarget"},
      {},
      [] { return std::make_unique<StorageFabric>(); }});
 

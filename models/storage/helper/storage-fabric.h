@@ -2,6 +2,9 @@
  * The "storage" fabric of lfsim: fio-like jobs (FioJob) on initiators, a block target
  * (BlockTarget) with optional replication, over a storage stack chosen by StorageScenario.Stack.
  *
+ * fcp (SCSI over Fibre Channel, the fc model's FCP exchanges): FCP_CMND, FCP_XFER_RDY per
+ * burst and FCP_DATA for writes, FCP_DATA for reads, FCP_RSP; hosts and target on one switch.
+ *
  * nvmeof_rdma (NVMe over Fabrics, RDMA transport, over the roce model): per I/O a 64-byte
  * command capsule by SEND; the target moves the data itself — RDMA WRITE to the host for a
  * read, RDMA READ from the host for a write — and answers with a 16-byte completion by SEND.
@@ -26,7 +29,8 @@ class StorageScenario : public Object
 
     enum Stack
     {
-        NVMEOF_RDMA
+        NVMEOF_RDMA,
+        FCP
     };
 
     int stack = NVMEOF_RDMA;
@@ -34,6 +38,7 @@ class StorageScenario : public Object
     uint32_t replicas = 1;
     int ethSpeed = 0; ///< EthSpeed
     std::string nvmeofLayers;
+    std::string fcpLayers;
     Time targetDelay;
 };
 

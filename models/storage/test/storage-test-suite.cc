@@ -123,6 +123,45 @@ class CeilingTest : public lfsim::ModelTestCase
     }
 };
 
+class FcpStackTest : public lfsim::ModelTestCase
+{
+  public:
+    FcpStackTest()
+        : lfsim::ModelTestCase("fcp: the same job over FCP exchanges; a write waits one "
+                               "FCP_XFER_RDY round trip more than a read, which a first burst "
+                               "as large as the I-O removes")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        std::vector<std::array<std::string, 3>> fcp
+            = {{"ns3::StorageScenario", "Stack", "fcp"},
+               {"ns3::FcNetDevice", "Speed", "32GFC"},
+               {"ns3::BlockTarget", "WriteServiceTime", "10us"}};
+        auto with = [&fcp](std::vector<std::array<std::string, 3>> more)
+        {
+            auto all = fcp;
+            all.insert(all.end(), more.begin(), more.end());
+            return all;
+        };
+        lfsim::RunResult rd = RunStorage(with({{"ns3::FioJob", "rw", "randread"}}));
+        lfsim::RunResult wr = RunStorage(with({{"ns3::FioJob", "rw", "randwrite"}}));
+        lfsim::RunResult fb = RunStorage(with(
+            {{"ns3::FioJob", "rw", "randwrite"}, {"ns3::FcpTarget", "FirstBurstSize", "4096"}}));
+        NS_TEST_EXPECT_MSG_EQ(Num(rd, "stack_depth"), 5.0, "FcpLayers has five layers");
+        const double read = Num(rd, "read_lat_mean_us");
+        const double write = Num(wr, "write_lat_mean_us");
+        const double first = Num(fb, "write_lat_mean_us");
+        // Read: CMND out, data + RSP back. Write: CMND out, XFER_RDY back, data out, RSP back —
+        // one more crossing of the fabric each way than a read (data volume is the same).
+        NS_TEST_EXPECT_MSG_GT(write - read, 1.0, "the XFER_RDY round trip (two switch hops)");
+        NS_TEST_EXPECT_MSG_LT(first, write, "a first burst saves it");
+        NS_TEST_EXPECT_MSG_EQ_TOL(first, read, 0.5, "and leaves a write like a read");
+    }
+};
+
 class StorageTestSuite : public TestSuite
 {
   public:
@@ -131,6 +170,7 @@ class StorageTestSuite : public TestSuite
     {
         AddTestCase(new Qd1LatencyTest, TestCase::QUICK);
         AddTestCase(new CeilingTest, TestCase::QUICK);
+        AddTestCase(new FcpStackTest, TestCase::QUICK);
     }
 };
 

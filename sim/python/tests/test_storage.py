@@ -1,0 +1,53 @@
+"""The storage fabric from YAML and Python: both stacks run the same fio job."""
+
+import pytest
+
+import lfsim
+
+
+@pytest.mark.parametrize("mode", ["nvmeof_rdma", "fcp"])
+def test_the_same_job_runs_over_both_stacks(mode):
+    r = lfsim.run("storage_qd1", {"mode": mode, "stop_time": "10ms", "FioJob.runtime": "5ms"})
+    m = r.metrics
+    ios = r.table("ios")
+    counted = ios[ios["complete_ns"] >= 1e6]  # ramp_time 1 ms: earlier completions not counted
+    assert m["read_ios"] == len(counted) > 0
+    assert m["write_ios"] == 0
+    lat_us = (counted["complete_ns"] - counted["submit_ns"]) / 1e3
+    assert m["read_lat_mean_us"] == pytest.approx(lat_us.mean())
+    # QD1: the next I/O is submitted when the previous one completes.
+    assert (ios["submit_ns"].iloc[1:].to_numpy() >= ios["complete_ns"].iloc[:-1].to_numpy()).all()
+    assert m["stack_depth"] == (6 if mode == "nvmeof_rdma" else 5)
+
+
+def test_same_seed_same_latencies_other_seed_other_draws():
+    o = {"stop_time": "10ms", "FioJob.runtime": "5ms"}
+    a, b = lfsim.run("storage_qd1", o), lfsim.run("storage_qd1", o)
+    c = lfsim.run("storage_qd1", o, seed=2)
+    assert a.metrics == b.metrics
+    assert a.metrics["read_lat_mean_us"] != c.metrics["read_lat_mean_us"]  # lognormal draws
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["--set", "StorageScenario.NvmeofLayers=app:1us,block"],
+            "StorageScenario.NvmeofLayers: got 'app:1us,block'; accepted: comma-separated name:time pairs",
+        ),
+        (["--set", "FioJob.rw=randomread"], "FioJob.rw: got 'randomread'"),
+        (
+            ["--set", "mode=fcp", "--set", "StorageScenario.Replicas=3"],
+            "StorageScenario.Replicas: got 3; accepted: 1 with Stack fcp",
+        ),
+        (["--set", "FioJob.ramp_time=30ms"], "FioJob.ramp_time: must be shorter than runtime"),
+    ],
+    ids=lambda x: " ".join(x)[:40],
+)
+def test_bad_input_is_one_line_exit_2(cli, tmp_path, args, expected):
+    p = cli("run", "storage_qd1", *args, "--out", "out")
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr
+    assert expected in lines[0], lines[0]
+    assert not (tmp_path / "out").exists()
