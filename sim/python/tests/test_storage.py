@@ -33,7 +33,7 @@ def test_same_seed_same_latencies_other_seed_other_draws():
     [
         (
             ["--set", "StorageScenario.NvmeofLayers=app:1us,block"],
-            "StorageScenario.NvmeofLayers: got 'app:1us,block'; accepted: comma-separated name:time pairs",
+            "StorageScenario.NvmeofLayers: got 'app:1us,block'; accepted: comma-separated",
         ),
         (["--set", "FioJob.rw=randomread"], "FioJob.rw: got 'randomread'"),
         (
