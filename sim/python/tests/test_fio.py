@@ -340,6 +340,19 @@ def test_mixed_reads_and_writes_and_groups():
     assert doc["disk_util"][0]["read_ios"] == sum(j["read"]["total_ios"] for j in doc["jobs"])
 
 
+def test_disk_util_counts_overlapping_ios_once():
+    # in flight 0-10 ms, 5-15 ms (two jobs) and 20-30 ms: busy 25 ms of the 100 ms run
+    ms = 1_000_000
+    ios = pd.DataFrame(
+        {"job": [0, 1, 0], "op": ["read", "write", "read"], "bytes": [4096] * 3,
+         "submit_ns": [0, 5 * ms, 20 * ms], "complete_ns": [10 * ms, 15 * ms, 30 * ms]}
+    )  # fmt: skip
+    disk = fio_json([{"name": "a"}, {"name": "b"}], ios, 0.1)["disk_util"][0]
+    assert disk["util"] == pytest.approx(25.0)
+    assert (disk["read_ios"], disk["write_ios"]) == (2, 1)
+    assert (disk["read_ticks"], disk["write_ticks"], disk["in_queue"]) == (20, 10, 30)
+
+
 def test_latency_buckets_take_fios_edges():
     lats = [1, 2, 999, 1_000, 999_999, 1_000_000, 1_999_999_999, 2_000_000_000]
     n = len(lats)
