@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(ns3 libns3-dev libgsl-dev libsqlite3-dev libxml2-dev libboost-dev pybind11-dev
-              cmake ninja-build g++ python3 python3-dev python3-venv tshark)
+              cmake ninja-build g++ python3 python3-dev python3-venv tshark
+              fio python3-six)
+# fio: real fio JSON samples and fio's own json+ reader (fio_jsonplus_clat2csv, which imports
+# six without Debian's fio package depending on python3-six) for the fio-compatible output.
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

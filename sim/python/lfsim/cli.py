@@ -1,4 +1,4 @@
-"""The ``lfsim`` command: run, sweep, list, validate.
+"""The ``lfsim`` command: run, sweep, list, validate, compare-fio.
 
 Bad input (scenario, --set, --grid, paths, options) prints exactly one line
 ``lfsim: error: ...`` on stderr and exits 2, before anything runs or is written.
@@ -119,6 +119,21 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return validate_main(args.report, args.case)
 
 
+def _cmd_compare_fio(args: argparse.Namespace) -> int:
+    import json
+
+    from .fio import compare, format_comparison, load_fio_json
+
+    sim = load_fio_json(args.sim, "SIM")
+    hw = load_fio_json(args.hw, "HW")
+    rows = compare(sim, hw, args.match)
+    if args.json:
+        print(json.dumps({"sim": args.sim, "hw": args.hw, "match": args.match, "rows": rows}))
+    else:
+        print(format_comparison(rows))
+    return 0
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -196,6 +211,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--case", action="append", metavar="NAME", help="run only this case (repeatable)"
     )
     v.set_defaults(func=_cmd_validate)
+
+    c = sub.add_parser(
+        "compare-fio",
+        help="compare a simulated fio JSON with a measured one: read and write IOPS, MiB/s, "
+        "clat mean/p50/p99/p99.9 (us), HW, SIM and relative error",
+    )
+    c.add_argument("sim", metavar="SIM", help="fio JSON of the simulation (lfsim's fio.json)")
+    c.add_argument("hw", metavar="HW", help="fio JSON measured on hardware (--output-format=json)")
+    c.add_argument(
+        "--match",
+        choices=["name", "order"],
+        default="name",
+        help="pair jobs by name (default; clones of a name in order) or by position",
+    )
+    c.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    c.set_defaults(func=_cmd_compare_fio)
     return p
 
 
