@@ -780,3 +780,32 @@ def format_comparison(rows: list[dict]) -> str:
         right = [row[i].rjust(widths[i]) for i in range(3, 6)]
         lines.append("  ".join(left + right).rstrip())
     return "\n".join(lines)
+
+
+def storage_fio_json(result: Any) -> dict | None:
+    """The fio JSON of a run of the ``storage`` fabric (written as ``fio.json`` beside
+    summary.json): one fio job per initiator job clone, named after the scenario, reported as
+    its clone label (``h0/job0``); None when no I/O completed after ramp_time."""
+    from .scenario import time_seconds
+
+    cfg = result.config["FioJob"]
+    ios = result.table("ios")
+    labels = result.labels("ios") or []
+    ramp = time_seconds(str(cfg["ramp_time"])) or 0.0
+    runtime_s = result.summary["sim_time_s"] - ramp
+    if ios.empty or runtime_s <= 0 or not (ios["complete_ns"] >= ramp * 1e9).any():
+        return None
+    options = {k: str(cfg[k]) for k in ("rw", "bs", "iodepth", "numjobs", "rwmixread")}
+    options["ramp_time"] = str(cfg["ramp_time"])
+    options["runtime"] = str(cfg["runtime"])
+    jobs = [{"name": result.summary["scenario"], "jobname": label, **options} for label in labels]
+    table = pd.DataFrame(
+        {
+            "job": ios["id"].astype(int),
+            "op": np.where(ios["read"] > 0, "read", "write"),
+            "bytes": ios["bytes"].astype(int),
+            "submit_ns": ios["submit_ns"].astype(np.int64),
+            "complete_ns": ios["complete_ns"].astype(np.int64),
+        }
+    )
+    return fio_json(jobs, table, runtime_s)

@@ -51,3 +51,18 @@ def test_bad_input_is_one_line_exit_2(cli, tmp_path, args, expected):
     assert len(lines) == 1 and "Traceback" not in p.stderr
     assert expected in lines[0], lines[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_storage_run_writes_fio_json_that_agrees_with_the_summary(tmp_path):
+    from lfsim.fio import load_fio_json
+
+    r = lfsim.run("storage_qd1", {"stop_time": "10ms", "FioJob.runtime": "5ms"}, out=tmp_path)
+    doc = load_fio_json(tmp_path / "fio.json", "fio.json")
+    (job,) = doc["jobs"]
+    assert job["jobname"] == "h0/job0"
+    assert job["job options"]["rw"] == "randread"
+    read = job["read"]
+    assert read["total_ios"] == r.metrics["read_ios"]
+    assert read["io_bytes"] == r.metrics["read_ios"] * 4096
+    assert read["clat_ns"]["mean"] / 1e3 == pytest.approx(r.metrics["read_lat_mean_us"])
+    assert job["write"]["total_ios"] == 0
