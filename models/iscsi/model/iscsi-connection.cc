@@ -28,7 +28,12 @@ IscsiConnection::IscsiConnection(Ptr<Socket> socket, Handler handler, PduTrace* 
 
 IscsiConnection::~IscsiConnection()
 {
-    Close();
+    // Unhook only: at Simulator::Destroy the socket must not start a TCP close.
+    if (!m_closed)
+    {
+        m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        m_socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
+    }
 }
 
 void

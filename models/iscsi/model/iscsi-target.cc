@@ -195,7 +195,15 @@ IscsiTarget::Receive(size_t ci, const IscsiBhs& bhs, const uint8_t* data, uint32
 void
 IscsiTarget::Login(Conn& c, const IscsiBhs& bhs, const uint8_t* data, uint32_t n)
 {
-    c.neg = IscsiNegotiate(IscsiParamsFromText(IscsiParseText(data, n)), m_offer);
+    bool agreed = true;
+    try
+    {
+        c.neg = IscsiNegotiate(IscsiParamsFromText(IscsiParseText(data, n)), m_offer);
+    }
+    catch (const std::invalid_argument&)
+    {
+        agreed = false; // IscsiHelper::Install reports the reason before the run
+    }
     c.expCmdSn = bhs.GetCmdSn(); // the Login Request is immediate: its CmdSN is the first one
     IscsiBhs rsp;
     rsp.SetOpcode(IscsiOpcode::LOGIN_RESPONSE);
@@ -206,6 +214,13 @@ IscsiTarget::Login(Conn& c, const IscsiBhs& bhs, const uint8_t* data, uint32_t n
     rsp.SetStatSn(c.statSn++);
     rsp.SetExpCmdSn(c.expCmdSn);
     rsp.SetMaxCmdSn(MaxCmdSn(c));
+    if (!agreed)
+    {
+        rsp.SetFlags(0);
+        rsp.SetStatusClass(2); // initiator error: the login fails (RFC 7143 11.13.5)
+        c.io->Send(rsp, 0);
+        return;
+    }
     rsp.SetStatusClass(0);
     std::string text = std::string("TargetPortalGroupTag=1") + '\0';
     text += IscsiLoginResponseText(c.neg, m_offer.maxRecvDataSegmentLength);

@@ -10,6 +10,7 @@
 #include "lfsim-test.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
 #include "ns3/point-to-point-helper.h"
@@ -904,7 +905,7 @@ class TargetTest : public IscsiTestCase
     TargetTest()
         : IscsiTestCase("Target: ServiceTime adds to each IO, a pluggable backend sees every "
                         "IO's LBA and size, CommandWindow bounds the commands in progress, one-"
-                        "line errors at install")
+                        "line errors at install, a failed login")
     {
     }
 
@@ -1009,6 +1010,41 @@ class TargetTest : public IscsiTestCase
             }
             NS_TEST_ASSERT_MSG_EQ(peak, 2, "at most CommandWindow commands in progress");
             NS_TEST_ASSERT_MSG_EQ(log.latencies.size(), 20u, "all completed");
+            Simulator::Destroy();
+        }
+
+        // Offers without a common digest, wired by hand (no helper check): the Login Response
+        // has Status-Class 2 (initiator error) and nothing else happens.
+        {
+            Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+            NodeContainer nodes;
+            nodes.Create(2);
+            PointToPointHelper p2p;
+            p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+            NetDeviceContainer devs = p2p.Install(nodes);
+            InternetStackHelper stack;
+            stack.Install(nodes);
+            Ipv4AddressHelper addr("10.1.1.0", "255.255.255.0");
+            Ipv4InterfaceContainer ifs = addr.Assign(devs);
+            Ptr<IscsiTarget> target = CreateObject<IscsiTarget>();
+            Ptr<IscsiInitiator> initiator = CreateObject<IscsiInitiator>();
+            initiator->SetAttribute("Remote",
+                                    AddressValue(InetSocketAddress(ifs.GetAddress(1), 3260)));
+            initiator->GetSession()->SetAttribute("DataDigest", StringValue("CRC32C"));
+            nodes.Get(1)->AddApplication(target);
+            nodes.Get(0)->AddApplication(initiator);
+            Log log;
+            initiator->TraceConnectWithoutContext("PduRx", MakeCallback(&Log::InitiatorRx, &log));
+            initiator->TraceConnectWithoutContext("IoComplete", MakeCallback(&Log::Io, &log));
+            Simulator::Stop(Seconds(1));
+            Simulator::Run();
+            NS_TEST_ASSERT_MSG_EQ(log.initiatorRx.size(), 1u, "one PDU back");
+            NS_TEST_ASSERT_MSG_EQ(unsigned(log.initiatorRx.at(0).h.GetOpcode()),
+                                  unsigned(IscsiOpcode::LOGIN_RESPONSE), "a Login Response");
+            NS_TEST_ASSERT_MSG_EQ(unsigned(log.initiatorRx.at(0).h.GetStatusClass()), 2u,
+                                  "initiator error");
+            NS_TEST_ASSERT_MSG_EQ(initiator->IsLoggedIn(), false, "not logged in");
+            NS_TEST_ASSERT_MSG_EQ(log.latencies.size(), 0u, "no I/O");
             Simulator::Destroy();
         }
 
