@@ -1076,6 +1076,67 @@ class TargetTest : public IscsiTestCase
     }
 };
 
+class KeepAliveTest : public IscsiTestCase
+{
+  public:
+    KeepAliveTest()
+        : IscsiTestCase("NopInterval: a NOP-Out ping every interval after login, each answered "
+                        "by a NOP-In one round trip later")
+    {
+    }
+
+    void
+    Login()
+    {
+        m_login = Simulator::Now();
+    }
+
+    void
+    DoRun() override
+    {
+        IscsiHelper h = OneIo(4096, false);
+        h.SetInitiatorAttribute("NopInterval", TimeValue(MilliSeconds(1)));
+        Log log;
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+        NodeContainer nodes;
+        nodes.Create(2);
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+        p2p.SetChannelAttribute("Delay", TimeValue(LINK_DELAY));
+        NetDeviceContainer devs = p2p.Install(nodes);
+        InternetStackHelper stack;
+        stack.Install(nodes);
+        Ipv4AddressHelper addr("10.1.1.0", "255.255.255.0");
+        Ipv4InterfaceContainer ifs = addr.Assign(devs);
+        IscsiHelper::Pair p = h.Install(nodes.Get(0), nodes.Get(1), ifs.GetAddress(1));
+        p.initiator->TraceConnectWithoutContext("PduTx", MakeCallback(&Log::InitiatorTx, &log));
+        p.initiator->TraceConnectWithoutContext("NopRtt", MakeCallback(&Log::Rtt, &log));
+        p.initiator->TraceConnectWithoutContext("LoginComplete",
+                                                MakeCallback(&KeepAliveTest::Login, this));
+        Simulator::Stop(MicroSeconds(10900));
+        Simulator::Run();
+        // TCP handshake and the login exchange: a few 50-us legs.
+        NS_TEST_ASSERT_MSG_EQ((m_login < MicroSeconds(500)), true, "logged in early");
+        const auto nops = Log::Only(log.initiatorTx, IscsiOpcode::NOP_OUT);
+        // Pings at login + 1..10 ms (all before 10.5 ms); the 11th would be after the stop.
+        NS_TEST_ASSERT_MSG_EQ(nops.size(), 10u, "one ping per interval");
+        for (size_t k = 0; k < nops.size(); ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ(nops[k].t, m_login + MilliSeconds(k + 1), "period");
+            NS_TEST_ASSERT_MSG_EQ(nops[k].h.IsImmediate(), true, "immediate");
+        }
+        NS_TEST_ASSERT_MSG_EQ(log.rtts.size(), 10u, "each answered");
+        for (Time rtt : log.rtts)
+        {
+            NS_TEST_ASSERT_MSG_EQ((rtt > 2 * LINK_DELAY && rtt < 2 * LINK_DELAY + MicroSeconds(4)),
+                                  true, "a round trip");
+        }
+    }
+
+  private:
+    Time m_login;
+};
+
 class IscsiTestSuite : public TestSuite
 {
   public:
@@ -1091,6 +1152,7 @@ class IscsiTestSuite : public TestSuite
         AddTestCase(new LoginDigestTest, TestCase::QUICK);
         AddTestCase(new BurstRoundTripTest, TestCase::QUICK);
         AddTestCase(new TargetTest, TestCase::QUICK);
+        AddTestCase(new KeepAliveTest, TestCase::QUICK);
     }
 };
 
