@@ -483,22 +483,37 @@ struct Log
 
 const Time LINK_DELAY = MicroSeconds(50);
 
+/// Two nodes with the Internet stack on a 1 Gbit/s point-to-point link of LINK_DELAY, TCP
+/// segments of `mss` bytes (1448: a 1500-byte MTU with timestamps).
+struct Link
+{
+    NodeContainer nodes;
+    Ipv4Address target; ///< node 1's address
+};
+
+Link
+MakeLink(uint32_t mss = 1448)
+{
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+    Link link;
+    link.nodes.Create(2);
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+    p2p.SetChannelAttribute("Delay", TimeValue(LINK_DELAY));
+    NetDeviceContainer devs = p2p.Install(link.nodes);
+    InternetStackHelper stack;
+    stack.Install(link.nodes);
+    Ipv4AddressHelper addr("10.1.1.0", "255.255.255.0");
+    link.target = addr.Assign(devs).GetAddress(1);
+    return link;
+}
+
 /// Two nodes on a 1 Gbit/s link, initiator on node 0, target on node 1; runs to `stop`.
 IscsiHelper::Pair
 RunSession(IscsiHelper& h, Log& log, Time stop, Time pingAt = Time(0))
 {
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    NodeContainer nodes;
-    nodes.Create(2);
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-    p2p.SetChannelAttribute("Delay", TimeValue(LINK_DELAY));
-    NetDeviceContainer devs = p2p.Install(nodes);
-    InternetStackHelper stack;
-    stack.Install(nodes);
-    Ipv4AddressHelper addr("10.1.1.0", "255.255.255.0");
-    Ipv4InterfaceContainer ifs = addr.Assign(devs);
-    IscsiHelper::Pair p = h.Install(nodes.Get(0), nodes.Get(1), ifs.GetAddress(1));
+    Link link = MakeLink();
+    IscsiHelper::Pair p = h.Install(link.nodes.Get(0), link.nodes.Get(1), link.target);
     p.target->TraceConnectWithoutContext("PduTx", MakeCallback(&Log::TargetTx, &log));
     p.target->TraceConnectWithoutContext("PduRx", MakeCallback(&Log::TargetRx, &log));
     p.initiator->TraceConnectWithoutContext("PduTx", MakeCallback(&Log::InitiatorTx, &log));
@@ -769,18 +784,8 @@ class LoginDigestTest : public IscsiTestCase
         h.SetTargetSessionAttribute("HeaderDigest", StringValue("None,CRC32C"));
         h.SetTargetSessionAttribute("DataDigest", StringValue("CRC32C,None"));
         Log log;
-        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(536));
-        NodeContainer nodes;
-        nodes.Create(2);
-        PointToPointHelper p2p;
-        p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-        p2p.SetChannelAttribute("Delay", TimeValue(LINK_DELAY));
-        NetDeviceContainer devs = p2p.Install(nodes);
-        InternetStackHelper stack;
-        stack.Install(nodes);
-        Ipv4AddressHelper addr("10.1.1.0", "255.255.255.0");
-        Ipv4InterfaceContainer ifs = addr.Assign(devs);
-        IscsiHelper::Pair p = h.Install(nodes.Get(0), nodes.Get(1), ifs.GetAddress(1));
+        Link link = MakeLink(536);
+        IscsiHelper::Pair p = h.Install(link.nodes.Get(0), link.nodes.Get(1), link.target);
         p.target->TraceConnectWithoutContext("PduRx", MakeCallback(&Log::TargetRx, &log));
         p.initiator->TraceConnectWithoutContext("PduRx", MakeCallback(&Log::InitiatorRx, &log));
         p.initiator->TraceConnectWithoutContext("IoComplete", MakeCallback(&Log::Io, &log));
@@ -941,18 +946,8 @@ class TargetTest : public IscsiTestCase
             std::vector<std::pair<uint64_t, uint32_t>> seen;
             uint32_t writes = 0;
             Log log;
-            Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-            NodeContainer nodes;
-            nodes.Create(2);
-            PointToPointHelper p2p;
-            p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-            p2p.SetChannelAttribute("Delay", TimeValue(LINK_DELAY));
-            NetDeviceContainer devs = p2p.Install(nodes);
-            InternetStackHelper stack;
-            stack.Install(nodes);
-            Ipv4AddressHelper addr("10.1.1.0", "255.255.255.0");
-            Ipv4InterfaceContainer ifs = addr.Assign(devs);
-            IscsiHelper::Pair p = h.Install(nodes.Get(0), nodes.Get(1), ifs.GetAddress(1));
+            Link link = MakeLink();
+            IscsiHelper::Pair p = h.Install(link.nodes.Get(0), link.nodes.Get(1), link.target);
             p.target->SetBackend(
                 [&](bool w, uint64_t lba, uint32_t bytes, std::function<void()> done)
                 {
@@ -1016,23 +1011,13 @@ class TargetTest : public IscsiTestCase
         // Offers without a common digest, wired by hand (no helper check): the Login Response
         // has Status-Class 2 (initiator error) and nothing else happens.
         {
-            Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-            NodeContainer nodes;
-            nodes.Create(2);
-            PointToPointHelper p2p;
-            p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-            NetDeviceContainer devs = p2p.Install(nodes);
-            InternetStackHelper stack;
-            stack.Install(nodes);
-            Ipv4AddressHelper addr("10.1.1.0", "255.255.255.0");
-            Ipv4InterfaceContainer ifs = addr.Assign(devs);
+            Link link = MakeLink();
             Ptr<IscsiTarget> target = CreateObject<IscsiTarget>();
             Ptr<IscsiInitiator> initiator = CreateObject<IscsiInitiator>();
-            initiator->SetAttribute("Remote",
-                                    AddressValue(InetSocketAddress(ifs.GetAddress(1), 3260)));
+            initiator->SetAttribute("Remote", AddressValue(InetSocketAddress(link.target, 3260)));
             initiator->GetSession()->SetAttribute("DataDigest", StringValue("CRC32C"));
-            nodes.Get(1)->AddApplication(target);
-            nodes.Get(0)->AddApplication(initiator);
+            link.nodes.Get(1)->AddApplication(target);
+            link.nodes.Get(0)->AddApplication(initiator);
             Log log;
             initiator->TraceConnectWithoutContext("PduRx", MakeCallback(&Log::InitiatorRx, &log));
             initiator->TraceConnectWithoutContext("IoComplete", MakeCallback(&Log::Io, &log));
@@ -1097,18 +1082,8 @@ class KeepAliveTest : public IscsiTestCase
         IscsiHelper h = OneIo(4096, false);
         h.SetInitiatorAttribute("NopInterval", TimeValue(MilliSeconds(1)));
         Log log;
-        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-        NodeContainer nodes;
-        nodes.Create(2);
-        PointToPointHelper p2p;
-        p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-        p2p.SetChannelAttribute("Delay", TimeValue(LINK_DELAY));
-        NetDeviceContainer devs = p2p.Install(nodes);
-        InternetStackHelper stack;
-        stack.Install(nodes);
-        Ipv4AddressHelper addr("10.1.1.0", "255.255.255.0");
-        Ipv4InterfaceContainer ifs = addr.Assign(devs);
-        IscsiHelper::Pair p = h.Install(nodes.Get(0), nodes.Get(1), ifs.GetAddress(1));
+        Link link = MakeLink();
+        IscsiHelper::Pair p = h.Install(link.nodes.Get(0), link.nodes.Get(1), link.target);
         p.initiator->TraceConnectWithoutContext("PduTx", MakeCallback(&Log::InitiatorTx, &log));
         p.initiator->TraceConnectWithoutContext("NopRtt", MakeCallback(&Log::Rtt, &log));
         p.initiator->TraceConnectWithoutContext("LoginComplete",
