@@ -1,0 +1,134 @@
+/*
+ * The iSCSI initiator: one TCP connection to a target, login (operational negotiation in one
+ * Login Request / Response), then SCSI READ(16) or WRITE(16) commands of IoSize bytes keeping
+ * QueueDepth outstanding (and CmdSN within the target's MaxCmdSN).
+ *
+ * A write carries immediate data up to min(FirstBurstLength, the target's
+ * MaxRecvDataSegmentLength) when ImmediateData=Yes; with InitialR2T=No unsolicited Data-Out PDUs
+ * follow up to FirstBurstLength; every R2T is answered with Data-Out PDUs of at most the
+ * target's MaxRecvDataSegmentLength, the last one with the F bit. A read completes at the
+ * Data-In with the S bit or at a SCSI Response. NOP-Out pings measure the round trip.
+ */
+#ifndef ISCSI_INITIATOR_H
+#define ISCSI_INITIATOR_H
+
+#include "iscsi-connection.h"
+#include "iscsi-login.h"
+#include "ns3/address.h"
+#include "ns3/application.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+
+#include <memory>
+#include <unordered_map>
+
+namespace ns3
+{
+
+class IscsiInitiator : public Application
+{
+  public:
+    static TypeId GetTypeId();
+    IscsiInitiator();
+    ~IscsiInitiator() override;
+
+    enum Direction
+    {
+        WRITE = 0,
+        READ = 1
+    };
+
+    /// The offer this initiator makes at login (its attributes are the RFC keys).
+    Ptr<IscsiSession>
+    GetSession() const
+    {
+        return m_session;
+    }
+    /// Throws std::invalid_argument naming the attribute for an unusable configuration.
+    void Validate() const;
+    /// Sends a NOP-Out ping now (after login); NopRtt fires when its NOP-In arrives.
+    void Ping();
+
+    bool
+    IsLoggedIn() const
+    {
+        return m_loggedIn;
+    }
+    /// Valid once logged in.
+    const IscsiNegotiated&
+    GetNegotiated() const
+    {
+        return m_neg;
+    }
+    uint64_t
+    GetCompleted() const
+    {
+        return m_completed;
+    }
+
+    /// (bytes, latency from the SCSI Command to its status, is a write).
+    typedef void (*IoCallback)(uint32_t bytes, Time latency, bool isWrite);
+    /// (BHS, wire bytes of the PDU).
+    typedef void (*PduCallback)(const IscsiBhs& bhs, uint32_t bytes);
+    typedef void (*RttCallback)(Time rtt);
+    typedef void (*LoginCallback)();
+
+  private:
+    struct Task
+    {
+        bool write = false;
+        uint32_t bytes = 0;
+        uint32_t dataIn = 0;
+        Time start;
+    };
+
+    void StartApplication() override;
+    void StopApplication() override;
+    void DoDispose() override;
+    void Connected(Ptr<Socket> s);
+    void ConnectFailed(Ptr<Socket> s);
+    void Receive(const IscsiBhs& bhs, const uint8_t* data, uint32_t n);
+    void LoginResponse(const IscsiBhs& bhs, const uint8_t* data, uint32_t n);
+    void Issue();
+    void DataOut(uint32_t itt, uint32_t ttt, uint32_t offset, uint32_t length);
+    void Complete(uint32_t itt, uint8_t status);
+    void UpdateWindow(const IscsiBhs& bhs);
+    void KeepAlive();
+    uint32_t NextTag();
+
+    // attributes
+    Address m_remote;
+    Direction m_direction = WRITE;
+    uint32_t m_ioSize;
+    uint32_t m_queueDepth;
+    uint64_t m_ioCount;
+    Time m_nopInterval;
+    Ptr<IscsiSession> m_session;
+
+    Ptr<Socket> m_socket;
+    std::unique_ptr<IscsiConnection> m_conn;
+    IscsiParams m_offer;
+    IscsiNegotiated m_neg;
+    bool m_loggedIn = false;
+    bool m_running = false;
+    uint32_t m_nextTag = 1;
+    uint32_t m_cmdSn = 1;
+    uint32_t m_maxCmdSn = 1;
+    uint32_t m_expStatSn = 0;
+    uint64_t m_nextLba = 0;
+    uint64_t m_issued = 0;
+    uint64_t m_completed = 0;
+    std::unordered_map<uint32_t, Task> m_tasks;
+    std::unordered_map<uint32_t, Time> m_pings;
+    EventId m_keepAlive;
+
+    TracedCallback<uint32_t, Time, bool> m_ioTrace;
+    IscsiConnection::PduTrace m_pduTx;
+    IscsiConnection::PduTrace m_pduRx;
+    TracedCallback<Time> m_rttTrace;
+    TracedCallback<> m_loginTrace;
+};
+
+} // namespace ns3
+
+#endif
