@@ -23,18 +23,6 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(RoceScenario);
 
-namespace
-{
-Ptr<const AttributeChecker>
-SpeedChecker()
-{
-    return MakeEnumChecker(int(EthSpeed::GBE10), "10GbE", int(EthSpeed::GBE25), "25GbE",
-                           int(EthSpeed::GBE40), "40GbE", int(EthSpeed::GBE50), "50GbE",
-                           int(EthSpeed::GBE100), "100GbE", int(EthSpeed::GBE200), "200GbE",
-                           int(EthSpeed::GBE400), "400GbE");
-}
-} // namespace
-
 TypeId
 RoceScenario::GetTypeId()
 {
@@ -130,10 +118,10 @@ RoceScenario::GetTypeId()
                             MakeUintegerChecker<uint32_t>(1, 256))
               .AddAttribute("HostSpeed", "Ethernet rate of host links.",
                             EnumValue(int(EthSpeed::GBE25)),
-                            MakeEnumAccessor(&RoceScenario::hostSpeed), SpeedChecker())
+                            MakeEnumAccessor(&RoceScenario::hostSpeed), EthSpeedChecker())
               .AddAttribute("UplinkSpeed", "Ethernet rate of leaf-spine links.",
                             EnumValue(int(EthSpeed::GBE100)),
-                            MakeEnumAccessor(&RoceScenario::uplinkSpeed), SpeedChecker())
+                            MakeEnumAccessor(&RoceScenario::uplinkSpeed), EthSpeedChecker())
               .AddAttribute("Warmup", "Goodput and FCT statistics count from this time on.",
                             TimeValue(Time(0)), MakeTimeAccessor(&RoceScenario::warmup),
                             MakeTimeChecker(Time(0)))

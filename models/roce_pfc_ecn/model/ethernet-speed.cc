@@ -1,5 +1,7 @@
 #include "ethernet-speed.h"
 
+#include "ns3/enum.h"
+
 namespace ns3
 {
 
@@ -46,6 +48,15 @@ Time
 PfcQuantum(EthSpeed s)
 {
     return PicoSeconds(64 * RATES[static_cast<int>(s)].psPerByte);
+}
+
+Ptr<const AttributeChecker>
+EthSpeedChecker()
+{
+    return MakeEnumChecker(int(EthSpeed::GBE10), "10GbE", int(EthSpeed::GBE25), "25GbE",
+                           int(EthSpeed::GBE40), "40GbE", int(EthSpeed::GBE50), "50GbE",
+                           int(EthSpeed::GBE100), "100GbE", int(EthSpeed::GBE200), "200GbE",
+                           int(EthSpeed::GBE400), "400GbE");
 }
 
 } // namespace ns3

@@ -6,6 +6,7 @@
 #ifndef ETHERNET_SPEED_H
 #define ETHERNET_SPEED_H
 
+#include "ns3/attribute.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -34,6 +35,8 @@ uint64_t EthPicosecondsPerByte(EthSpeed s);
 Time EthWireTime(EthSpeed s, uint64_t bytes);
 /// One PFC pause quantum: 512 bit times (IEEE 802.1Qbb / 802.3 Annex 31B).
 Time PfcQuantum(EthSpeed s);
+/// The attribute checker of an EthSpeed enum attribute: "10GbE" ... "400GbE".
+Ptr<const AttributeChecker> EthSpeedChecker();
 
 /// Per-frame costs on the line besides the frame itself (IEEE 802.3).
 constexpr uint32_t ETH_PREAMBLE_SFD = 8;

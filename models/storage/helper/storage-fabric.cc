@@ -43,13 +43,9 @@ StorageScenario::GetTypeId()
                             "when all are on their devices (1: no replication).",
                             UintegerValue(1), MakeUintegerAccessor(&StorageScenario::replicas),
                             MakeUintegerChecker<uint32_t>(1, 16))
-              .AddAttribute(
-                  "EthernetSpeed", "Link rate of every host, target and replica (roce).",
-                  EnumValue(int(EthSpeed::GBE100)), MakeEnumAccessor(&StorageScenario::ethSpeed),
-                  MakeEnumChecker(int(EthSpeed::GBE10), "10GbE", int(EthSpeed::GBE25), "25GbE",
-                                  int(EthSpeed::GBE40), "40GbE", int(EthSpeed::GBE50), "50GbE",
-                                  int(EthSpeed::GBE100), "100GbE", int(EthSpeed::GBE200), "200GbE",
-                                  int(EthSpeed::GBE400), "400GbE"))
+              .AddAttribute("EthernetSpeed", "Link rate of every host, target and replica (roce).",
+                            EnumValue(int(EthSpeed::GBE100)),
+                            MakeEnumAccessor(&StorageScenario::ethSpeed), EthSpeedChecker())
               .AddAttribute("NvmeofLayers",
                             "Initiator stack of nvmeof_rdma as name:delay per layer (delay per "
                             "I/O, half on submission, half on completion). Uncalibrated default.",
@@ -76,14 +72,37 @@ namespace
 using lfsim::RunContext;
 using lfsim::Table;
 
+/// The SENDs of one direction of a queue pair, each carrying an I/O id. RC delivers them
+/// whole and in order, so the receiver's n-th receive completion is the sender's n-th SEND.
+struct SendChannel
+{
+    Ptr<RdmaQueuePair> qp;
+    std::deque<uint64_t> ids;
+
+    void
+    Send(uint64_t id, uint32_t bytes)
+    {
+        ids.push_back(id);
+        qp->Post(RdmaOp::SEND, bytes);
+    }
+
+    uint64_t
+    Received()
+    {
+        const uint64_t id = ids.front();
+        ids.pop_front();
+        return id;
+    }
+};
+
 /// One job clone on one initiator, with its own queue pair to the target.
 struct Job
 {
     uint32_t index = 0;
     Ptr<RdmaQueuePair> host;            ///< initiator side
     Ptr<RdmaQueuePair> target;          ///< target side
-    std::deque<uint64_t> toTarget;      ///< I/O ids of command SENDs in flight, in order
-    std::deque<uint64_t> toHost;        ///< I/O ids of completion SENDs in flight, in order
+    SendChannel toTarget;               ///< command capsules
+    SendChannel toHost;                 ///< completions
     std::map<uint64_t, uint64_t> reads; ///< target's RDMA READ work request -> I/O id
     uint32_t initiator = 0;             ///< fcp: the host whose FcpInitiator carries the job
     uint32_t inFlight = 0;
@@ -102,10 +121,8 @@ struct Io
 /// A replica node and the target's queue pair to it.
 struct Replica
 {
-    Ptr<RdmaQueuePair> out; ///< target side
-    Ptr<RdmaQueuePair> in;  ///< replica side
-    std::deque<uint64_t> toReplica;
-    std::deque<uint64_t> toTarget;
+    SendChannel toReplica; ///< target side: command and data
+    SendChannel toTarget;  ///< replica side: the answer
     Ptr<BlockTarget> device;
 };
 
@@ -152,12 +169,14 @@ class StorageFabric : public lfsim::Fabric
         for (uint32_t r = 0; r < nr; ++r)
         {
             Replica rep;
-            std::tie(rep.out, rep.in) = target->Connect(m_t.nics[ni + 1 + r]);
+            std::tie(rep.toReplica.qp, rep.toTarget.qp) = target->Connect(m_t.nics[ni + 1 + r]);
             rep.device = CreateObject<BlockTarget>();
             stream += rep.device->AssignStreams(stream);
             const uint32_t k = m_replicas.size();
-            rep.in->SetReceiveCallback(MakeCallback(&StorageFabric::ReplicaCommand, this).Bind(k));
-            rep.out->SetReceiveCallback(MakeCallback(&StorageFabric::ReplicaAck, this).Bind(k));
+            rep.toTarget.qp->SetReceiveCallback(
+                MakeCallback(&StorageFabric::ReplicaCommand, this).Bind(k));
+            rep.toReplica.qp->SetReceiveCallback(
+                MakeCallback(&StorageFabric::ReplicaAck, this).Bind(k));
             m_replicas.push_back(rep);
         }
         for (uint32_t i = 0; i < ni; ++i)
@@ -167,6 +186,8 @@ class StorageFabric : public lfsim::Fabric
                 Job j;
                 j.index = m_jobs.size();
                 std::tie(j.host, j.target) = m_t.nics[i]->Connect(target);
+                j.toTarget.qp = j.host;
+                j.toHost.qp = j.target;
                 j.target->SetReceiveCallback(
                     MakeCallback(&StorageFabric::TargetCommand, this).Bind(j.index));
                 j.target->SetCompletionCallback(
@@ -324,17 +345,13 @@ class StorageFabric : public lfsim::Fabric
     void
     SendCommand(uint64_t id)
     {
-        Job& j = m_jobs[m_io[id].job];
-        j.toTarget.push_back(id);
-        j.host->Post(RdmaOp::SEND, NVME_COMMAND_CAPSULE);
+        m_jobs[m_io[id].job].toTarget.Send(id, NVME_COMMAND_CAPSULE);
     }
 
     void
     TargetCommand(uint32_t ji, Ptr<RdmaQueuePair>, uint32_t)
     {
-        Job& j = m_jobs[ji];
-        const uint64_t id = j.toTarget.front();
-        j.toTarget.pop_front();
+        const uint64_t id = m_jobs[ji].toTarget.Received();
         Simulator::Schedule(m_sc->targetDelay, &StorageFabric::TargetExecute, this, id);
     }
 
@@ -378,8 +395,7 @@ class StorageFabric : public lfsim::Fabric
         m_device->Submit(false, m_job->bs, [this, id] { WriteCopyDone(id); });
         for (auto& rep : m_replicas)
         {
-            rep.toReplica.push_back(id);
-            rep.out->Post(RdmaOp::SEND, NVME_COMMAND_CAPSULE + m_job->bs);
+            rep.toReplica.Send(id, NVME_COMMAND_CAPSULE + m_job->bs);
         }
     }
 
@@ -387,23 +403,15 @@ class StorageFabric : public lfsim::Fabric
     ReplicaCommand(uint32_t k, Ptr<RdmaQueuePair>, uint32_t)
     {
         Replica& rep = m_replicas[k];
-        const uint64_t id = rep.toReplica.front();
-        rep.toReplica.pop_front();
+        const uint64_t id = rep.toReplica.Received();
         rep.device->Submit(false, m_job->bs,
-                           [this, k, id]
-                           {
-                               m_replicas[k].toTarget.push_back(id);
-                               m_replicas[k].in->Post(RdmaOp::SEND, NVME_COMPLETION);
-                           });
+                           [this, k, id] { m_replicas[k].toTarget.Send(id, NVME_COMPLETION); });
     }
 
     void
     ReplicaAck(uint32_t k, Ptr<RdmaQueuePair>, uint32_t)
     {
-        Replica& rep = m_replicas[k];
-        const uint64_t id = rep.toTarget.front();
-        rep.toTarget.pop_front();
-        WriteCopyDone(id);
+        WriteCopyDone(m_replicas[k].toTarget.Received());
     }
 
     void
@@ -418,17 +426,13 @@ class StorageFabric : public lfsim::Fabric
     void
     SendCompletion(uint64_t id)
     {
-        Job& j = m_jobs[m_io[id].job];
-        j.toHost.push_back(id);
-        j.target->Post(RdmaOp::SEND, NVME_COMPLETION);
+        m_jobs[m_io[id].job].toHost.Send(id, NVME_COMPLETION);
     }
 
     void
     HostCompletion(uint32_t ji, Ptr<RdmaQueuePair>, uint32_t)
     {
-        Job& j = m_jobs[ji];
-        const uint64_t id = j.toHost.front();
-        j.toHost.pop_front();
+        const uint64_t id = m_jobs[ji].toHost.Received();
         // Up the initiator's stack to the application.
         Simulator::Schedule(m_half, &StorageFabric::Complete, this, id);
     }
