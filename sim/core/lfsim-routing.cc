@@ -1,5 +1,7 @@
 #include "lfsim-routing.h"
 
+#include "ns3/enum.h"
+
 #include <algorithm>
 #include <limits>
 #include <queue>
@@ -145,6 +147,27 @@ ClockwisePorts(const SwitchGraph& g, uint32_t home)
         }
     }
     return ports;
+}
+
+std::vector<std::vector<uint32_t>>
+RoutePorts(Routing routing, const SwitchGraph& g, uint32_t home)
+{
+    switch (routing)
+    {
+        case CLOCKWISE:
+            return ClockwisePorts(g, home);
+        case UP_DOWN:
+            return UpDownPorts(g, home, 0);
+        default:
+            return EqualCostPorts(g, home);
+    }
+}
+
+ns3::Ptr<const ns3::AttributeChecker>
+RoutingChecker()
+{
+    return ns3::MakeEnumChecker(int(SHORTEST_PATH), "ShortestPath", int(CLOCKWISE), "Clockwise",
+                                int(UP_DOWN), "UpDown");
 }
 
 } // namespace lfsim

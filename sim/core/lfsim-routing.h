@@ -5,12 +5,25 @@
 #ifndef LFSIM_ROUTING_H
 #define LFSIM_ROUTING_H
 
+#include "ns3/attribute.h"
+
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 namespace lfsim
 {
+
+/// How a fabric's helper fills the switches' tables (the value of a scenario's Routing).
+enum Routing : int
+{
+    SHORTEST_PATH, ///< every equal-cost shortest path (EqualCostPorts)
+    CLOCKWISE,     ///< ring only: switch s forwards to s + 1 mod n (ClockwisePorts)
+    UP_DOWN        ///< up*/down* from switch 0 (UpDownPorts)
+};
+
+/// Checker of a Routing enum attribute: ShortestPath, Clockwise, UpDown.
+ns3::Ptr<const ns3::AttributeChecker> RoutingChecker();
 
 /// Per switch: (neighbour switch, local port) for each inter-switch link.
 using SwitchGraph = std::vector<std::vector<std::pair<uint32_t, uint32_t>>>;
@@ -30,6 +43,9 @@ std::vector<std::vector<uint32_t>> UpDownPorts(const SwitchGraph& g, uint32_t ho
 /// Ring routing in one direction: switch s always forwards toward switch (s + 1) mod n (its
 /// "clockwise" neighbour), whatever the distance the other way round.
 std::vector<std::vector<uint32_t>> ClockwisePorts(const SwitchGraph& g, uint32_t home);
+
+/// The ports of `routing` toward `home` (one of the three above).
+std::vector<std::vector<uint32_t>> RoutePorts(Routing routing, const SwitchGraph& g, uint32_t home);
 
 } // namespace lfsim
 

@@ -123,9 +123,8 @@ FcScenario::GetTypeId()
                             "always toward switch s+1, a cyclic buffer dependency) or UpDown "
                             "(up*/down* from switch 0: no route turns from down to up, so no "
                             "cycle of buffer dependencies).",
-                            EnumValue(SHORTEST_PATH), MakeEnumAccessor(&FcScenario::routing),
-                            MakeEnumChecker(SHORTEST_PATH, "ShortestPath", CLOCKWISE, "Clockwise",
-                                            UP_DOWN, "UpDown"))
+                            EnumValue(int(lfsim::SHORTEST_PATH)),
+                            MakeEnumAccessor(&FcScenario::routing), lfsim::RoutingChecker())
               .AddAttribute("Load",
                             "Incast and Ring: offered load of every sending N_Port as a fraction "
                             "of its link's data rate, in frame wire bytes: frames are paced at "
@@ -312,18 +311,7 @@ class FcFabric : public lfsim::Fabric
         {
             helper.SetIslSpeed(static_cast<FcSpeed>(m_sc->uplinkSpeed));
         }
-        switch (m_sc->routing)
-        {
-            case FcScenario::SHORTEST_PATH:
-                helper.SetRouting(FcRouting::SHORTEST_PATH);
-                break;
-            case FcScenario::CLOCKWISE:
-                helper.SetRouting(FcRouting::CLOCKWISE);
-                break;
-            case FcScenario::UP_DOWN:
-                helper.SetRouting(FcRouting::UP_DOWN);
-                break;
-        }
+        helper.SetRouting(lfsim::Routing(m_sc->routing));
         switch (topo)
         {
             case FcScenario::POINT_TO_POINT:
@@ -605,7 +593,7 @@ class FcFabric : public lfsim::Fabric
     {
         const bool ring = topo == FcScenario::RING;
         // The same messages as the roce fabric's for the same keys.
-        if (m_sc->routing == FcScenario::CLOCKWISE && !ring)
+        if (m_sc->routing == lfsim::CLOCKWISE && !ring)
         {
             throw std::invalid_argument("FcScenario.Routing: Clockwise needs a ring; accepted: "
                                         "ShortestPath or UpDown, or Topology Ring");

@@ -26,13 +26,6 @@ class FcScenario : public Object
         RING        ///< RingSwitches switches in a ring, one host each, flows RingHops away
     };
 
-    enum Routing
-    {
-        SHORTEST_PATH,
-        CLOCKWISE, ///< Ring only: always toward switch s + 1
-        UP_DOWN    ///< up*/down* from switch 0
-    };
-
     enum Workload
     {
         STREAM,
@@ -59,7 +52,7 @@ class FcScenario : public Object
     int uplinkSpeed = HOST_SPEED;
     uint32_t ringSwitches = 4;
     uint32_t ringHops = 2;
-    Routing routing = SHORTEST_PATH;
+    int routing = 0; ///< lfsim::Routing
     double load = 1;
 };
 

@@ -246,19 +246,7 @@ FcHelper::Route(FcTopology& t)
         t.switches[home]->AddRoute(id, where[peer].second);
         // Shortest path: every switch routes over all its links to a neighbour one hop
         // closer (the equal-cost paths FSPF would keep).
-        std::vector<std::vector<uint32_t>> ports;
-        switch (m_routing)
-        {
-            case FcRouting::SHORTEST_PATH:
-                ports = lfsim::EqualCostPorts(adj, home);
-                break;
-            case FcRouting::CLOCKWISE:
-                ports = lfsim::ClockwisePorts(adj, home);
-                break;
-            case FcRouting::UP_DOWN:
-                ports = lfsim::UpDownPorts(adj, home, 0);
-                break;
-        }
+        const std::vector<std::vector<uint32_t>> ports = lfsim::RoutePorts(m_routing, adj, home);
         for (uint32_t s = 0; s < ports.size(); ++s)
         {
             for (uint32_t port : ports[s])

@@ -12,6 +12,7 @@
 #include "fc-channel.h"
 #include "fc-net-device.h"
 #include "fc-switch.h"
+#include "lfsim-routing.h"
 #include "ns3/node-container.h"
 
 #include <string>
@@ -39,14 +40,6 @@ struct FcStreamApps
     std::vector<Ptr<FcStreamSender>> senders;
 };
 
-/// How FcHelper fills the switches' routing tables.
-enum class FcRouting
-{
-    SHORTEST_PATH, ///< every equal-cost shortest path (lfsim::EqualCostPorts)
-    CLOCKWISE,     ///< ring only: switch s forwards to s+1 mod n (lfsim::ClockwisePorts)
-    UP_DOWN        ///< up*/down* from root switch 0 (lfsim::UpDownPorts)
-};
-
 class FcHelper
 {
   public:
@@ -70,7 +63,7 @@ class FcHelper
     /// Routing of the topologies built from now on (default: shortest path). CLOCKWISE on a
     /// topology that is not a ring throws std::invalid_argument.
     void
-    SetRouting(FcRouting routing)
+    SetRouting(lfsim::Routing routing)
     {
         m_routing = routing;
     }
@@ -94,7 +87,7 @@ class FcHelper
     void AttachHost(FcTopology& t, uint32_t h, uint32_t s);
     void Route(FcTopology& t);
 
-    FcRouting m_routing = FcRouting::SHORTEST_PATH;
+    lfsim::Routing m_routing = lfsim::SHORTEST_PATH;
     bool m_islSpeedSet = false;
     FcSpeed m_islSpeed = FcSpeed::GFC8;
 };

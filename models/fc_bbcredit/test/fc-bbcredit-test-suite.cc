@@ -1060,7 +1060,7 @@ class RingRoutingTest : public FcTestCase
         // out of port 1 (its clockwise E_Port).
         {
             FcHelper helper;
-            helper.SetRouting(FcRouting::CLOCKWISE);
+            helper.SetRouting(lfsim::CLOCKWISE);
             FcTopology t = helper.Ring(4);
             for (uint32_t s = 0; s < 4; ++s)
             {

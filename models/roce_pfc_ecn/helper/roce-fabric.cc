@@ -53,11 +53,8 @@ RoceScenario::GetTypeId()
                             "ShortestPath (every equal-cost path, ECMP), Clockwise (Ring only: "
                             "always toward the next switch; closes a cycle of buffer "
                             "dependencies) or UpDown (up*/down* from switch 0: acyclic).",
-                            EnumValue(int(RoceHelper::SHORTEST_PATH)),
-                            MakeEnumAccessor(&RoceScenario::routing),
-                            MakeEnumChecker(int(RoceHelper::SHORTEST_PATH), "ShortestPath",
-                                            int(RoceHelper::CLOCKWISE), "Clockwise",
-                                            int(RoceHelper::UP_DOWN), "UpDown"))
+                            EnumValue(int(lfsim::SHORTEST_PATH)),
+                            MakeEnumAccessor(&RoceScenario::routing), lfsim::RoutingChecker())
               .AddAttribute("Load",
                             "Offered load of every flow as a fraction of its host link's rate: "
                             "the sending QP is paced at Load x line rate (congestion control, "
@@ -359,7 +356,7 @@ class RoceFabric : public lfsim::Fabric
             throw std::invalid_argument("RoceScenario.LinkFailure: got '" + m_sc->linkFailure
                                         + "'; accepted: empty unless Topology is LeafSpine");
         }
-        if (m_sc->routing == RoceHelper::CLOCKWISE && m_sc->topology != RoceScenario::RING)
+        if (m_sc->routing == lfsim::CLOCKWISE && m_sc->topology != RoceScenario::RING)
         {
             throw std::invalid_argument("RoceScenario.Routing: Clockwise needs a ring; accepted: "
                                         "ShortestPath or UpDown, or Topology Ring");
@@ -372,7 +369,7 @@ class RoceFabric : public lfsim::Fabric
         }
         const EthSpeed hostSpeed = EthSpeed(m_sc->hostSpeed);
         RoceHelper helper;
-        helper.SetRouting(RoceHelper::Routing(m_sc->routing));
+        helper.SetRouting(lfsim::Routing(m_sc->routing));
         uint32_t victimSrc = 0;
         uint32_t victimDst = 0;
         switch (m_sc->topology)

@@ -51,7 +51,7 @@ class RoceScenario : public Object
     Time startSpread;
     uint32_t ringSwitches = 4;
     uint32_t ringHops = 2;
-    int routing = 0; ///< RoceHelper::Routing
+    int routing = 0; ///< lfsim::Routing
     double load = 1.0;
     std::string linkFailure;
     bool staleRoutes = false;

@@ -200,12 +200,8 @@ RoceHelper::Finish(RoceTopology& t)
             continue; // back to back, no switch
         }
         routes[home][dst] = {hostPort};
-        auto portsIn = [&](const lfsim::SwitchGraph& g)
-        {
-            return m_routing == CLOCKWISE ? lfsim::ClockwisePorts(g, home)
-                   : m_routing == UP_DOWN ? lfsim::UpDownPorts(g, home)
-                                          : lfsim::EqualCostPorts(g, home);
-        };
+        auto portsIn
+            = [&](const lfsim::SwitchGraph& g) { return lfsim::RoutePorts(m_routing, g, home); };
         const auto ports = portsIn(adj);
         const auto after = m_failed ? portsIn(failed) : ports;
         for (uint32_t s = 0; s < ns; ++s)

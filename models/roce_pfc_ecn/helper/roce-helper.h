@@ -6,6 +6,7 @@
 #ifndef ROCE_HELPER_H
 #define ROCE_HELPER_H
 
+#include "lfsim-routing.h"
 #include "ns3/node-container.h"
 #include "rdma-nic.h"
 #include "roce-channel.h"
@@ -36,16 +37,9 @@ struct RoceTopology
 class RoceHelper
 {
   public:
-    /// How the switches' tables are filled.
-    enum Routing
-    {
-        SHORTEST_PATH, ///< every equal-cost shortest path (ECMP)
-        CLOCKWISE,     ///< Ring only: always toward switch s + 1 (a cyclic buffer dependency)
-        UP_DOWN        ///< up*/down* from switch 0: no cycle of buffer dependencies
-    };
-
+    /// How the switches' tables are filled (default: every equal-cost shortest path).
     void
-    SetRouting(Routing r)
+    SetRouting(lfsim::Routing r)
     {
         m_routing = r;
     }
@@ -83,7 +77,7 @@ class RoceHelper
     uint32_t AddSwitch(RoceTopology& t, const std::string& name);
     void Finish(RoceTopology& t);
 
-    Routing m_routing = SHORTEST_PATH;
+    lfsim::Routing m_routing = lfsim::SHORTEST_PATH;
     bool m_failed = false;
     bool m_stale = false;
     std::pair<uint32_t, uint32_t> m_fail;
