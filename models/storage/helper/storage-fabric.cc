@@ -62,7 +62,14 @@ StorageScenario::GetTypeId()
                             "before the completion is sent).",
                             TimeValue(MicroSeconds(2)),
                             MakeTimeAccessor(&StorageScenario::targetDelay),
-                            MakeTimeChecker(Time(0)));
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("Jobs",
+                            "Job sections run by every initiator, as in a fio job file: "
+                            "'name: option=value ...; name: ...' with options rw, bs, iodepth, "
+                            "numjobs, rwmixread, size overriding FioJob's (global) values. Empty: "
+                            "one job, named job, with FioJob's values.",
+                            StringValue(""), MakeStringAccessor(&StorageScenario::jobs),
+                            MakeStringChecker());
     return tid;
 }
 
@@ -99,6 +106,7 @@ struct SendChannel
 struct Job
 {
     uint32_t index = 0;
+    Ptr<FioJob> spec;                   ///< its job section's options
     Ptr<RdmaQueuePair> host;            ///< initiator side
     Ptr<RdmaQueuePair> target;          ///< target side
     SendChannel toTarget;               ///< command capsules
@@ -114,6 +122,7 @@ struct Io
 {
     uint32_t job;
     bool read;
+    uint32_t bytes;
     Time submit;
     uint32_t replicasPending = 0;
 };
@@ -137,6 +146,7 @@ class StorageFabric : public lfsim::Fabric
     {
         m_sc = CreateObject<StorageScenario>();
         m_job = CreateObject<FioJob>();
+        m_sections = ParseJobSections("StorageScenario.Jobs", m_sc->jobs);
         const bool fcp = m_sc->stack == StorageScenario::FCP;
         m_layers = fcp ? ParseLayers("StorageScenario.FcpLayers", m_sc->fcpLayers)
                        : ParseLayers("StorageScenario.NvmeofLayers", m_sc->nvmeofLayers);
@@ -181,10 +191,9 @@ class StorageFabric : public lfsim::Fabric
         }
         for (uint32_t i = 0; i < ni; ++i)
         {
-            for (uint32_t c = 0; c < m_job->numjobs; ++c)
+            for (const auto& [section, c] : Clones())
             {
-                Job j;
-                j.index = m_jobs.size();
+                Job j = NewJob(i, section, c);
                 std::tie(j.host, j.target) = m_t.nics[i]->Connect(target);
                 j.toTarget.qp = j.host;
                 j.toHost.qp = j.target;
@@ -195,7 +204,6 @@ class StorageFabric : public lfsim::Fabric
                 j.host->SetReceiveCallback(
                     MakeCallback(&StorageFabric::HostCompletion, this).Bind(j.index));
                 m_jobs.push_back(j);
-                m_jobLabels.push_back("h" + std::to_string(i) + "/job" + std::to_string(c));
             }
         }
         m_ios = &ctx.AddTable("ios", {"id", "read", "bytes", "submit_ns", "complete_ns"});
@@ -209,6 +217,7 @@ class StorageFabric : public lfsim::Fabric
     Finish(RunContext& ctx) override
     {
         ctx.SetLabels("ios", m_jobLabels);
+        ctx.SetLabels("job_options", m_jobOptions);
         const double from = m_job->rampTime.GetSeconds();
         const double window = Simulator::Now().GetSeconds() - from;
         ctx.SetMetric("stack_depth", double(m_layers.size()));
@@ -245,6 +254,36 @@ class StorageFabric : public lfsim::Fabric
     }
 
   private:
+    /// (section, clone) pairs in the order jobs are created on each initiator.
+    std::vector<std::pair<uint32_t, uint32_t>>
+    Clones() const
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> out;
+        for (uint32_t s = 0; s < m_sections.size(); ++s)
+        {
+            for (uint32_t c = 0; c < m_sections[s].job->numjobs; ++c)
+            {
+                out.emplace_back(s, c);
+            }
+        }
+        return out;
+    }
+
+    /// Clone c of job section s on initiator i, labelled as fio names it (section name and
+    /// clone number) under its host.
+    Job
+    NewJob(uint32_t i, uint32_t s, uint32_t c)
+    {
+        Job j;
+        j.index = m_jobs.size();
+        j.initiator = i;
+        j.spec = m_sections[s].job;
+        m_jobLabels.push_back("h" + std::to_string(i) + "/" + m_sections[s].name
+                              + std::to_string(c));
+        m_jobOptions.push_back(m_sections[s].options);
+        return j;
+    }
+
     /// fcp: initiators and the target on one FC switch; one FcpInitiator per host carries the
     /// I/Os of all its job clones (one receive path per N_Port).
     void
@@ -286,13 +325,9 @@ class StorageFabric : public lfsim::Fabric
             ini->Setup(m_fc.hostPorts[i], m_fc.hostPorts[ni]->GetFcId(),
                        m_fcpTarget->GetFirstBurstSize());
             m_initiators.push_back(ini);
-            for (uint32_t c = 0; c < m_job->numjobs; ++c)
+            for (const auto& [section, c] : Clones())
             {
-                Job j;
-                j.index = m_jobs.size();
-                j.initiator = i;
-                m_jobs.push_back(j);
-                m_jobLabels.push_back("h" + std::to_string(i) + "/job" + std::to_string(c));
+                m_jobs.push_back(NewJob(i, section, c));
             }
         }
         for (auto& j : m_jobs)
@@ -312,7 +347,7 @@ class StorageFabric : public lfsim::Fabric
         }
         const Io& io = m_io[id];
         m_initiators[m_jobs[io.job].initiator]->SubmitIo(
-            io.read, m_job->bs,
+            io.read, io.bytes,
             [this, id](Time) { Simulator::Schedule(m_half, &StorageFabric::Complete, this, id); });
     }
 
@@ -321,18 +356,18 @@ class StorageFabric : public lfsim::Fabric
     Fill(uint32_t ji)
     {
         Job& j = m_jobs[ji];
-        while (!j.stopped && j.inFlight < m_job->iodepth)
+        const FioJob& spec = *j.spec;
+        while (!j.stopped && j.inFlight < spec.iodepth)
         {
-            if (Simulator::Now() >= m_stop
-                || (m_job->size && j.bytesIssued + m_job->bs > m_job->size))
+            if (Simulator::Now() >= m_stop || (spec.size && j.bytesIssued + spec.bs > spec.size))
             {
                 j.stopped = true;
                 break;
             }
             ++j.inFlight;
-            j.bytesIssued += m_job->bs;
+            j.bytesIssued += spec.bs;
             const uint64_t id = m_nextIo++;
-            m_io[id] = {ji, m_job->NextIsRead(m_mix), Simulator::Now()};
+            m_io[id] = {ji, spec.NextIsRead(m_mix), spec.bs, Simulator::Now()};
             // Down the initiator's stack, then into the transport.
             Simulator::Schedule(m_half, &StorageFabric::Dispatch, this, id);
         }
@@ -362,12 +397,12 @@ class StorageFabric : public lfsim::Fabric
         Job& j = m_jobs[io.job];
         if (io.read)
         {
-            m_device->Submit(true, m_job->bs, [this, id] { TargetReadDone(id); });
+            m_device->Submit(true, io.bytes, [this, id] { TargetReadDone(id); });
         }
         else
         {
             // The target pulls the data from the host's buffer.
-            j.reads[j.target->Post(RdmaOp::READ, m_job->bs)] = id;
+            j.reads[j.target->Post(RdmaOp::READ, io.bytes)] = id;
         }
     }
 
@@ -375,7 +410,7 @@ class StorageFabric : public lfsim::Fabric
     TargetReadDone(uint64_t id)
     {
         Job& j = m_jobs[m_io[id].job];
-        j.target->Post(RdmaOp::WRITE, m_job->bs); // the data into the host's buffer
+        j.target->Post(RdmaOp::WRITE, m_io[id].bytes); // the data into the host's buffer
         Simulator::Schedule(m_sc->targetDelay, &StorageFabric::SendCompletion, this, id);
     }
 
@@ -392,10 +427,10 @@ class StorageFabric : public lfsim::Fabric
         j.reads.erase(it);
         Io& io = m_io[id];
         io.replicasPending = 1 + m_replicas.size();
-        m_device->Submit(false, m_job->bs, [this, id] { WriteCopyDone(id); });
+        m_device->Submit(false, io.bytes, [this, id] { WriteCopyDone(id); });
         for (auto& rep : m_replicas)
         {
-            rep.toReplica.Send(id, NVME_COMMAND_CAPSULE + m_job->bs);
+            rep.toReplica.Send(id, NVME_COMMAND_CAPSULE + io.bytes);
         }
     }
 
@@ -404,7 +439,7 @@ class StorageFabric : public lfsim::Fabric
     {
         Replica& rep = m_replicas[k];
         const uint64_t id = rep.toReplica.Received();
-        rep.device->Submit(false, m_job->bs,
+        rep.device->Submit(false, m_io[id].bytes,
                            [this, k, id] { m_replicas[k].toTarget.Send(id, NVME_COMPLETION); });
     }
 
@@ -443,7 +478,7 @@ class StorageFabric : public lfsim::Fabric
         auto it = m_io.find(id);
         const Io io = it->second;
         m_io.erase(it);
-        m_ios->Append({double(io.job), io.read ? 1.0 : 0.0, double(m_job->bs),
+        m_ios->Append({double(io.job), io.read ? 1.0 : 0.0, double(io.bytes),
                        double(io.submit.GetNanoSeconds()),
                        double(Simulator::Now().GetNanoSeconds())});
         --m_jobs[io.job].inFlight;
@@ -451,7 +486,9 @@ class StorageFabric : public lfsim::Fabric
     }
 
     Ptr<StorageScenario> m_sc;
-    Ptr<FioJob> m_job;
+    Ptr<FioJob> m_job; ///< global options (runtime, ramp_time)
+    std::vector<FioJobSection> m_sections;
+    std::vector<std::string> m_jobOptions;
     std::vector<StorageLayer> m_layers;
     Time m_half;
     Time m_stop;

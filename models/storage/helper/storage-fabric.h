@@ -40,6 +40,7 @@ class StorageScenario : public Object
     std::string nvmeofLayers;
     std::string fcpLayers;
     Time targetDelay;
+    std::string jobs;
 };
 
 } // namespace ns3

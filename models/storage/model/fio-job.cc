@@ -1,7 +1,13 @@
 #include "fio-job.h"
 
+#include "lfsim-attributes.h"
 #include "ns3/enum.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
+
+#include <set>
+#include <sstream>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -71,6 +77,89 @@ FioJob::NextIsRead(Ptr<UniformRandomVariable> mix) const
         default:
             return mix->GetValue(0, 100) < rwmixread;
     }
+}
+
+namespace
+{
+
+std::string
+Trim(const std::string& s)
+{
+    const auto a = s.find_first_not_of(" \t\n");
+    if (a == std::string::npos)
+    {
+        return "";
+    }
+    return s.substr(a, s.find_last_not_of(" \t\n") - a + 1);
+}
+
+/// The options of a job as fio prints them in its JSON's "job options".
+std::string
+OptionsText(const FioJob& j)
+{
+    return "rw=" + j.RwName() + " bs=" + std::to_string(j.bs)
+           + " iodepth=" + std::to_string(j.iodepth) + " numjobs=" + std::to_string(j.numjobs)
+           + " rwmixread=" + std::to_string(j.rwmixread) + " size=" + std::to_string(j.size);
+}
+
+} // namespace
+
+std::vector<FioJobSection>
+ParseJobSections(const std::string& key, const std::string& text)
+{
+    static const std::set<std::string> perJob
+        = {"rw", "bs", "iodepth", "numjobs", "rwmixread", "size"};
+    const std::string form = "; accepted: 'name: option=value ...; name: ...' with options rw, "
+                             "bs, iodepth, numjobs, rwmixread, size (runtime and ramp_time are "
+                             "global, in FioJob)";
+    std::vector<FioJobSection> out;
+    std::set<std::string> names;
+    std::stringstream sections(text);
+    std::string section;
+    while (std::getline(sections, section, ';'))
+    {
+        if (Trim(section).empty())
+        {
+            continue;
+        }
+        const auto colon = section.find(':');
+        const std::string name = colon == std::string::npos ? "" : Trim(section.substr(0, colon));
+        if (name.empty() || name.find_first_of(" /=") != std::string::npos
+            || !names.insert(name).second)
+        {
+            throw std::invalid_argument(key + ": got '" + Trim(section) + "'" + form
+                                        + ", each section a distinct name without spaces or '/'");
+        }
+        FioJobSection js{name, CreateObject<FioJob>(), ""};
+        std::stringstream opts(section.substr(colon + 1));
+        std::string opt;
+        while (opts >> opt)
+        {
+            const auto eq = opt.find('=');
+            const std::string k = opt.substr(0, eq);
+            if (eq == std::string::npos || !perJob.count(k))
+            {
+                throw std::invalid_argument(key + ": got '" + opt + "' in job " + name + form);
+            }
+            const std::string v = opt.substr(eq + 1);
+            const std::string accepted = lfsim::CheckValue("ns3::FioJob", k, v);
+            if (!accepted.empty())
+            {
+                throw std::invalid_argument(key + ": got " + k + "=" + v + " in job " + name
+                                            + "; accepted: " + accepted);
+            }
+            js.job->SetAttribute(k, StringValue(v));
+        }
+        js.options = OptionsText(*js.job);
+        out.push_back(js);
+    }
+    if (out.empty())
+    {
+        FioJobSection js{"job", CreateObject<FioJob>(), ""};
+        js.options = OptionsText(*js.job);
+        out.push_back(js);
+    }
+    return out;
 }
 
 } // namespace ns3

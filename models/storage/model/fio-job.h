@@ -12,6 +12,7 @@
 #include "ns3/random-variable-stream.h"
 
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -45,6 +46,21 @@ class FioJob : public Object
     Time rampTime;
     uint64_t size = 0;
 };
+
+/// One job section of a fio job file: a named FioJob whose options override the global ones.
+struct FioJobSection
+{
+    std::string name;
+    Ptr<FioJob> job;
+    std::string
+        options; ///< the section's options as fio would print them ("rw=randread bs=4096 ...")
+};
+
+/// Parses `text` ("reader: rw=randread bs=8192; writer: rw=randwrite iodepth=4") into job
+/// sections, each a FioJob created from the global defaults with the section's options set.
+/// Empty text: one section named "job" with the global options. Throws std::invalid_argument
+/// naming `key` on bad input. runtime and ramp_time are global (one measurement window).
+std::vector<FioJobSection> ParseJobSections(const std::string& key, const std::string& text);
 
 } // namespace ns3
 

@@ -785,7 +785,8 @@ def format_comparison(rows: list[dict]) -> str:
 def storage_fio_json(result: Any) -> dict | None:
     """The fio JSON of a run of the ``storage`` fabric (written as ``fio.json`` beside
     summary.json): one fio job per initiator job clone, named after the scenario, reported as
-    its clone label (``h0/job0``); None when no I/O completed after ramp_time."""
+    its clone label (``h0/job0``: host, job section, clone) with its section's options; None
+    when no I/O completed after ramp_time."""
     from .scenario import time_seconds
 
     cfg = result.config["FioJob"]
@@ -795,10 +796,18 @@ def storage_fio_json(result: Any) -> dict | None:
     runtime_s = result.summary["sim_time_s"] - ramp
     if ios.empty or runtime_s <= 0 or not (ios["complete_ns"] >= ramp * 1e9).any():
         return None
-    options = {k: str(cfg[k]) for k in ("rw", "bs", "iodepth", "numjobs", "rwmixread")}
-    options["ramp_time"] = str(cfg["ramp_time"])
-    options["runtime"] = str(cfg["runtime"])
-    jobs = [{"name": result.summary["scenario"], "jobname": label, **options} for label in labels]
+    global_options = {k: str(cfg[k]) for k in ("rw", "bs", "iodepth", "numjobs", "rwmixread")}
+    global_options["ramp_time"] = str(cfg["ramp_time"])
+    global_options["runtime"] = str(cfg["runtime"])
+    # Each clone's own job section (StorageScenario.Jobs), "rw=randread bs=4096 ...".
+    sections = result.labels("job_options") or [""] * len(labels)
+    jobs = []
+    for label, text in zip(labels, sections, strict=True):
+        options = dict(global_options)
+        options.update(dict(item.split("=", 1) for item in text.split()))
+        if options.get("size") == "0":
+            del options["size"]  # no limit: fio omits what was not given
+        jobs.append({"name": result.summary["scenario"], "jobname": label, **options})
     table = pd.DataFrame(
         {
             "job": ios["id"].astype(int),

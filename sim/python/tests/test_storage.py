@@ -41,6 +41,18 @@ def test_same_seed_same_latencies_other_seed_other_draws():
             "StorageScenario.Replicas: got 3; accepted: 1 with Stack fcp",
         ),
         (["--set", "FioJob.ramp_time=30ms"], "FioJob.ramp_time: must be shorter than runtime"),
+        (
+            ["--set", "StorageScenario.Jobs=a: rw=foo"],
+            "StorageScenario.Jobs: got rw=foo in job a; accepted: one of read|write",
+        ),
+        (
+            ["--set", "StorageScenario.Jobs=a: runtime=1ms"],
+            "StorageScenario.Jobs: got 'runtime=1ms' in job a; accepted: 'name: option=value",
+        ),
+        (
+            ["--set", "StorageScenario.Jobs=a: bs=8192; a: bs=4096"],
+            "StorageScenario.Jobs: got 'a: bs=4096'",
+        ),
     ],
     ids=lambda x: " ".join(x)[:40],
 )
@@ -66,3 +78,32 @@ def test_a_storage_run_writes_fio_json_that_agrees_with_the_summary(tmp_path):
     assert read["io_bytes"] == r.metrics["read_ios"] * 4096
     assert read["clat_ns"]["mean"] / 1e3 == pytest.approx(r.metrics["read_lat_mean_us"])
     assert job["write"]["total_ios"] == 0
+
+
+@pytest.mark.parametrize("mode", ["nvmeof_rdma", "fcp"])
+def test_several_job_sections_per_initiator(mode, tmp_path):
+    """fio's job file with two sections: each clone issues only its own pattern and block size,
+    keeps its own iodepth, and fio.json reports each clone with its section's options."""
+    import json
+
+    jobs = "reader: rw=randread iodepth=3; writer: rw=randwrite bs=8192 numjobs=2"
+    o = {"mode": mode, "stop_time": "10ms", "FioJob.runtime": "5ms", "StorageScenario.Jobs": jobs}
+    r = lfsim.run("storage_qd1", o, out=tmp_path)
+    labels = r.labels("ios")
+    assert labels == ["h0/reader0", "h0/writer0", "h0/writer1"]
+    ios = r.table("ios")
+    by_job = {labels[int(k)]: g for k, g in ios.groupby("id")}
+    reads, w0, w1 = by_job["h0/reader0"], by_job["h0/writer0"], by_job["h0/writer1"]
+    assert (reads["read"] == 1).all() and (reads["bytes"] == 4096).all()
+    for w in (w0, w1):
+        assert (w["read"] == 0).all() and (w["bytes"] == 8192).all() and len(w) > 10
+    # iodepth 3: from the third submission on, each waits for the completion two before it
+    # ... and never more than 3 of the reader's I/Os are in flight at a submission.
+    sub, done = reads["submit_ns"].to_numpy(), reads["complete_ns"].to_numpy()
+    in_flight = [((sub <= t) & (done > t)).sum() for t in sub]
+    assert max(in_flight) == 3
+    doc = json.loads((tmp_path / "fio.json").read_text())
+    opts = {j["jobname"]: j["job options"] for j in doc["jobs"]}
+    assert opts["h0/reader0"]["iodepth"] == "3" and opts["h0/reader0"]["rw"] == "randread"
+    assert opts["h0/writer1"]["bs"] == "8192" and opts["h0/writer1"]["numjobs"] == "2"
+    assert r.metrics["write_ios"] + r.metrics["read_ios"] == (ios["complete_ns"] >= 1e6).sum()
