@@ -242,6 +242,9 @@ class StorageFabric : public lfsim::Fabric
         for (int r = 0; r < 2; ++r)
         {
             const std::string n = names[r];
+            ctx.SetMetric(n + "_device_us", m_deviceIos[r] ? m_deviceTime[r].GetSeconds() * 1e6
+                                                                 / double(m_deviceIos[r])
+                                                           : 0.0);
             const double count = lat[r].size();
             ctx.SetMetric(n + "_ios", count);
             ctx.SetMetric(n + "_iops", window > 0 ? count / window : 0.0);
@@ -254,6 +257,23 @@ class StorageFabric : public lfsim::Fabric
     }
 
   private:
+    /// The target's own device, timed (queue + service) for the latency breakdown.
+    void
+    DeviceSubmit(bool read, uint32_t bytes, std::function<void()> done)
+    {
+        const Time start = Simulator::Now();
+        m_device->Submit(read, bytes,
+                         [this, read, start, done = std::move(done)]
+                         {
+                             if (Simulator::Now() >= m_job->rampTime)
+                             {
+                                 m_deviceTime[read] += Simulator::Now() - start;
+                                 ++m_deviceIos[read];
+                             }
+                             done();
+                         });
+    }
+
     /// (section, clone) pairs in the order jobs are created on each initiator.
     std::vector<std::pair<uint32_t, uint32_t>>
     Clones() const
@@ -313,7 +333,7 @@ class StorageFabric : public lfsim::Fabric
                 // Target software before the device and again before the response.
                 Simulator::Schedule(m_sc->targetDelay,
                                     [this, read, bytes, done] {
-                                        m_device->Submit(
+                                        DeviceSubmit(
                                             read, bytes,
                                             [this, done]
                                             { Simulator::Schedule(m_sc->targetDelay, done); });
@@ -397,7 +417,7 @@ class StorageFabric : public lfsim::Fabric
         Job& j = m_jobs[io.job];
         if (io.read)
         {
-            m_device->Submit(true, io.bytes, [this, id] { TargetReadDone(id); });
+            DeviceSubmit(true, io.bytes, [this, id] { TargetReadDone(id); });
         }
         else
         {
@@ -409,9 +429,16 @@ class StorageFabric : public lfsim::Fabric
     void
     TargetReadDone(uint64_t id)
     {
-        Job& j = m_jobs[m_io[id].job];
-        j.target->Post(RdmaOp::WRITE, m_io[id].bytes); // the data into the host's buffer
-        Simulator::Schedule(m_sc->targetDelay, &StorageFabric::SendCompletion, this, id);
+        // Target software handles the device's completion, then posts the data (RDMA WRITE
+        // into the host's buffer) and the completion back to back: RC keeps them in order.
+        Simulator::Schedule(m_sc->targetDelay, &StorageFabric::SendReadData, this, id);
+    }
+
+    void
+    SendReadData(uint64_t id)
+    {
+        m_jobs[m_io[id].job].target->Post(RdmaOp::WRITE, m_io[id].bytes);
+        SendCompletion(id);
     }
 
     void
@@ -427,7 +454,7 @@ class StorageFabric : public lfsim::Fabric
         j.reads.erase(it);
         Io& io = m_io[id];
         io.replicasPending = 1 + m_replicas.size();
-        m_device->Submit(false, io.bytes, [this, id] { WriteCopyDone(id); });
+        DeviceSubmit(false, io.bytes, [this, id] { WriteCopyDone(id); });
         for (auto& rep : m_replicas)
         {
             rep.toReplica.Send(id, NVME_COMMAND_CAPSULE + io.bytes);
@@ -503,6 +530,8 @@ class StorageFabric : public lfsim::Fabric
     std::vector<Replica> m_replicas;
     std::map<uint64_t, Io> m_io;
     uint64_t m_nextIo = 0;
+    Time m_deviceTime[2]; ///< [write, read]: the target device's time, after ramp_time
+    uint64_t m_deviceIos[2] = {0, 0};
     size_t m_jobsDone = 0;
     Table* m_ios = nullptr;
 };

@@ -57,7 +57,7 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
   public:
     Qd1LatencyTest()
         : lfsim::ModelTestCase("nvmeof_rdma QD1: latency = stack + target time x 2 + device + "
-                               "the frames on the wire (read: capsule and completion; write: "
+                               "the frames on the wire (read: capsule, data and completion; write: "
                                "capsule, RDMA READ request and response, completion)")
     {
     }
@@ -71,7 +71,13 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
         const Time cpl = OneWay(IbOpcode::SEND_ONLY, 16);
 
         lfsim::RunResult rd = RunStorage({{"ns3::FioJob", "rw", "randread"}});
-        const Time read = stack + target * 2 + MicroSeconds(10) + cmd + cpl;
+        // The data and the completion leave back to back; the completion lands one IFG and
+        // its own serialization after the data (it is shorter, so it never waits in between).
+        const uint32_t cplFrame = RoceHeaderBytes(IbOpcode::SEND_ONLY, false) + 16 + IB_ICRC;
+        const Time cplBehindData = EthWireTime(
+            SPEED, ETH_IFG + ETH_PREAMBLE_SFD + std::max(cplFrame + ETH_FCS, ETH_MIN_FRAME));
+        const Time read = stack + target * 2 + MicroSeconds(10) + cmd
+                          + OneWay(IbOpcode::RDMA_WRITE_ONLY, 4096) + cplBehindData;
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(rd, "read_lat_mean_us"), read.GetSeconds() * 1e6, 1e-3,
                                   "read");
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(rd, "read_lat_p99_us"), Num(rd, "read_lat_p50_us"), 1e-3,

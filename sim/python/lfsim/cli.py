@@ -1,4 +1,4 @@
-"""The ``lfsim`` command: run, sweep, list, validate, compare-fio.
+"""The ``lfsim`` command: run, sweep, list, validate, depth, compare-fio.
 
 Bad input (scenario, --set, --grid, paths, options) prints exactly one line
 ``lfsim: error: ...`` on stderr and exits 2, before anything runs or is written.
@@ -134,6 +134,23 @@ def _cmd_compare_fio(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_depth(args: argparse.Namespace) -> int:
+    from .depth import latency_vs_depth, plot_depth
+    from .output import atomic_dir, check_target
+    from .scenario import parse_overrides
+
+    out = Path(args.out) if args.out else Path("results") / "latency_vs_depth"
+    check_target(out, "--out")
+    modes = [m.strip() for m in args.modes.split(",")] if args.modes else None
+    result = latency_vs_depth(args.scenario, parse_overrides(args.set), modes, seed=args.seed)
+    with atomic_dir(out) as tmp:  # nothing half-written
+        result.write(tmp)
+        plot_depth(result, tmp / "plots")
+    print(result.table())
+    print(f"results: {out}")
+    return 0
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -211,6 +228,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--case", action="append", metavar="NAME", help="run only this case (repeatable)"
     )
     v.set_defaults(func=_cmd_validate)
+
+    d = sub.add_parser(
+        "depth",
+        help="latency versus protocol depth: QD1 reads and writes over every stack (mode) of "
+        "the scenario, least-squares T = k D + C, per-layer breakdown and plots",
+    )
+    d.add_argument(
+        "scenario",
+        metavar="SCENARIO",
+        nargs="?",
+        default="latency_vs_depth",
+        help="a storage scenario whose modes are the stacks (default latency_vs_depth)",
+    )
+    d.add_argument("--modes", metavar="M1,M2,...", help="only these modes (default: all)")
+    d.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    d.add_argument("--seed", type=_seed, help="RNG seed for every run")
+    d.add_argument(
+        "--out", metavar="DIR", help="output directory (default results/latency_vs_depth)"
+    )
+    d.set_defaults(func=_cmd_depth)
 
     c = sub.add_parser(
         "compare-fio",

@@ -1,0 +1,89 @@
+"""Latency versus protocol depth (lfsim depth): D from the layer lists, T = k D + C fits, the
+breakdown adds up, and layer delays enter the latency one for one."""
+
+import json
+
+import numpy as np
+import pytest
+
+from lfsim.depth import fit_line, latency_vs_depth
+
+SHORT = {"FioJob.runtime": "2ms", "FioJob.ramp_time": "200us", "stop_time": "5ms"}
+
+
+@pytest.fixture(scope="module")
+def base():
+    return latency_vs_depth("latency_vs_depth", SHORT)
+
+
+def test_depth_is_counted_from_the_layer_lists(base):
+    from lfsim.depth import LAYER_ATTRIBUTE
+
+    assert set(base.points["stack"]) <= set(LAYER_ATTRIBUTE)
+    assert dict(zip(base.points["stack"], base.points["depth"], strict=True)) == {
+        "fcp": 5,  # application, block, scsi, fcp, hba
+        "nvmeof_rdma": 6,  # application, block, nvme, nvmeof, rdma, rnic
+    }
+    # Two more layers on fcp: D follows the list, not a typed-in number.
+    more = latency_vs_depth(
+        "latency_vs_depth",
+        {**SHORT, "StorageScenario.FcpLayers": "a:1us,b:1us,c:1us,d:1us,e:1us,f:1us,g:1us"},
+        modes=["fcp"],
+    )
+    assert set(more.points["depth"]) == {7}
+    assert more.fits == {}  # one depth: no line
+
+
+def test_breakdown_adds_up_to_the_latency(base):
+    parts = base.breakdown.groupby(["mode", "op"], sort=False)["us"].sum()
+    for r in base.points.itertuples():
+        assert parts[(r.mode, r.op)] == pytest.approx(r.latency_us, abs=1e-9)
+        assert r.transport_us > 0  # frames take time on the wire
+        assert r.device_us == pytest.approx(10.0, abs=1e-6)  # the constant device time
+
+
+def test_a_layer_delay_adds_one_for_one_at_qd1(base):
+    """QD1 with constant times: 3 us more in one fcp layer is 3 us more latency, read and
+    write alike (half on submission, half on completion, nothing overlaps it)."""
+    slow = latency_vs_depth(
+        "latency_vs_depth",
+        {
+            **SHORT,
+            "StorageScenario.FcpLayers": "application:4us,block:1us,scsi:1us,fcp:1us,hba:1us",
+        },
+        modes=["fcp"],
+    )
+    old = base.points[base.points["stack"] == "fcp"].set_index("op")["latency_us"]
+    new = slow.points.set_index("op")["latency_us"]
+    assert (new - old).to_numpy() == pytest.approx([3.0, 3.0], abs=1e-6)
+
+
+def test_fit_is_least_squares():
+    d = [5, 6, 7, 5, 6, 7]
+    t = [20.0, 23.5, 30.0, 21.0, 24.0, 29.0]
+    f = fit_line(d, t)
+    a = np.vstack([d, np.ones(len(d))]).T
+    (k, c), *_ = np.linalg.lstsq(a, np.array(t), rcond=None)
+    assert f["k_us"] == pytest.approx(k) and f["C_us"] == pytest.approx(c)
+    pred = k * np.array(d) + c
+    r2 = 1 - ((np.array(t) - pred) ** 2).sum() / ((np.array(t) - np.mean(t)) ** 2).sum()
+    assert f["r2"] == pytest.approx(r2)
+
+
+def test_cli_writes_tables_fits_and_plots(cli, tmp_path):
+    p = cli("depth", "--set", "FioJob.runtime=1ms", "--set", "FioJob.ramp_time=100us", "--out", "d")
+    assert p.returncode == 0, p.stderr
+    out = tmp_path / "d"
+    fits = json.loads((out / "fit.json").read_text())
+    assert set(fits) == {"randread", "randwrite"}
+    assert all({"k_us", "C_us", "r2"} <= set(f) for f in fits.values())
+    for name in ("depth.csv", "breakdown.csv", "plots/depth.png", "plots/breakdown.png"):
+        assert (out / name).stat().st_size > 0
+    assert "fit randread: T =" in p.stdout
+
+
+def test_cli_bad_mode_is_one_line_exit_2(cli, tmp_path):
+    p = cli("depth", "--modes", "fcp,infiniband", "--out", "d")
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and "modes: got infiniband; accepted:" in p.stderr
+    assert not (tmp_path / "d").exists()
