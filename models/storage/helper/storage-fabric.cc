@@ -150,7 +150,6 @@ class StorageFabric : public lfsim::Fabric
         const bool fcp = m_sc->stack == StorageScenario::FCP;
         m_layers = fcp ? ParseLayers("StorageScenario.FcpLayers", m_sc->fcpLayers)
                        : ParseLayers("StorageScenario.NvmeofLayers", m_sc->nvmeofLayers);
-        m_half = LayersDelay(m_layers) / 2;
         m_stop = m_job->runtime.IsStrictlyPositive() ? m_job->runtime : ctx.config.stopTime;
         if (m_job->rampTime >= m_stop)
         {
@@ -257,6 +256,13 @@ class StorageFabric : public lfsim::Fabric
     }
 
   private:
+    /// Half the initiator stack's time for an I/O of `bytes` (charged on each way).
+    Time
+    Half(uint32_t bytes) const
+    {
+        return LayersDelay(m_layers, bytes) / 2;
+    }
+
     /// The target's own device, timed (queue + service) for the latency breakdown.
     void
     DeviceSubmit(bool read, uint32_t bytes, std::function<void()> done)
@@ -368,7 +374,8 @@ class StorageFabric : public lfsim::Fabric
         const Io& io = m_io[id];
         m_initiators[m_jobs[io.job].initiator]->SubmitIo(
             io.read, io.bytes,
-            [this, id](Time) { Simulator::Schedule(m_half, &StorageFabric::Complete, this, id); });
+            [this, id](Time)
+            { Simulator::Schedule(Half(m_io[id].bytes), &StorageFabric::Complete, this, id); });
     }
 
     /// Keep iodepth I/Os in flight while the job runs.
@@ -389,7 +396,7 @@ class StorageFabric : public lfsim::Fabric
             const uint64_t id = m_nextIo++;
             m_io[id] = {ji, spec.NextIsRead(m_mix), spec.bs, Simulator::Now()};
             // Down the initiator's stack, then into the transport.
-            Simulator::Schedule(m_half, &StorageFabric::Dispatch, this, id);
+            Simulator::Schedule(Half(spec.bs), &StorageFabric::Dispatch, this, id);
         }
         if (j.stopped && j.inFlight == 0 && ++m_jobsDone == m_jobs.size())
         {
@@ -496,7 +503,7 @@ class StorageFabric : public lfsim::Fabric
     {
         const uint64_t id = m_jobs[ji].toHost.Received();
         // Up the initiator's stack to the application.
-        Simulator::Schedule(m_half, &StorageFabric::Complete, this, id);
+        Simulator::Schedule(Half(m_io[id].bytes), &StorageFabric::Complete, this, id);
     }
 
     void
@@ -517,7 +524,6 @@ class StorageFabric : public lfsim::Fabric
     std::vector<FioJobSection> m_sections;
     std::vector<std::string> m_jobOptions;
     std::vector<StorageLayer> m_layers;
-    Time m_half;
     Time m_stop;
     RoceTopology m_t;
     FcTopology m_fc;

@@ -1,5 +1,6 @@
 #include "storage-stack.h"
 
+#include "lfsim-attributes.h"
 #include "ns3/string.h"
 
 #include <sstream>
@@ -14,8 +15,8 @@ ParseLayers(const std::string& key, const std::string& text)
     std::vector<StorageLayer> layers;
     std::stringstream ss(text);
     std::string item;
-    const std::string accepted = "; accepted: comma-separated name:time pairs, e.g. "
-                                 "application:2us,block:1us";
+    const std::string accepted = "; accepted: comma-separated name:time[+time/KiB] items, e.g. "
+                                 "application:2us,block:1us,tcp:3us+0.25us/KiB";
     while (std::getline(ss, item, ','))
     {
         const auto colon = item.find(':');
@@ -27,13 +28,31 @@ ParseLayers(const std::string& key, const std::string& text)
         StorageLayer l;
         l.name = item.substr(first, colon - first);
         l.name.erase(l.name.find_last_not_of(' ') + 1);
-        TimeValue t;
-        const std::string value = item.substr(colon + 1);
-        if (!t.DeserializeFromString(value, MakeTimeChecker(Time(0))) || t.Get().IsNegative())
+        std::string value = item.substr(colon + 1);
+        std::string perKiB;
+        const auto plus = value.find('+');
+        if (plus != std::string::npos)
         {
-            throw std::invalid_argument(key + ": got '" + text + "'" + accepted);
+            perKiB = value.substr(plus + 1);
+            value = value.substr(0, plus);
+            const auto slash = perKiB.find("/KiB");
+            if (slash == std::string::npos || slash + 4 != perKiB.size())
+            {
+                throw std::invalid_argument(key + ": got '" + text + "'" + accepted);
+            }
+            perKiB = perKiB.substr(0, slash);
         }
-        l.delay = t.Get();
+        auto parse = [&](const std::string& v)
+        {
+            Time t;
+            if (!lfsim::ParseTime(v, &t) || t.IsNegative())
+            {
+                throw std::invalid_argument(key + ": got '" + text + "'" + accepted);
+            }
+            return t;
+        };
+        l.delay = parse(value);
+        l.perKiB = perKiB.empty() ? Time(0) : parse(perKiB);
         layers.push_back(l);
     }
     if (layers.empty())
@@ -44,12 +63,12 @@ ParseLayers(const std::string& key, const std::string& text)
 }
 
 Time
-LayersDelay(const std::vector<StorageLayer>& layers)
+LayersDelay(const std::vector<StorageLayer>& layers, uint64_t bytes)
 {
     Time sum(0);
     for (const auto& l : layers)
     {
-        sum += l.delay;
+        sum += l.delay + l.perKiB * double(bytes) / 1024.0;
     }
     return sum;
 }

@@ -65,12 +65,17 @@ class DepthResult:
         return "\n".join(lines)
 
 
-def parse_layers(text: str) -> list[tuple[str, float]]:
-    """'application:1us,block:2us' -> [(name, microseconds)] (the fabric validated it)."""
+def parse_layers(text: str, nbytes: int = 0) -> list[tuple[str, float]]:
+    """'application:1us,tcp:2us+0.25us/KiB' -> [(name, microseconds for an I/O of nbytes)]
+    (the fabric validated the text)."""
     out = []
     for item in text.split(","):
         name, _, value = item.partition(":")
-        out.append((name.strip(), (time_seconds(value.strip()) or 0.0) * 1e6))
+        fixed, _, per_kib = value.partition("+")
+        us = (time_seconds(fixed.strip()) or 0.0) * 1e6
+        if per_kib:
+            us += (time_seconds(per_kib.strip().removesuffix("/KiB")) or 0.0) * 1e6 * nbytes / 1024
+        out.append((name.strip(), us))
     return out
 
 
@@ -116,7 +121,9 @@ def latency_vs_depth(
             side = "read" if "read" in op else "write"
             m = r.metrics
             stack = r.config["StorageScenario"]["Stack"]
-            layers = parse_layers(r.config["StorageScenario"][LAYER_ATTRIBUTE[stack]])
+            layers = parse_layers(
+                r.config["StorageScenario"][LAYER_ATTRIBUTE[stack]], int(r.config["FioJob"]["bs"])
+            )
             if int(m["stack_depth"]) != len(layers):
                 raise AssertionError("stack_depth disagrees with the layer list")
             target_sw = 2 * (time_seconds(r.config["StorageScenario"]["TargetDelay"]) or 0) * 1e6

@@ -87,3 +87,24 @@ def test_cli_bad_mode_is_one_line_exit_2(cli, tmp_path):
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1 and "modes: got infiniband; accepted:" in p.stderr
     assert not (tmp_path / "d").exists()
+
+
+def test_a_per_kib_layer_cost_scales_with_the_block_size(base):
+    """'+t/KiB' adds t for every KiB of the I/O's data: 0.5 us/KiB on a 4 KiB read is 2 us,
+    and the breakdown charges it to that layer."""
+    slow = latency_vs_depth(
+        "latency_vs_depth",
+        {
+            **SHORT,
+            "StorageScenario.FcpLayers": "application:1us,block:1us,scsi:1us,fcp:1us,"
+            "hba:1us+0.5us/KiB",
+        },
+        modes=["fcp"],
+        ops=["randread"],
+    )
+    old = base.points[(base.points["stack"] == "fcp") & (base.points["op"] == "randread")]
+    assert slow.points["latency_us"].iloc[0] - old["latency_us"].iloc[0] == pytest.approx(
+        2.0, abs=1e-4
+    )
+    hba = slow.breakdown[slow.breakdown["component"] == "host hba"]["us"].iloc[0]
+    assert hba == pytest.approx(3.0)

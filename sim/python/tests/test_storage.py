@@ -35,6 +35,11 @@ def test_same_seed_same_latencies_other_seed_other_draws():
             ["--set", "StorageScenario.NvmeofLayers=app:1us,block"],
             "StorageScenario.NvmeofLayers: got 'app:1us,block'; accepted: comma-separated",
         ),
+        (
+            ["--set", "StorageScenario.NvmeofLayers=app:1us+2us/KB"],
+            "StorageScenario.NvmeofLayers: got 'app:1us+2us/KB'; accepted: comma-separated "
+            "name:time[+time/KiB] items",
+        ),
         (["--set", "FioJob.rw=randomread"], "FioJob.rw: got 'randomread'"),
         (
             ["--set", "mode=fcp", "--set", "StorageScenario.Replicas=3"],
