@@ -237,51 +237,86 @@ IscsiInitiator::Ping()
 }
 
 void
+IscsiInitiator::SetExternalWorkload()
+{
+    m_external = true;
+}
+
+void
+IscsiInitiator::Submit(bool isWrite, uint32_t bytes, IoDone done)
+{
+    if (bytes == 0 || bytes % BLOCK != 0)
+    {
+        throw std::invalid_argument("IscsiInitiator: I/O of " + std::to_string(bytes)
+                                    + " bytes; accepted: a positive multiple of 512");
+    }
+    m_external = true;
+    m_requests.push_back({isWrite, bytes, std::move(done)});
+    Issue();
+}
+
+void
 IscsiInitiator::Issue()
 {
+    if (m_external)
+    {
+        while (m_running && m_loggedIn && !m_requests.empty() && SerialLessEq(m_cmdSn, m_maxCmdSn))
+        {
+            Request r = std::move(m_requests.front());
+            m_requests.pop_front();
+            SendCommand(r.write, r.bytes, std::move(r.done));
+        }
+        return;
+    }
     while (m_running && m_loggedIn && m_tasks.size() < m_queueDepth
            && (m_ioCount == 0 || m_issued < m_ioCount) && SerialLessEq(m_cmdSn, m_maxCmdSn))
     {
-        const bool write = m_direction == WRITE;
-        const uint32_t itt = NextTag();
-        Task& t = m_tasks[itt];
-        t.write = write;
-        t.bytes = m_ioSize;
-        t.start = Simulator::Now();
-        ++m_issued;
+        SendCommand(m_direction == WRITE, m_ioSize, nullptr);
+    }
+}
 
-        const uint32_t blocks = m_ioSize / BLOCK;
-        uint8_t cdb[16] = {};
-        cdb[0] = write ? WRITE16 : READ16;
-        for (int i = 0; i < 8; ++i)
-        {
-            cdb[2 + i] = uint8_t(m_nextLba >> (56 - 8 * i));
-        }
-        for (int i = 0; i < 4; ++i)
-        {
-            cdb[10 + i] = uint8_t(blocks >> (24 - 8 * i));
-        }
-        m_nextLba += blocks;
+void
+IscsiInitiator::SendCommand(bool write, uint32_t bytes, IoDone done)
+{
+    const uint32_t itt = NextTag();
+    Task& t = m_tasks[itt];
+    t.write = write;
+    t.bytes = bytes;
+    t.start = Simulator::Now();
+    t.done = std::move(done);
+    ++m_issued;
 
-        const uint32_t immediate = write ? m_neg.ImmediateLength(m_ioSize) : 0;
-        const uint32_t unsolicited = write ? m_neg.UnsolicitedLength(m_ioSize) : 0;
-        IscsiBhs cmd;
-        cmd.SetOpcode(IscsiOpcode::SCSI_COMMAND);
-        // F: no unsolicited Data-Out follows this PDU (RFC 7143 11.3.1).
-        cmd.SetFlags((unsolicited == immediate ? IscsiFlag::FINAL : 0)
-                     | (write ? IscsiFlag::WRITE : IscsiFlag::READ) | IscsiFlag::ATTR_SIMPLE);
-        cmd.SetLun(0);
-        cmd.SetInitiatorTaskTag(itt);
-        cmd.SetExpectedDataTransferLength(m_ioSize);
-        cmd.SetCmdSn(m_cmdSn++);
-        cmd.SetExpStatSn(m_expStatSn);
-        cmd.SetCdb(cdb, sizeof(cdb));
-        m_conn->Send(cmd, immediate);
-        if (unsolicited > immediate)
-        {
-            // As if an initial R2T had asked for [immediate, FirstBurstLength) (13.10).
-            DataOut(itt, ISCSI_RESERVED_TAG, immediate, unsolicited - immediate);
-        }
+    const uint32_t blocks = bytes / BLOCK;
+    uint8_t cdb[16] = {};
+    cdb[0] = write ? WRITE16 : READ16;
+    for (int i = 0; i < 8; ++i)
+    {
+        cdb[2 + i] = uint8_t(m_nextLba >> (56 - 8 * i));
+    }
+    for (int i = 0; i < 4; ++i)
+    {
+        cdb[10 + i] = uint8_t(blocks >> (24 - 8 * i));
+    }
+    m_nextLba += blocks;
+
+    const uint32_t immediate = write ? m_neg.ImmediateLength(bytes) : 0;
+    const uint32_t unsolicited = write ? m_neg.UnsolicitedLength(bytes) : 0;
+    IscsiBhs cmd;
+    cmd.SetOpcode(IscsiOpcode::SCSI_COMMAND);
+    // F: no unsolicited Data-Out follows this PDU (RFC 7143 11.3.1).
+    cmd.SetFlags((unsolicited == immediate ? IscsiFlag::FINAL : 0)
+                 | (write ? IscsiFlag::WRITE : IscsiFlag::READ) | IscsiFlag::ATTR_SIMPLE);
+    cmd.SetLun(0);
+    cmd.SetInitiatorTaskTag(itt);
+    cmd.SetExpectedDataTransferLength(bytes);
+    cmd.SetCmdSn(m_cmdSn++);
+    cmd.SetExpStatSn(m_expStatSn);
+    cmd.SetCdb(cdb, sizeof(cdb));
+    m_conn->Send(cmd, immediate);
+    if (unsolicited > immediate)
+    {
+        // As if an initial R2T had asked for [immediate, FirstBurstLength) (13.10).
+        DataOut(itt, ISCSI_RESERVED_TAG, immediate, unsolicited - immediate);
     }
 }
 
@@ -390,6 +425,10 @@ IscsiInitiator::Complete(uint32_t itt, uint8_t status)
     {
         ++m_completed;
         m_ioTrace(t.bytes, Simulator::Now() - t.start, t.write);
+    }
+    if (t.done)
+    {
+        t.done(Simulator::Now() - t.start);
     }
     Issue();
 }

@@ -19,6 +19,8 @@
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
+#include <deque>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 
@@ -48,6 +50,16 @@ class IscsiInitiator : public Application
     void Validate() const;
     /// Sends a NOP-Out ping now (after login); NopRtt fires when its NOP-In arrives.
     void Ping();
+
+    /// A command submitted with Submit has its status: (latency from the SCSI Command).
+    using IoDone = std::function<void(Time latency)>;
+    /// The caller runs the workload (a fio-like job) with Submit: the Direction / IoSize /
+    /// QueueDepth / IoCount loop issues nothing. Call before the application starts.
+    void SetExternalWorkload();
+    /// Issues one command of `bytes` (a multiple of 512) for the caller; also switches to the
+    /// external workload. Commands wait for the login and for the target's MaxCmdSN, then go
+    /// out in submission order.
+    void Submit(bool isWrite, uint32_t bytes, IoDone done);
 
     bool
     IsLoggedIn() const
@@ -80,6 +92,13 @@ class IscsiInitiator : public Application
         uint32_t bytes = 0;
         uint32_t dataIn = 0;
         Time start;
+        IoDone done; ///< Submit's caller, or empty
+    };
+    struct Request
+    {
+        bool write;
+        uint32_t bytes;
+        IoDone done;
     };
 
     void StartApplication() override;
@@ -90,6 +109,7 @@ class IscsiInitiator : public Application
     void Receive(const IscsiBhs& bhs, const uint8_t* data, uint32_t n);
     void LoginResponse(const IscsiBhs& bhs, const uint8_t* data, uint32_t n);
     void Issue();
+    void SendCommand(bool write, uint32_t bytes, IoDone done);
     void DataOut(uint32_t itt, uint32_t ttt, uint32_t offset, uint32_t length);
     void Complete(uint32_t itt, uint8_t status);
     void UpdateWindow(const IscsiBhs& bhs);
@@ -120,6 +140,8 @@ class IscsiInitiator : public Application
     uint64_t m_completed = 0;
     std::unordered_map<uint32_t, Task> m_tasks;
     std::unordered_map<uint32_t, Time> m_pings;
+    bool m_external = false;        ///< Submit drives the commands
+    std::deque<Request> m_requests; ///< submitted, not yet sent
     EventId m_keepAlive;
 
     TracedCallback<uint32_t, Time, bool> m_ioTrace;

@@ -1,6 +1,10 @@
 #include "roce-helper.h"
 
 #include "lfsim-routing.h"
+#include "ns3/config.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <map>
@@ -235,6 +239,46 @@ RoceHelper::AssignStreams(RoceTopology& t, int64_t stream)
         used += sw->AssignStreams(stream + used);
     }
     return used;
+}
+
+void
+RoceHelper::SetHostIpAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_hostIp.Set(name, value);
+}
+
+int64_t
+RoceHelper::InstallInternet(RoceTopology& t, int64_t stream)
+{
+    const uint32_t nh = t.hosts.GetN();
+    t.hostIps.clear();
+    for (uint32_t i = 0; i < nh; ++i)
+    {
+        t.hostIps.push_back(m_hostIp.Create<RoceHostIp>());
+    }
+    if (nh)
+    {
+        Config::SetDefault("ns3::TcpSocket::SegmentSize",
+                           UintegerValue(t.hostIps[0]->GetTcpSegmentSize()));
+    }
+    InternetStackHelper stack;
+    stack.SetIpv6StackInstall(false);
+    stack.Install(t.hosts);
+    for (uint32_t i = 0; i < nh; ++i)
+    {
+        const Ipv4Address address(HOST_IP_BASE + i);
+        Ptr<Node> node = t.hosts.Get(i);
+        node->AggregateObject(t.hostIps[i]);
+        t.hostIps[i]->Setup(t.hostPorts[i], t.nics[i], address);
+        // By hand rather than Ipv4AddressHelper, which would put a queue disc in front of the
+        // port's traffic classes.
+        Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+        const int32_t ifc = ipv4->AddInterface(t.hostPorts[i]);
+        ipv4->AddAddress(ifc, Ipv4InterfaceAddress(address, Ipv4Mask("255.0.0.0")));
+        ipv4->SetMetric(ifc, 1);
+        ipv4->SetUp(ifc);
+    }
+    return stack.AssignStreams(t.hosts, stream);
 }
 
 } // namespace ns3

@@ -8,8 +8,10 @@
 
 #include "lfsim-routing.h"
 #include "ns3/node-container.h"
+#include "ns3/object-factory.h"
 #include "rdma-nic.h"
 #include "roce-channel.h"
+#include "roce-host-ip.h"
 #include "roce-net-device.h"
 #include "roce-switch.h"
 
@@ -32,6 +34,7 @@ struct RoceTopology
     std::vector<std::string> portLabels;   ///< "h3", "leaf0/p2", "spine1/p0"
     std::vector<int32_t> portSwitch;       ///< switch index of each port, -1 for hosts
     std::vector<uint32_t> portIndex;       ///< port number on its switch
+    std::vector<Ptr<RoceHostIp>> hostIps;  ///< after InstallInternet, one per host
 };
 
 class RoceHelper
@@ -68,6 +71,15 @@ class RoceHelper
     /// Fixed RNG streams for the switches (ECN marking); returns the number used.
     int64_t AssignStreams(RoceTopology& t, int64_t stream);
 
+    /// An attribute of the RoceHostIp objects InstallInternet creates (else their defaults).
+    void SetHostIpAttribute(const std::string& name, const AttributeValue& value);
+    /// Installs ns-3's internet stack (IPv4, TCP, UDP; no IPv6, no queue disc: the port's
+    /// classes are the queues) on every host and gives host i the address the switches route,
+    /// HOST_IP_BASE + i, in 10.0.0.0/8 on its port. Sets ns3::TcpSocket::SegmentSize from
+    /// RoceHostIp.Mtu (as an OS derives the MSS from the interface MTU). Call after building
+    /// the topology; returns the number of RNG streams used from `stream`.
+    int64_t InstallInternet(RoceTopology& t, int64_t stream);
+
     static constexpr uint32_t HOST_IP_BASE = 0x0A000001; ///< 10.0.0.1
 
   private:
@@ -77,6 +89,7 @@ class RoceHelper
     uint32_t AddSwitch(RoceTopology& t, const std::string& name);
     void Finish(RoceTopology& t);
 
+    ObjectFactory m_hostIp{"ns3::RoceHostIp"};
     lfsim::Routing m_routing = lfsim::SHORTEST_PATH;
     bool m_failed = false;
     bool m_stale = false;

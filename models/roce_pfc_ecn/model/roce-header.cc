@@ -442,4 +442,48 @@ MarkCe(Ptr<Packet> p)
     p->AddHeader(h);
 }
 
+void
+AddEthernetToIpv4(Ptr<Packet> ip, Mac48Address dst, Mac48Address src, bool vlan, uint8_t pcp,
+                  uint16_t vid, uint8_t dscp)
+{
+    RawBytesHeader h;
+    const uint32_t eth = ETH_HEADER + (vlan ? VLAN_TAG : 0);
+    uint8_t* b = h.m_b;
+    dst.CopyTo(b);
+    src.CopyTo(b + 6);
+    uint32_t o = 12;
+    if (vlan)
+    {
+        const uint16_t tci = uint16_t(pcp) << 13 | (vid & 0x0FFF);
+        b[o++] = ETHERTYPE_VLAN >> 8;
+        b[o++] = ETHERTYPE_VLAN & 0xFF;
+        b[o++] = tci >> 8;
+        b[o++] = tci & 0xFF;
+    }
+    b[o++] = ETHERTYPE_IPV4 >> 8;
+    b[o++] = ETHERTYPE_IPV4 & 0xFF;
+    uint8_t* iph = b + eth;
+    ip->CopyData(iph, IPV4_HEADER);
+    iph[1] = uint8_t(dscp << 2) | (iph[1] & 3);
+    iph[10] = iph[11] = 0;
+    const uint16_t sum = Ipv4Checksum(iph);
+    iph[10] = sum >> 8;
+    iph[11] = sum & 0xFF;
+    h.m_len = eth + IPV4_HEADER;
+    ip->RemoveAtStart(IPV4_HEADER);
+    ip->AddHeader(h);
+}
+
+Mac48Address
+RemoveEthernet(Ptr<Packet> frame)
+{
+    uint8_t b[14];
+    frame->CopyData(b, 14);
+    Mac48Address src;
+    src.CopyFrom(b + 6);
+    const bool vlan = (uint16_t(b[12]) << 8 | b[13]) == ETHERTYPE_VLAN;
+    frame->RemoveAtStart(ETH_HEADER + (vlan ? VLAN_TAG : 0));
+    return src;
+}
+
 } // namespace ns3

@@ -159,6 +159,14 @@ FrameView PeekFrame(Ptr<const Packet> p);
 /// Sets the IPv4 ECN field to CE (and fixes the header checksum) in a RoCE frame.
 void MarkCe(Ptr<Packet> p);
 
+/// Host IP output: puts Ethernet II (with an 802.1Q tag of priority `pcp` and id `vid` if
+/// `vlan`) in front of an IPv4 packet and sets its DSCP, keeping its ECN field (the header
+/// checksum is recomputed). One header operation on the packet.
+void AddEthernetToIpv4(Ptr<Packet> ip, Mac48Address dst, Mac48Address src, bool vlan, uint8_t pcp,
+                       uint16_t vid, uint8_t dscp);
+/// Host IP input: removes the Ethernet II (+ 802.1Q) header; returns the sender's MAC.
+Mac48Address RemoveEthernet(Ptr<Packet> frame);
+
 } // namespace ns3
 
 #endif

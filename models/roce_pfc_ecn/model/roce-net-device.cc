@@ -96,11 +96,41 @@ RoceNetDevice::SetMtu(const uint16_t mtu)
     return true;
 }
 
-bool
-RoceNetDevice::Send(Ptr<Packet>, const Address&, uint16_t)
+void
+RoceNetDevice::EnableIp(uint8_t dscp, bool vlan, uint16_t vid)
 {
-    // Frames enter through Enqueue (switches) or the NIC's pull callback; there is no IP stack.
-    return false;
+    NS_ABORT_MSG_IF(!m_channel, "RoceNetDevice::EnableIp: attach the port first");
+    m_ip = true;
+    m_ipDscp = dscp;
+    m_ipVlan = vlan;
+    m_ipVid = vid;
+    m_ipNextHop = m_channel->GetPeer(this)->GetMac();
+}
+
+bool
+RoceNetDevice::Send(Ptr<Packet> packet, const Address&, uint16_t protocolNumber)
+{
+    // Switch ports take frames through Enqueue and the NIC's through its pull callback; a host
+    // port with EnableIp takes IPv4 packets here. The link is point to point: the frame goes
+    // to the peer's MAC whatever the IP layer's destination (there is no ARP).
+    if (!m_ip || protocolNumber != ETHERTYPE_IPV4)
+    {
+        return false;
+    }
+    const uint8_t c = m_ipDscp >> 3;
+    AddEthernetToIpv4(packet, m_ipNextHop, m_address, m_ipVlan, c, m_ipVid, m_ipDscp);
+    Item it;
+    it.bytes = packet->GetSize();
+    it.packet = packet;
+    it.prio = c;
+    m_ipQ[c].push_back(it);
+    m_ipReady |= uint8_t(1u << c);
+    m_qBytes[c] += it.bytes;
+    ++m_c.ipTx;
+    m_c.maxQueueBytes = std::max(m_c.maxQueueBytes, GetQueueBytes());
+    m_queueTrace(c, m_qBytes[c]);
+    Kick();
+    return true;
 }
 
 Ptr<RoceChannel>
@@ -210,15 +240,42 @@ RoceNetDevice::GetPausedTime() const
     return t;
 }
 
+void
+RoceNetDevice::TakeIp(uint8_t c)
+{
+    // Its bytes were counted in m_qBytes when Send queued it.
+    m_q[c].push_back(m_ipQ[c].front());
+    m_ipQ[c].pop_front();
+    if (m_ipQ[c].empty())
+    {
+        m_ipReady &= uint8_t(~(1u << c));
+    }
+}
+
 bool
 RoceNetDevice::HeadReady(uint8_t c)
 {
-    if (m_q[c].empty() && (m_sourceReady & (1u << c)))
+    if (m_q[c].empty() && (Sources() & (1u << c)))
     {
+        const bool ip = m_ipReady & (1u << c);
+        const bool nic = m_sourceReady & (1u << c);
+        if (ip && (!nic || m_ipCredit[c] <= 0))
+        {
+            const uint32_t bytes = m_ipQ[c].front().bytes;
+            TakeIp(c);
+            m_ipCredit[c] = nic ? m_ipCredit[c] + bytes : 0;
+            return true;
+        }
         Ptr<Packet> p = m_pull(c);
         if (!p)
         {
             SetSourceReady(c, false);
+            if (ip)
+            {
+                TakeIp(c);
+                m_ipCredit[c] = 0;
+                return true;
+            }
             return false;
         }
         Item it;
@@ -227,6 +284,7 @@ RoceNetDevice::HeadReady(uint8_t c)
         it.prio = c;
         m_q[c].push_back(it);
         m_qBytes[c] += it.bytes;
+        m_ipCredit[c] = ip ? m_ipCredit[c] - it.bytes : 0;
     }
     return !m_q[c].empty();
 }
@@ -288,7 +346,7 @@ RoceNetDevice::Kick()
         }
         m_rr = (m_rr + 1) % ETH_CLASSES;
         if (!(m_strictMask & (1u << m_rr)) && !Held(m_rr)
-            && (!m_q[m_rr].empty() || (m_sourceReady & (1u << m_rr))))
+            && (!m_q[m_rr].empty() || (Sources() & (1u << m_rr))))
         {
             m_deficit[m_rr] += m_dwrrQuantum;
         }
@@ -304,11 +362,11 @@ RoceNetDevice::SchedulePauseWake()
     Time now = Simulator::Now();
     for (uint8_t c = 0; c < ETH_CLASSES; ++c)
     {
-        if ((!m_q[c].empty() || (m_sourceReady & (1u << c))) && Held(c))
+        if ((!m_q[c].empty() || (Sources() & (1u << c))) && Held(c))
         {
             wake = std::min(wake, m_pauseUntil[c]);
         }
-        else if ((!m_q[c].empty() || (m_sourceReady & (1u << c))) && m_pauseFrom[c] > now
+        else if ((!m_q[c].empty() || (Sources() & (1u << c))) && m_pauseFrom[c] > now
                  && !IsPfcIgnored(c))
         {
             wake = std::min(wake, m_pauseFrom[c]);
@@ -391,6 +449,17 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
         OnPause(frame);
         return;
     }
+    if (m_ip)
+    {
+        const FrameView v = PeekFrame(frame);
+        if (v.etherType == ETHERTYPE_IPV4 && !(v.proto == 17 && v.dport == ROCEV2_UDP_PORT))
+        {
+            const Mac48Address from = RemoveEthernet(frame);
+            ++m_c.ipRx;
+            m_rxCallback(this, frame, ETHERTYPE_IPV4, from);
+            return;
+        }
+    }
     m_frameCb(this, frame);
 }
 
@@ -443,6 +512,11 @@ RoceNetDevice::DoDispose()
     {
         q.clear();
     }
+    for (auto& q : m_ipQ)
+    {
+        q.clear();
+    }
+    m_rxCallback = ReceiveCallback();
     m_control.clear();
     m_current = Item();
     m_frameCb = FrameCallback();

@@ -5,6 +5,12 @@
  * releases them. PAUSE frames are MAC Control frames: they go out ahead of every queue and are
  * never paused themselves. Used by switch ports and by RDMA NICs (which pull their data
  * packets on demand instead of queueing them, as a NIC's transmit scheduler does).
+ *
+ * A host port may also carry an ns-3 IP stack (EnableIp, see RoceHelper::InstallInternet):
+ * Send puts an IPv4 packet in an Ethernet frame and queues it in the traffic class of its
+ * DSCP; the class's transmitter takes IP frames and the NIC's pulled packets alternately,
+ * byte-fair, so both share the class and its PFC pause. Received frames other than RoCEv2
+ * (UDP port 4791) go up to the IP stack.
  */
 #ifndef ROCE_NET_DEVICE_H
 #define ROCE_NET_DEVICE_H
@@ -86,6 +92,15 @@ class RoceNetDevice : public NetDevice
     void SendPause(uint8_t classMask, uint16_t quanta);
     /// Try to start a transmission (after the NIC's rate limiter releases a queue pair).
     void Kick();
+    /// Host ports: carry IP packets of the node's IP stack. They leave with DSCP `dscp` in
+    /// traffic class dscp >> 3 (as RdmaNic classifies RoCE), 802.1Q-tagged with PCP = class
+    /// if `vlan`, addressed to the peer port's MAC.
+    void EnableIp(uint8_t dscp, bool vlan, uint16_t vid);
+    bool
+    IsIpEnabled() const
+    {
+        return m_ip;
+    }
 
     /// Called by RoceChannel when the last bit of a frame has arrived.
     void Receive(Ptr<Packet> frame);
@@ -131,6 +146,8 @@ class RoceNetDevice : public NetDevice
         uint64_t pauseRx = 0;
         uint64_t xonRx = 0;
         uint32_t maxQueueBytes = 0;
+        uint64_t ipTx = 0; ///< IP packets taken from the IP stack
+        uint64_t ipRx = 0; ///< IP packets handed up to it
     };
 
     const Counters&
@@ -264,6 +281,13 @@ class RoceNetDevice : public NetDevice
         return !(m_pfcIgnored >> c & 1) && IsPaused(c);
     }
     bool HeadReady(uint8_t c);
+    /// Bit c: class c has a source besides its queue (the NIC's pull, or queued IP frames).
+    uint8_t
+    Sources() const
+    {
+        return m_sourceReady | m_ipReady;
+    }
+    void TakeIp(uint8_t c);
     void Transmit(Item item, bool control);
     void TransmitDone();
     void OnPause(Ptr<Packet> frame);
@@ -298,6 +322,17 @@ class RoceNetDevice : public NetDevice
     std::array<Time, ETH_CLASSES> m_pauseUntil{};
     std::array<Time, ETH_CLASSES> m_pausedTotal{};
     uint8_t m_pfcIgnored = 0; ///< bit c: PFC for class c is recorded but not honoured
+
+    // Host IP: frames from Send wait per class until the transmitter takes them (TakeIp).
+    bool m_ip = false;
+    bool m_ipVlan = false;
+    uint16_t m_ipVid = 0;
+    uint8_t m_ipDscp = 0;
+    Mac48Address m_ipNextHop;
+    std::array<std::deque<Item>, ETH_CLASSES> m_ipQ;
+    uint8_t m_ipReady = 0; ///< bit c: m_ipQ[c] is not empty
+    /// IP bytes minus NIC bytes sent while both had frames: who goes next (byte fairness).
+    std::array<int64_t, ETH_CLASSES> m_ipCredit{};
 
     Counters m_c;
     TracedCallback<uint8_t, uint32_t> m_queueTrace;

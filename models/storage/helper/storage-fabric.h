@@ -10,6 +10,12 @@
  * read, RDMA READ from the host for a write — and answers with a 16-byte completion by SEND.
  * With Replicas > 1 the target forwards a write (command + data by SEND) to Replicas - 1
  * replica nodes and completes only when each has written it and answered.
+ *
+ * iscsi (SCSI over TCP, the iscsi model's IscsiInitiator and IscsiTarget): one iSCSI session
+ * (one TCP connection) per initiator host to the target over the roce model's Ethernet, the
+ * hosts' IP traffic in the class of RoceHostIp.Dscp (default 26: class 3, PFC-protected; 0 for
+ * a lossy class). The RFC 7143 keys are the IscsiSession attributes (both sides' offers). The
+ * job starts once every session has logged in.
  */
 #ifndef STORAGE_FABRIC_H
 #define STORAGE_FABRIC_H
@@ -30,7 +36,8 @@ class StorageScenario : public Object
     enum Stack
     {
         NVMEOF_RDMA,
-        FCP
+        FCP,
+        ISCSI
     };
 
     int stack = NVMEOF_RDMA;
@@ -39,6 +46,7 @@ class StorageScenario : public Object
     int ethSpeed = 0; ///< EthSpeed
     std::string nvmeofLayers;
     std::string fcpLayers;
+    std::string iscsiLayers;
     Time targetDelay;
     std::string jobs;
 };

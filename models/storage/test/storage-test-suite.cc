@@ -1,11 +1,14 @@
 /*
- * The storage fabric: NVMe-oF/RDMA I/O latency from the frames it sends, and device ceilings.
+ * The storage fabric: NVMe-oF/RDMA and iSCSI/TCP I/O latency from the frames they send, and
+ * device ceilings.
  */
 #include "ethernet-speed.h"
 #include "lfsim-run.h"
 #include "lfsim-test.h"
 #include "ns3/test.h"
 #include "roce-header.h"
+
+#include <numeric>
 
 using namespace ns3;
 
@@ -168,6 +171,162 @@ class FcpStackTest : public lfsim::ModelTestCase
     }
 };
 
+/// TCP payload per segment at RoceHostIp.Mtu 1500 (IPv4 20, TCP 20 + timestamp option 12).
+constexpr uint32_t MSS = 1448;
+constexpr uint32_t TCP_IP_ETH = 32 + 20 + 14;
+constexpr uint32_t BHS = 48;
+
+/// Host -> leaf -> host time of `bytes` of TCP payload written at once on an idle connection
+/// with an open window: segments of MSS and a short last one leave the host back to back. The
+/// switch stores and forwards each one; when the last segment is shorter than the one before,
+/// it is there before its predecessor has left and waits for it. So the last segment leaves
+/// the switch after the line bytes of the others plus the longest serialization among them
+/// (the frame that sets the pace), then crosses the last cable.
+Time
+TcpOneWay(uint32_t bytes)
+{
+    Time before;  // line bytes of the segments before the last, on the host's cable
+    Time longest; // the longest serialization (preamble to FCS) among the segments
+    uint32_t left = bytes;
+    auto serialize = [](uint32_t payload)
+    {
+        return EthWireTime(SPEED, ETH_PREAMBLE_SFD
+                                      + std::max(payload + TCP_IP_ETH + ETH_FCS, ETH_MIN_FRAME));
+    };
+    while (left > MSS)
+    {
+        before += EthWireTime(SPEED, EthLineBytes(MSS + TCP_IP_ETH));
+        longest = std::max(longest, serialize(MSS));
+        left -= MSS;
+    }
+    longest = std::max(longest, serialize(left));
+    return before + longest + PROP + FWD + serialize(left) + PROP;
+}
+
+std::vector<std::array<std::string, 3>>
+Iscsi(std::vector<std::array<std::string, 3>> more)
+{
+    std::vector<std::array<std::string, 3>> all
+        = {{"ns3::StorageScenario", "Stack", "iscsi"},
+           {"ns3::StorageScenario", "IscsiLayers", "app:3us,block:1us,iscsi:2us"}};
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+}
+
+class IscsiQd1LatencyTest : public lfsim::ModelTestCase
+{
+  public:
+    IscsiQd1LatencyTest()
+        : lfsim::ModelTestCase("iscsi QD1 4k: latency = stack + target time x 2 + device + the "
+                               "PDUs as TCP segments on the wire (read: SCSI Command 48 B out, "
+                               "Data-In 48 + 4096 B back in three segments; write: Command with "
+                               "4096 B immediate data out, SCSI Response 48 B back), within 1 ns")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const Time stack = MicroSeconds(6);
+        const Time target = NanoSeconds(1500);
+        // ns-3's TCP hands data to IP one time step (1 ps) after the application's Send: 2 ps
+        // per I/O, inside the 1 ns tolerance. ACKs never delay a PDU here: each side's
+        // delayed ACK rides on its next PDU, and a window of 10+ segments is never full.
+        lfsim::RunResult rd = RunStorage(Iscsi({{"ns3::FioJob", "rw", "randread"}}));
+        const Time read
+            = stack + target * 2 + MicroSeconds(10) + TcpOneWay(BHS) + TcpOneWay(BHS + 4096);
+        NS_TEST_EXPECT_MSG_EQ(Num(rd, "stack_depth"), 3.0, "three layers");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(rd, "read_lat_mean_us"), read.GetSeconds() * 1e6, 1e-3,
+                                  "read");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(rd, "read_lat_p99_us"), Num(rd, "read_lat_p50_us"), 1e-3,
+                                  "constant service: every I/O alike");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(rd, "read_iops"), 1.0 / read.GetSeconds(),
+                                  0.01 / read.GetSeconds(), "IOPS = 1 / latency at QD1");
+
+        // ImmediateData=Yes: the 4096 B ride in the command (min(FirstBurstLength 65536,
+        // MaxRecvDataSegmentLength 8192) >= 4096), no R2T.
+        lfsim::RunResult wr = RunStorage(Iscsi({{"ns3::FioJob", "rw", "randwrite"}}));
+        const Time write
+            = stack + target * 2 + MicroSeconds(15) + TcpOneWay(BHS + 4096) + TcpOneWay(BHS);
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(wr, "write_lat_mean_us"), write.GetSeconds() * 1e6, 1e-3,
+                                  "write");
+    }
+};
+
+class IscsiBurstTest : public lfsim::ModelTestCase
+{
+  public:
+    IscsiBurstTest()
+        : lfsim::ModelTestCase("iscsi 512 KiB writes: MaxBurstLength 256 KiB needs a second R2T "
+                               "after the first burst has arrived, at least one round trip "
+                               "more than MaxBurstLength 512 KiB (one R2T)")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        auto run = [](const std::string& burst)
+        {
+            return Num(RunStorage(Iscsi({{"ns3::FioJob", "rw", "write"},
+                                         {"ns3::FioJob", "bs", "524288"},
+                                         {"ns3::IscsiSession", "MaxBurstLength", burst}})),
+                       "write_lat_mean_us");
+        };
+        const double two = run("262144");
+        const double one = run("524288");
+        // The initiator's line idles from its last Data-Out of burst 1 until R2T 2 arrives:
+        // that segment's trip to the target and the R2T's trip back, at least two one-way
+        // trips of a minimum segment.
+        const double rtt = 2 * TcpOneWay(BHS).GetSeconds() * 1e6;
+        NS_TEST_EXPECT_MSG_GT(two - one, rtt, "a second burst costs a round trip");
+    }
+};
+
+class IscsiConservationTest : public lfsim::ModelTestCase
+{
+  public:
+    IscsiConservationTest()
+        : lfsim::ModelTestCase("iscsi, 2 initiators x 2 jobs, iodepth 4, randrw: every "
+                               "submitted I-O completes once, the bytes add up, the run ends "
+                               "when the jobs' size is done")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const uint32_t perJob = 50;
+        lfsim::RunResult r
+            = RunStorage(Iscsi({{"ns3::StorageScenario", "Initiators", "2"},
+                                {"ns3::FioJob", "rw", "randrw"},
+                                {"ns3::FioJob", "numjobs", "2"},
+                                {"ns3::FioJob", "iodepth", "4"},
+                                {"ns3::FioJob", "bs", "8192"},
+                                {"ns3::FioJob", "runtime", "0s"},
+                                {"ns3::FioJob", "size", std::to_string(perJob * 8192)}}));
+        const double ios = Num(r, "read_ios") + Num(r, "write_ios");
+        NS_TEST_EXPECT_MSG_EQ(ios, 4.0 * perJob, "every I/O completed");
+        NS_TEST_EXPECT_MSG_GT(Num(r, "read_ios"), 0.0, "reads");
+        NS_TEST_EXPECT_MSG_GT(Num(r, "write_ios"), 0.0, "and writes");
+        const auto& table = r.tables.at("ios");
+        NS_TEST_EXPECT_MSG_EQ(table.Rows(), 4u * perJob, "one row per I/O");
+        const auto& bytes = table.Column("bytes");
+        NS_TEST_EXPECT_MSG_EQ(std::accumulate(bytes.begin(), bytes.end(), 0.0), 4.0 * perJob * 8192,
+                              "bytes");
+        std::vector<uint32_t> perId(4, 0);
+        for (double id : table.Column("id"))
+        {
+            ++perId[size_t(id)];
+        }
+        for (uint32_t k = 0; k < 4; ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(perId[k], perJob, "job " << k);
+        }
+        NS_TEST_EXPECT_MSG_LT(r.simTimeS, 0.02, "stopped when done, not at stop_time");
+    }
+};
+
 class StorageTestSuite : public TestSuite
 {
   public:
@@ -177,6 +336,9 @@ class StorageTestSuite : public TestSuite
         AddTestCase(new Qd1LatencyTest, TestCase::QUICK);
         AddTestCase(new CeilingTest, TestCase::QUICK);
         AddTestCase(new FcpStackTest, TestCase::QUICK);
+        AddTestCase(new IscsiQd1LatencyTest, TestCase::QUICK);
+        AddTestCase(new IscsiBurstTest, TestCase::QUICK);
+        AddTestCase(new IscsiConservationTest, TestCase::QUICK);
     }
 };
 

@@ -1,11 +1,11 @@
-"""The storage fabric from YAML and Python: both stacks run the same fio job."""
+"""The storage fabric from YAML and Python: the three stacks run the same fio job."""
 
 import pytest
 
 import lfsim
 
 
-@pytest.mark.parametrize("mode", ["nvmeof_rdma", "fcp"])
+@pytest.mark.parametrize("mode", ["nvmeof_rdma", "fcp", "iscsi"])
 def test_the_same_job_runs_over_both_stacks(mode):
     r = lfsim.run("storage_qd1", {"mode": mode, "stop_time": "10ms", "FioJob.runtime": "5ms"})
     m = r.metrics
@@ -17,7 +17,7 @@ def test_the_same_job_runs_over_both_stacks(mode):
     assert m["read_lat_mean_us"] == pytest.approx(lat_us.mean())
     # QD1: the next I/O is submitted when the previous one completes.
     assert (ios["submit_ns"].iloc[1:].to_numpy() >= ios["complete_ns"].iloc[:-1].to_numpy()).all()
-    assert m["stack_depth"] == (6 if mode == "nvmeof_rdma" else 5)
+    assert m["stack_depth"] == {"nvmeof_rdma": 6, "fcp": 5, "iscsi": 7}[mode]
 
 
 def test_same_seed_same_latencies_other_seed_other_draws():
@@ -85,7 +85,7 @@ def test_a_storage_run_writes_fio_json_that_agrees_with_the_summary(tmp_path):
     assert job["write"]["total_ios"] == 0
 
 
-@pytest.mark.parametrize("mode", ["nvmeof_rdma", "fcp"])
+@pytest.mark.parametrize("mode", ["nvmeof_rdma", "fcp", "iscsi"])
 def test_several_job_sections_per_initiator(mode, tmp_path):
     """fio's job file with two sections: each clone issues only its own pattern and block size,
     keeps its own iodepth, and fio.json reports each clone with its section's options."""
@@ -112,3 +112,25 @@ def test_several_job_sections_per_initiator(mode, tmp_path):
     assert opts["h0/reader0"]["iodepth"] == "3" and opts["h0/reader0"]["rw"] == "randread"
     assert opts["h0/writer1"]["bs"] == "8192" and opts["h0/writer1"]["numjobs"] == "2"
     assert r.metrics["write_ios"] + r.metrics["read_ios"] == (ios["complete_ns"] >= 1e6).sum()
+
+
+def test_iscsi_writes_fio_json_and_is_deterministic(tmp_path):
+    from lfsim.fio import load_fio_json
+
+    o = {"mode": "iscsi", "stop_time": "10ms", "FioJob.runtime": "5ms", "FioJob.rw": "randrw"}
+    a = lfsim.run("storage_qd1", o, out=tmp_path / "a")
+    b = lfsim.run("storage_qd1", o, out=tmp_path / "b")
+    assert a.metrics == b.metrics
+    doc = load_fio_json(tmp_path / "a" / "fio.json", "fio.json")
+    # The same jobs (the header carries the wall-clock time of the run).
+    assert doc["jobs"] == load_fio_json(tmp_path / "b" / "fio.json", "fio.json")["jobs"]
+    (job,) = doc["jobs"]
+    for d in ("read", "write"):
+        assert job[d]["total_ios"] == a.metrics[f"{d}_ios"] > 0
+        assert job[d]["io_bytes"] == a.metrics[f"{d}_ios"] * 4096
+        assert job[d]["clat_ns"]["mean"] / 1e3 == pytest.approx(a.metrics[f"{d}_lat_mean_us"])
+    for k in ("read_iops", "write_iops", "read_lat_p99_us", "write_bw_MiBps", "stack_delay_us"):
+        assert k in a.metrics
+    assert a.metrics["stack_depth"] == 7
+    # At least the stack, two target delays (2 us each) and the device's 20 us write.
+    assert a.metrics["write_lat_mean_us"] > a.metrics["stack_delay_us"] + 4 + 20
