@@ -40,6 +40,8 @@ class StorageScenario : public Object
     std::string nvmeofLayers;
     std::string fcpLayers;
     Time targetDelay;
+    Time replicaDelay;
+    bool targetHostInterface = true;
 };
 
 } // namespace ns3
