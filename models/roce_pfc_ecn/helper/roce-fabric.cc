@@ -574,7 +574,16 @@ class RoceFabric : public lfsim::Fabric
             restored += c.wdRestored;
             wdDrops += c.wdDrops;
         }
-        ctx.SetMetric("drops", dropsHeadroom + dropsBuffer + dropsNoRoute + wdDrops);
+        double dropsNic = 0; // host interface: NIC receive buffer full (0 unless modelled)
+        for (const auto& nic : m_t.nics)
+        {
+            if (nic)
+            {
+                dropsNic += nic->GetHostCounters().rxBufferDrops;
+            }
+        }
+        ctx.SetMetric("drops", dropsHeadroom + dropsBuffer + dropsNoRoute + wdDrops + dropsNic);
+        ctx.SetMetric("drops_nic_buffer", dropsNic);
         ctx.SetMetric("drops_headroom", dropsHeadroom);
         ctx.SetMetric("drops_buffer", dropsBuffer);
         ctx.SetMetric("drops_no_route", dropsNoRoute);

@@ -3,14 +3,41 @@
 #include "ns3/boolean.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 #include "roce-channel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace ns3
 {
+
+double
+Pcie::LinkBitRate(uint32_t generation, uint32_t lanes)
+{
+    // PCIe base spec: 2.5, 5, 8, 16, 32 GT/s per lane; 8b/10b coding for gen 1-2, 128b/130b
+    // for gen 3-5.
+    static const double gtps[] = {0, 2.5e9, 5e9, 8e9, 16e9, 32e9};
+    if (generation == 0 || generation > 5)
+    {
+        return 0;
+    }
+    const double coding = generation <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
+    return gtps[generation] * lanes * coding;
+}
+
+uint64_t
+Pcie::TlpBytes(uint64_t payload, uint32_t mps, uint32_t header, uint32_t dllp)
+{
+    if (payload == 0)
+    {
+        return 0;
+    }
+    const uint64_t tlps = (payload + mps - 1) / mps;
+    return payload + tlps * (header + TLP_LINK_OVERHEAD + dllp);
+}
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionControl);
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
@@ -352,6 +379,58 @@ RdmaNic::GetTypeId()
                             "algorithm registered by a model module.",
                             StringValue("None"), MakeStringAccessor(&RdmaNic::m_ccName),
                             MakeStringChecker())
+              .AddAttribute("PcieGeneration",
+                            "Host interface: PCIe generation of the NIC's link to host memory "
+                            "(1..5: 2.5, 5, 8, 16, 32 GT/s per lane); 0 = not modelled "
+                            "(unlimited).",
+                            UintegerValue(0), MakeUintegerAccessor(&RdmaNic::m_pcieGen),
+                            MakeUintegerChecker<uint32_t>(0, 5))
+              .AddAttribute("PcieLanes", "Host interface: link width (1, 2, 4, 8 or 16 lanes).",
+                            UintegerValue(8), MakeUintegerAccessor(&RdmaNic::m_pcieLanes),
+                            MakeUintegerChecker<uint32_t>(1, 16))
+              .AddAttribute("MaxPayloadSize",
+                            "Host interface: Max_Payload_Size, the largest TLP payload (128 .. "
+                            "4096 bytes, a power of 2); 256 is what most root ports configure.",
+                            UintegerValue(256), MakeUintegerAccessor(&RdmaNic::m_mps),
+                            MakeUintegerChecker<uint32_t>(128, 4096))
+              .AddAttribute("TlpHeaderBytes",
+                            "Host interface: header of the NIC's memory write TLPs: 16 (4 DW, "
+                            "64-bit address: host buffers above 4 GiB) or 12 (3 DW, 32-bit).",
+                            UintegerValue(16), MakeUintegerAccessor(&RdmaNic::m_tlpHeader),
+                            MakeUintegerChecker<uint32_t>(12, 16))
+              .AddAttribute("DllpBytesPerTlp",
+                            "Host interface: DLLP bytes sharing each direction per TLP (Ack and "
+                            "UpdateFC DLLPs are 8 bytes each with framing); 0 = none, as on a "
+                            "link loaded one way.",
+                            UintegerValue(0), MakeUintegerAccessor(&RdmaNic::m_dllpBytes),
+                            MakeUintegerChecker<uint32_t>(0, 64))
+              .AddAttribute("RxBufferSize",
+                            "Host interface: the NIC's receive packet buffer, bytes; frames wait "
+                            "here until their payload is written to host memory.",
+                            UintegerValue(262144), MakeUintegerAccessor(&RdmaNic::m_rxBufferSize),
+                            MakeUintegerChecker<uint32_t>(16384, 1u << 30))
+              .AddAttribute("RxPfcHeadroom",
+                            "Host interface: receive-buffer bytes kept above the XOFF threshold "
+                            "for what arrives until the peer stops; 0 = the formula 2 x cable "
+                            "delay x rate + 3 x max frame + PFC frame + peer PfcResponseDelay x "
+                            "rate (as the switch's).",
+                            UintegerValue(0), MakeUintegerAccessor(&RdmaNic::m_rxHeadroomAttr),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("RxXonOffset",
+                            "Host interface: XON is sent when the receive buffer has drained "
+                            "this many bytes under the XOFF threshold.",
+                            UintegerValue(8192), MakeUintegerAccessor(&RdmaNic::m_rxXonOffset),
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("LosslessPriorities",
+                            "Host interface: priorities the NIC pauses with PFC when its receive "
+                            "buffer fills (bit p = priority p); frames of other priorities are "
+                            "dropped above the XOFF threshold.",
+                            UintegerValue(0x08), MakeUintegerAccessor(&RdmaNic::m_losslessMask),
+                            MakeUintegerChecker<uint8_t>())
+              .AddTraceSource("RxBuffer",
+                              "Host interface: bytes in the receive buffer changed (bytes).",
+                              MakeTraceSourceAccessor(&RdmaNic::m_rxBufferTrace),
+                              "ns3::TracedValueCallback::Uint32")
               .AddTraceSource("QpRate", "A QP's sending rate changed (qpn, bit/s).",
                               MakeTraceSourceAccessor(&RdmaNic::m_rateTrace),
                               "ns3::RdmaNic::RateTracedCallback")
@@ -393,12 +472,105 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
                                     + std::to_string(port->GetMtu())
                                     + "; accepted: a path MTU whose packets fit the Ethernet MTU");
     }
+    if (m_pcieGen)
+    {
+        const uint32_t l = m_pcieLanes;
+        if (l != 1 && l != 2 && l != 4 && l != 8 && l != 16)
+        {
+            throw std::invalid_argument("RdmaNic.PcieLanes: got " + std::to_string(l)
+                                        + "; accepted: 1, 2, 4, 8 or 16");
+        }
+        if (m_mps & (m_mps - 1))
+        {
+            throw std::invalid_argument("RdmaNic.MaxPayloadSize: got " + std::to_string(m_mps)
+                                        + "; accepted: 128, 256, 512, 1024, 2048 or 4096");
+        }
+        if (m_tlpHeader != 12 && m_tlpHeader != 16)
+        {
+            throw std::invalid_argument("RdmaNic.TlpHeaderBytes: got " + std::to_string(m_tlpHeader)
+                                        + "; accepted: 12 or 16");
+        }
+        // Time of n link bytes in ps: n x 8e12 / (GT/s x lanes x coding), kept as an exact
+        // fraction (GT/s in units of 0.5 GT/s) so that long runs do not drift.
+        static const uint64_t halfGt[] = {0, 5, 10, 16, 32, 64};
+        const uint64_t codeNum = m_pcieGen <= 2 ? 8 : 128;
+        const uint64_t codeDen = m_pcieGen <= 2 ? 10 : 130;
+        m_psNum = 8 * 2000 * codeDen; // 8 bits x 1e12 ps / (0.5e9 x halfGt)
+        m_psDen = halfGt[m_pcieGen] * l * codeNum;
+    }
     m_port = port;
     m_ip = ip;
     m_cc = CreateCongestionControl(m_ccName);
     port->SetPullCallback(MakeCallback(&RdmaNic::Pull, this));
     port->SetFrameCallback(MakeCallback(&RdmaNic::Receive, this));
     m_nextHop = port->GetRoceChannel()->GetPeer(port)->GetMac();
+    if (m_psDen)
+    {
+        const uint32_t headroom = m_rxHeadroomAttr ? m_rxHeadroomAttr : HeadroomFormula();
+        if (uint64_t(headroom) + m_rxXonOffset + 2 * EthLineBytes(port->GetMtu() + ETH_HEADER)
+            > m_rxBufferSize)
+        {
+            throw std::invalid_argument(
+                "RdmaNic.RxBufferSize: " + std::to_string(m_rxBufferSize)
+                + " bytes cannot hold the PFC headroom (" + std::to_string(headroom)
+                + "), RxXonOffset and two frames; accepted: a larger RxBufferSize");
+        }
+        m_xoffAt = m_rxBufferSize - headroom;
+    }
+}
+
+uint32_t
+RdmaNic::HeadroomFormula() const
+{
+    // As RoceSwitch::HeadroomFormula: what may still arrive after the XOFF decision (cable
+    // round trip, the peer's response delay, the frame crossing the threshold, the frame this
+    // port is sending ahead of the PAUSE, the frame the peer has started). Draining into host
+    // memory meanwhile is not counted: the bound stays safe.
+    Ptr<RoceChannel> ch = m_port->GetRoceChannel();
+    Ptr<RoceNetDevice> peer = ch->GetPeer(m_port);
+    const double bytesPerPs = 1.0 / EthPicosecondsPerByte(m_port->GetSpeed());
+    const double cable = 2.0 * ch->GetPropagationDelay().GetPicoSeconds() * bytesPerPs;
+    const double response = peer->GetPfcResponseDelay().GetPicoSeconds() * bytesPerPs;
+    const uint32_t maxFrame = EthLineBytes(peer->GetMtu() + ETH_HEADER + VLAN_TAG);
+    return static_cast<uint32_t>(std::ceil(cable + response)) + 3 * maxFrame
+           + EthLineBytes(PFC_FRAME);
+}
+
+double
+RdmaNic::GetHostRxPayloadRate() const
+{
+    if (!m_psDen)
+    {
+        return 0;
+    }
+    const double bytesPerS = Pcie::LinkBitRate(m_pcieGen, m_pcieLanes) / 8;
+    return bytesPerS * m_mps / Pcie::TlpBytes(m_mps, m_mps, m_tlpHeader, m_dllpBytes);
+}
+
+double
+RdmaNic::GetHostTxPayloadRate() const
+{
+    if (!m_psDen)
+    {
+        return 0;
+    }
+    const double bytesPerS = Pcie::LinkBitRate(m_pcieGen, m_pcieLanes) / 8;
+    return bytesPerS * m_mps / Pcie::TlpBytes(m_mps, m_mps, Pcie::CPLD_HEADER, m_dllpBytes);
+}
+
+void
+RdmaNic::DisableHostInterface()
+{
+    m_psNum = 0;
+    m_psDen = 0;
+}
+
+Time
+RdmaNic::HostTime(uint64_t bytes, uint64_t& remainder) const
+{
+    const uint64_t num = bytes * m_psNum + remainder;
+    remainder = num % m_psDen;
+    return PicoSeconds(int64_t(num / m_psDen));
 }
 
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
@@ -442,6 +614,13 @@ Ptr<Packet>
 RdmaNic::Pull(uint8_t prio)
 {
     const Time now = Simulator::Now();
+    if (m_txFree > now)
+    {
+        // The host-read serializer is still fetching earlier payload: nothing new until then.
+        m_wake[prio].Cancel();
+        m_wake[prio] = Simulator::Schedule(m_txFree - now, &RdmaNic::Wake, this, prio);
+        return nullptr;
+    }
     const size_t n = m_qps.size();
     Time earliest = Time::Max();
     for (size_t k = 0; k < n; ++k)
@@ -470,6 +649,16 @@ RdmaNic::Pull(uint8_t prio)
         if (m_cc)
         {
             m_cc->OnSent(m_qps[i], line);
+        }
+        if (m_psDen && m_lastPayload)
+        {
+            // This packet's payload was fetched ahead (read completions); the next waits until
+            // the serializer has carried it.
+            m_host.txDmaBytes += m_lastPayload;
+            m_txFree
+                = std::max(now, m_txFree)
+                  + HostTime(Pcie::TlpBytes(m_lastPayload, m_mps, Pcie::CPLD_HEADER, m_dllpBytes),
+                             m_txRem);
         }
         return p;
     }
@@ -508,6 +697,7 @@ RdmaNic::Build(RoceHeader& h, uint32_t payload)
     h.padCount = static_cast<uint8_t>(pad);
     h.trailing = payload + pad + IB_ICRC;
     h.ipId = m_ipId++;
+    m_lastPayload = payload;
     // Payload and ICRC are zeros: ns-3 keeps them as a virtual zero area, no bytes allocated.
     Ptr<Packet> p = Create<Packet>(h.trailing);
     p->AddHeader(h);
@@ -552,8 +742,76 @@ RdmaNic::MaybeSendCnp(RdmaQueuePair& qp)
 void
 RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> frame)
 {
+    const uint32_t bytes = frame->GetSize();
     RoceHeader h;
     frame->RemoveHeader(h);
+    if (!m_psDen)
+    {
+        Process(h);
+        return;
+    }
+    // Host interface: the frame waits in the receive buffer until its payload is in host
+    // memory; the writes are serialized in arrival order.
+    const Time now = Simulator::Now();
+    const uint32_t payload = h.trailing - IB_ICRC - h.padCount;
+    if (payload == 0 && m_rxFree <= now)
+    {
+        Process(h);
+        return;
+    }
+    const uint8_t prio = h.vlan ? h.pcp : uint8_t(h.dscp >> 3);
+    const bool lossless = m_losslessMask >> prio & 1;
+    if (m_rxBuffered + bytes > (lossless ? m_rxBufferSize : m_xoffAt))
+    {
+        ++m_host.rxBufferDrops;
+        return;
+    }
+    m_rxBuffered += bytes;
+    m_host.rxBufferPeak = std::max(m_host.rxBufferPeak, m_rxBuffered);
+    m_rxBufferTrace(m_rxBuffered);
+    if (!m_xoff && m_rxBuffered >= m_xoffAt && m_losslessMask)
+    {
+        m_xoff = true;
+        HostXoff();
+    }
+    m_host.rxDmaBytes += payload;
+    m_rxFree = std::max(now, m_rxFree)
+               + HostTime(Pcie::TlpBytes(payload, m_mps, m_tlpHeader, m_dllpBytes), m_rxRem);
+    Simulator::Schedule(m_rxFree - now, &RdmaNic::HostRxDone, this, h, bytes);
+}
+
+void
+RdmaNic::HostXoff()
+{
+    if (!m_xoff)
+    {
+        return;
+    }
+    ++m_host.xoffSent;
+    m_port->SendPause(m_losslessMask, 0xFFFF);
+    // Refreshed at half the timer while the buffer stays above the XON level (as switches do).
+    m_xoffRefresh = Simulator::Schedule(PfcQuantum(m_port->GetSpeed()) * int64_t(0xFFFF / 2),
+                                        &RdmaNic::HostXoff, this);
+}
+
+void
+RdmaNic::HostRxDone(RoceHeader h, uint32_t bytes)
+{
+    m_rxBuffered -= bytes;
+    m_rxBufferTrace(m_rxBuffered);
+    if (m_xoff && m_rxBuffered + m_rxXonOffset <= m_xoffAt)
+    {
+        m_xoff = false;
+        m_xoffRefresh.Cancel();
+        ++m_host.xonSent;
+        m_port->SendPause(m_losslessMask, 0);
+    }
+    Process(h);
+}
+
+void
+RdmaNic::Process(const RoceHeader& h)
+{
     const uint32_t index = h.destQp - m_qpnBase;
     if (h.udpDst != ROCEV2_UDP_PORT || index >= m_qps.size())
     {
@@ -827,6 +1085,7 @@ RdmaNic::DoDispose()
     {
         e.Cancel();
     }
+    m_xoffRefresh.Cancel();
     m_qps.clear();
     m_port = nullptr;
     m_cc = nullptr;

@@ -7,6 +7,13 @@
  *
  * The NIC does not queue data packets: its port pulls the next packet of a traffic class when
  * the line is free, from the QPs of that class whose rate limiter allows it, round-robin.
+ *
+ * Host interface (PCIe, off by default): with PcieGeneration 1..5 the payload the NIC moves
+ * between the wire and host memory passes one serializer per direction at the link's rate,
+ * with the TLP overhead of the PCIe base spec (see PcieTlpBytes). Received frames wait in the
+ * NIC's receive buffer (RxBufferSize) until their payload is written to host memory; when the
+ * buffer passes its XOFF threshold the NIC sends PFC on its port for the lossless priorities,
+ * as a NIC does, so the wire slows to the PCIe rate without a drop.
  */
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
@@ -82,6 +89,23 @@ bool RegisterCongestionControl(const std::string& name, CongestionControlFactory
 /// "None" gives null (line rate). Throws std::invalid_argument naming the accepted names.
 Ptr<RdmaCongestionControl> CreateCongestionControl(const std::string& name);
 std::vector<std::string> CongestionControlNames();
+
+/// PCIe base spec constants used by the host-interface model (sources in the module doc).
+namespace Pcie
+{
+/// Per TLP besides its header and payload: framing + sequence number + LCRC = 8 bytes.
+/// 8b/10b (gen 1-2): STP 1 + sequence 2 + LCRC 4 + END 1; 128b/130b (gen 3+): STP token 4
+/// (carrying the sequence number) + LCRC 4.
+constexpr uint32_t TLP_LINK_OVERHEAD = 8;
+/// Header of a completion with data (CplD, 3 DW): what carries host memory to the NIC.
+constexpr uint32_t CPLD_HEADER = 12;
+/// Raw data rate after line coding, bit/s: 2.5/5/8/16/32 GT/s per lane x lanes x 8/10
+/// (gen 1-2) or 128/130 (gen 3-5). 0 for generation 0 (no host-interface limit).
+double LinkBitRate(uint32_t generation, uint32_t lanes);
+/// Bytes on the link for `payload` bytes moved in TLPs of at most `mps` payload bytes with a
+/// `header`-byte TLP header, plus `dllp` DLLP bytes per TLP (0 for an empty payload).
+uint64_t TlpBytes(uint64_t payload, uint32_t mps, uint32_t header, uint32_t dllp);
+} // namespace Pcie
 
 class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
 {
@@ -302,6 +326,31 @@ class RdmaNic : public Object
     /// A QP got new work or its rate limiter opened: let the port pull.
     void Wake(uint8_t prio);
 
+    /// Host interface: payload bytes per second each direction sustains with MaxPayloadSize
+    /// TLPs (host memory writes for received payload, read completions for sent payload);
+    /// 0 when PcieGeneration is 0 (unlimited).
+    double GetHostRxPayloadRate() const;
+    double GetHostTxPayloadRate() const;
+    /// Lift this NIC's host-interface limit (before traffic starts), e.g. for a node that
+    /// stands for several real ones.
+    void DisableHostInterface();
+
+    struct HostCounters
+    {
+        uint64_t rxDmaBytes = 0;    ///< payload written to host memory
+        uint64_t txDmaBytes = 0;    ///< payload read from host memory
+        uint64_t rxBufferDrops = 0; ///< frames that found the receive buffer full
+        uint32_t rxBufferPeak = 0;  ///< bytes
+        uint64_t xoffSent = 0;      ///< PFC frames with non-zero timers (refreshes included)
+        uint64_t xonSent = 0;
+    };
+
+    const HostCounters&
+    GetHostCounters() const
+    {
+        return m_host;
+    }
+
     typedef void (*QpTracedCallback)(uint32_t qpn);
     typedef void (*RateTracedCallback)(uint32_t qpn, double bps);
     typedef void (*CompleteTracedCallback)(uint32_t qpn, uint32_t bytes, Time fct);
@@ -314,6 +363,11 @@ class RdmaNic : public Object
 
     Ptr<Packet> Pull(uint8_t prio);
     void Receive(Ptr<RoceNetDevice> port, Ptr<Packet> frame);
+    void Process(const RoceHeader& h);
+    void HostRxDone(RoceHeader h, uint32_t bytes);
+    void HostXoff();
+    Time HostTime(uint64_t bytes, uint64_t& remainder) const;
+    uint32_t HeadroomFormula() const;
     void OnData(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload);
     void OnReadRequest(RdmaQueuePair& qp, const RoceHeader& h);
     void OnReadResponse(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload);
@@ -349,6 +403,30 @@ class RdmaNic : public Object
     uint16_t m_vid;
     std::string m_ccName;
     Ptr<RdmaCongestionControl> m_cc;
+
+    // Host interface (attributes, then state)
+    uint32_t m_pcieGen = 0;
+    uint32_t m_pcieLanes = 8;
+    uint32_t m_mps = 256;
+    uint32_t m_tlpHeader = 16;
+    uint32_t m_dllpBytes = 0;
+    uint32_t m_rxBufferSize = 0;
+    uint32_t m_rxHeadroomAttr = 0;
+    uint32_t m_rxXonOffset = 0;
+    uint8_t m_losslessMask = 0x08;
+    uint64_t m_psNum = 0; ///< host time of n link bytes = n x m_psNum / m_psDen picoseconds
+    uint64_t m_psDen = 0;
+    uint64_t m_rxRem = 0;
+    uint64_t m_txRem = 0;
+    Time m_rxFree;              ///< the host-write serializer is busy until then
+    Time m_txFree;              ///< the host-read serializer is busy until then
+    uint32_t m_lastPayload = 0; ///< payload of the packet Build made last
+    uint32_t m_rxBuffered = 0;
+    uint32_t m_xoffAt = 0; ///< receive-buffer bytes that trigger XOFF
+    bool m_xoff = false;
+    EventId m_xoffRefresh;
+    HostCounters m_host;
+    TracedCallback<uint32_t> m_rxBufferTrace;
 
     TracedCallback<uint32_t, double> m_rateTrace;
     TracedCallback<uint32_t, uint64_t> m_ackTrace;

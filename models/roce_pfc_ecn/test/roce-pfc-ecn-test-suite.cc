@@ -614,6 +614,156 @@ class ReadThenWriteTest : public TestCase
     }
 };
 
+// Host interface (PCIe). Constants from the PCIe base spec as public sources document them
+// (see the module doc), written here independently of the model's code: 8 GT/s (gen 3) and
+// 16 GT/s (gen 4) per lane, 128b/130b coding; per TLP a 4-DW memory-write header (16 B) plus
+// 8 B of framing, sequence number and LCRC; Max_Payload_Size 256.
+double
+PcieRawBytesPerS(double gtps, double lanes)
+{
+    return gtps * lanes * 128.0 / 130.0 / 8.0;
+}
+
+constexpr double TLP_OVERHEAD_MWR64 = 16 + 8; // header + STP/sequence/LCRC
+constexpr double TLP_OVERHEAD_CPLD = 12 + 8;
+
+class PcieRateTest : public RoceTestCase
+{
+  public:
+    PcieRateTest()
+        : RoceTestCase("Host interface: effective payload rates of gen3 x8 and gen4 x16 with "
+                       "MPS 256 from the spec constants; bad widths are rejected")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        struct Point
+        {
+            uint32_t gen;
+            uint32_t lanes;
+            double gtps;
+        };
+
+        for (const Point& p : {Point{3, 8, 8e9}, Point{4, 16, 16e9}})
+        {
+            Config::SetDefault("ns3::RdmaNic::PcieGeneration", UintegerValue(p.gen));
+            Config::SetDefault("ns3::RdmaNic::PcieLanes", UintegerValue(p.lanes));
+            RoceHelper h;
+            RoceTopology t = h.PointToPoint(EthSpeed::GBE100);
+            const double raw = PcieRawBytesPerS(p.gtps, p.lanes);
+            const double rx = raw * 256 / (256 + TLP_OVERHEAD_MWR64);
+            const double tx = raw * 256 / (256 + TLP_OVERHEAD_CPLD);
+            NS_TEST_EXPECT_MSG_EQ_TOL(t.nics[0]->GetHostRxPayloadRate(), rx, rx * 1e-12,
+                                      "gen" << p.gen << " x" << p.lanes << " host writes");
+            NS_TEST_EXPECT_MSG_EQ_TOL(t.nics[0]->GetHostTxPayloadRate(), tx, tx * 1e-12,
+                                      "gen" << p.gen << " x" << p.lanes << " read completions");
+            Simulator::Destroy();
+        }
+        // gen3 x8: 7.8769 GB/s after coding, 7.2017 GB/s of payload in 256-B memory writes.
+        NS_TEST_EXPECT_MSG_EQ_TOL(PcieRawBytesPerS(8e9, 8) * 256 / 280 / 1e9, 7.2017, 1e-4,
+                                  "the number quoted in the docs");
+        Config::SetDefault("ns3::RdmaNic::PcieGeneration", UintegerValue(3));
+        Config::SetDefault("ns3::RdmaNic::PcieLanes", UintegerValue(3));
+        bool threw = false;
+        try
+        {
+            RoceHelper h;
+            h.PointToPoint(EthSpeed::GBE100);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            threw = std::string(e.what()).find("RdmaNic.PcieLanes") == 0;
+        }
+        NS_TEST_EXPECT_MSG_EQ(threw, true, "x3 is not a PCIe link width");
+    }
+};
+
+class PcieBoundWriteTest : public RoceTestCase
+{
+  public:
+    PcieBoundWriteTest()
+        : RoceTestCase("Host interface: RDMA WRITE streams at 100GbE into a gen3 x8 host run "
+                       "at the PCIe bound with PFC from the host and no drop; gen4 x16 is "
+                       "Ethernet-bound; disabled is the model without it")
+    {
+    }
+
+    static lfsim::RunResult
+    Run(const std::string& gen, const std::string& lanes)
+    {
+        // Two senders: each one's own host interface (read completions, 58.4 Gb/s at gen3 x8)
+        // is only 1.4 % faster than the receiver's, so one alone would fill the receive buffer
+        // too slowly to show PFC within the run.
+        return RunRoce({{"RoceScenario", "Topology", "Leaf"},
+                        {"RoceScenario", "Senders", "2"},
+                        {"RoceScenario", "HostSpeed", "100GbE"},
+                        {"RoceScenario", "MessageSize", "1048576"},
+                        {"RoceScenario", "QueueDepth", "4"},
+                        {"RoceScenario", "Warmup", "300us"},
+                        {"RdmaNic", "PcieGeneration", gen},
+                        {"RdmaNic", "PcieLanes", lanes}},
+                       "2ms");
+    }
+
+    static double
+    HostPauses(const lfsim::RunResult& r, const char* label)
+    {
+        const auto& labels = r.labels.at("ports");
+        const auto& pause = Column(r, "ports", "pause_tx");
+        for (size_t i = 0; i < labels.size(); ++i)
+        {
+            if (labels[i] == label)
+            {
+                return pause[i];
+            }
+        }
+        return -1;
+    }
+
+    void
+    DoRun() override
+    {
+        // 1 MiB messages in 4096-B packets. Into host memory each packet is 16 memory writes of
+        // 256 B, each with 24 B of TLP overhead: the receiver's host interface carries
+        // 4096 x 280/256 bytes per packet at 8 GT/s x 8 x 128/130. The sender's reads
+        // (completions, 20 B overhead) are faster, so the receiver's side bounds the stream.
+        const double gen3x8 = PcieRawBytesPerS(8e9, 8) * 256 / (256 + TLP_OVERHEAD_MWR64);
+        auto r = Run("3", "8");
+        const double gbps = gen3x8 * 8 / 1e9; // 57.61 Gb/s
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r, "total_goodput_Gbps"), gbps, gbps * 0.005,
+                                  "PCIe-bound goodput");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless");
+        NS_TEST_EXPECT_MSG_GT(HostPauses(r, "h0"), 0.0, "the receiving host sent PAUSE");
+        NS_TEST_EXPECT_MSG_GT(HostPauses(r, "leaf0/p1"), 0.0, "and the switch paused a sender");
+
+        // gen4 x16 carries 28.8 GB/s: the 100GbE line bounds the stream (closed form as in
+        // ClosedFormGoodputTest), and the host never pauses.
+        auto r4 = Run("4", "16");
+        const double n = 1048576.0 / 4096;
+        const double line = n * (4096 + 14 + 20 + 8 + 12 + 4 + 4 + 8 + 12) + 16;
+        const double eth = 100e9 * 1048576 / line / 1e9;
+        NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r4, "total_goodput_Gbps"), eth, eth * 0.005,
+                                  "Ethernet-bound goodput");
+        NS_TEST_EXPECT_MSG_EQ(HostPauses(r4, "h0"), 0.0, "no PAUSE from the host");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r4, "drops"), 0.0, "lossless");
+
+        // Disabled: the same run as without the attributes, event for event.
+        auto off = Run("0", "8");
+        auto def = RunRoce({{"RoceScenario", "Topology", "Leaf"},
+                            {"RoceScenario", "Senders", "2"},
+                            {"RoceScenario", "HostSpeed", "100GbE"},
+                            {"RoceScenario", "MessageSize", "1048576"},
+                            {"RoceScenario", "QueueDepth", "4"},
+                            {"RoceScenario", "Warmup", "300us"}},
+                           "2ms");
+        NS_TEST_EXPECT_MSG_EQ(off.events, def.events, "PcieGeneration 0 changes nothing");
+        NS_TEST_EXPECT_MSG_EQ(Metric(off, "total_goodput_Gbps"), Metric(def, "total_goodput_Gbps"),
+                              "same goodput");
+    }
+};
+
 class RocePfcEcnTestSuite : public TestSuite
 {
   public:
@@ -633,6 +783,8 @@ class RocePfcEcnTestSuite : public TestSuite
         AddTestCase(new ConservationTest, TestCase::QUICK);
         AddTestCase(new DeterminismTest, TestCase::QUICK);
         AddTestCase(new ReadThenWriteTest, TestCase::QUICK);
+        AddTestCase(new PcieRateTest, TestCase::QUICK);
+        AddTestCase(new PcieBoundWriteTest, TestCase::QUICK);
     }
 };
 

@@ -7,6 +7,7 @@
 #include "iscsi-initiator.h"
 #include "iscsi-target.h"
 #include "lfsim-run.h"
+#include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/pointer.h"
@@ -81,7 +82,19 @@ StorageScenario::GetTypeId()
                             "numjobs, rwmixread, size overriding FioJob's (global) values. Empty: "
                             "one job, named job, with FioJob's values.",
                             StringValue(""), MakeStringAccessor(&StorageScenario::jobs),
-                            MakeStringChecker());
+                            MakeStringChecker())
+              .AddAttribute("ReplicaDelay",
+                            "Software time on a replica node per forwarded write before its "
+                            "device (and again before its answer); 0 = none.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&StorageScenario::replicaDelay),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("TargetHostInterface",
+                            "Apply RdmaNic's host-interface (PCIe) limit to the target and "
+                            "replica NICs too (false: only to initiators, e.g. when the one "
+                            "simulated target stands for several storage nodes).",
+                            BooleanValue(true),
+                            MakeBooleanAccessor(&StorageScenario::targetHostInterface),
+                            MakeBooleanChecker());
     return tid;
 }
 
@@ -195,6 +208,13 @@ class StorageFabric : public lfsim::Fabric
         m_mix = CreateObject<UniformRandomVariable>();
         m_mix->SetStream(stream++);
         Ptr<RdmaNic> target = m_t.nics[ni];
+        if (!m_sc->targetHostInterface)
+        {
+            for (uint32_t k = ni; k < m_t.nics.size(); ++k)
+            {
+                m_t.nics[k]->DisableHostInterface();
+            }
+        }
         for (uint32_t r = 0; r < nr; ++r)
         {
             Replica rep;
@@ -241,6 +261,15 @@ class StorageFabric : public lfsim::Fabric
         const double window = Simulator::Now().GetSeconds() - from;
         ctx.SetMetric("stack_depth", double(m_layers.size()));
         ctx.SetMetric("stack_delay_us", LayersDelay(m_layers).GetSeconds() * 1e6);
+        double nicDrops = 0; // host interface (RdmaNic.PcieGeneration): receive buffer full
+        double nicPauses = 0;
+        for (const auto& nic : m_t.nics)
+        {
+            nicDrops += nic->GetHostCounters().rxBufferDrops;
+            nicPauses += nic->GetHostCounters().xoffSent;
+        }
+        ctx.SetMetric("nic_buffer_drops", nicDrops);
+        ctx.SetMetric("nic_pause_frames_sent", nicPauses);
         std::vector<double> lat[2];
         double bytes[2] = {0, 0};
         const auto& read = m_ios->Column("read");
@@ -577,10 +606,38 @@ class StorageFabric : public lfsim::Fabric
     void
     ReplicaCommand(uint32_t k, Ptr<RdmaQueuePair>, uint32_t)
     {
-        Replica& rep = m_replicas[k];
-        const uint64_t id = rep.toReplica.Received();
-        rep.device->Submit(false, m_io[id].bytes,
-                           [this, k, id] { m_replicas[k].toTarget.Send(id, NVME_COMPLETION); });
+        const uint64_t id = m_replicas[k].toReplica.Received();
+        // Without ReplicaDelay no extra events: such runs stay identical to before it existed.
+        if (m_sc->replicaDelay.IsZero())
+        {
+            ReplicaExecute(k, id);
+            return;
+        }
+        Simulator::Schedule(m_sc->replicaDelay, &StorageFabric::ReplicaExecute, this, k, id);
+    }
+
+    void
+    ReplicaExecute(uint32_t k, uint64_t id)
+    {
+        m_replicas[k].device->Submit(false, m_io[id].bytes,
+                                     [this, k, id] { ReplicaWritten(k, id); });
+    }
+
+    void
+    ReplicaWritten(uint32_t k, uint64_t id)
+    {
+        if (m_sc->replicaDelay.IsZero())
+        {
+            ReplicaAnswer(k, id);
+            return;
+        }
+        Simulator::Schedule(m_sc->replicaDelay, &StorageFabric::ReplicaAnswer, this, k, id);
+    }
+
+    void
+    ReplicaAnswer(uint32_t k, uint64_t id)
+    {
+        m_replicas[k].toTarget.Send(id, NVME_COMPLETION);
     }
 
     void

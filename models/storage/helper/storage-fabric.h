@@ -49,6 +49,8 @@ class StorageScenario : public Object
     std::string iscsiLayers;
     Time targetDelay;
     std::string jobs;
+    Time replicaDelay;
+    bool targetHostInterface = true;
 };
 
 } // namespace ns3

@@ -104,6 +104,19 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
         // At least the copy's trip out (4160 B by SEND) and the 16 B answer back.
         const Time least = OneWay(IbOpcode::SEND_LAST, 64) + cpl;
         NS_TEST_EXPECT_MSG_GT(extra, least.GetSeconds() * 1e6, "replication costs a round trip");
+
+        // A replica's software runs before its device and before its answer: + 2 x ReplicaDelay
+        // on the write (replicas work in parallel), nothing on reads.
+        lfsim::RunResult repd = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
+                                            {"ns3::StorageScenario", "Replicas", "3"},
+                                            {"ns3::StorageScenario", "ReplicaDelay", "4us"}});
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(repd, "write_lat_mean_us") - Num(rep, "write_lat_mean_us"),
+                                  8.0, 1e-3, "ReplicaDelay twice per replicated write");
+        lfsim::RunResult rdd = RunStorage({{"ns3::FioJob", "rw", "randread"},
+                                           {"ns3::StorageScenario", "Replicas", "3"},
+                                           {"ns3::StorageScenario", "ReplicaDelay", "4us"}});
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(rdd, "read_lat_mean_us"), read.GetSeconds() * 1e6, 1e-3,
+                                  "reads never reach a replica");
     }
 };
 
