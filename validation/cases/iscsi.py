@@ -71,7 +71,8 @@ def _burst(ctx):
     rows = []
 
     # The protocol: two R2Ts at 512k with the defaults, and one idle round trip between them.
-    r2ts = dict(zip(net["defaults"].metrics["size_bytes"], net["defaults"].metrics["r2ts"]))
+    dm = net["defaults"].metrics
+    r2ts = dict(zip(dm["size_bytes"], dm["r2ts"], strict=True))
     rows.append(
         Row(
             "R2Ts per write, defaults: 512k / 256k",
