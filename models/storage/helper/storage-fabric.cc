@@ -259,6 +259,20 @@ class StorageFabric : public lfsim::Fabric
         ctx.SetLabels("job_options", m_jobOptions);
         const double from = m_job->rampTime.GetSeconds();
         const double window = Simulator::Now().GetSeconds() - from;
+        // Losslessness, as each fabric counts it: frames the RoCE switches dropped (and the
+        // XOFFs that prevented it), frames an FC port received with every buffer in use.
+        double drops = 0, xoff = 0;
+        for (const auto& sw : m_t.switches)
+        {
+            drops += sw->GetDrops();
+            xoff += sw->GetCounters().xoffSent;
+        }
+        for (const auto& port : m_fc.ports)
+        {
+            drops += port->GetCounters().bufferOverruns;
+        }
+        ctx.SetMetric("drops", drops);
+        ctx.SetMetric("pfc_xoff_sent", xoff);
         ctx.SetMetric("stack_depth", double(m_layers.size()));
         ctx.SetMetric("stack_delay_us", LayersDelay(m_layers).GetSeconds() * 1e6);
         double nicDrops = 0; // host interface (RdmaNic.PcieGeneration): receive buffer full
