@@ -83,6 +83,16 @@ StorageScenario::GetTypeId()
                             "one job, named job, with FioJob's values.",
                             StringValue(""), MakeStringAccessor(&StorageScenario::jobs),
                             MakeStringChecker())
+              .AddAttribute("NvmeofInlineData",
+                            "nvmeof_rdma: writes of at most this many bytes travel in the command "
+                            "capsule (in-capsule data) instead of being pulled by RDMA READ. "
+                            "4096 is the default in-capsule data size of the Linux nvmet-rdma "
+                            "(NVMET_RDMA_DEFAULT_INLINE_DATA_SIZE = PAGE_SIZE) and SPDK "
+                            "(SPDK_NVMF_RDMA_DEFAULT_IN_CAPSULE_DATA_SIZE) targets; 0 = always "
+                            "RDMA READ.",
+                            UintegerValue(4096),
+                            MakeUintegerAccessor(&StorageScenario::nvmeofInlineData),
+                            MakeUintegerChecker<uint32_t>())
               .AddAttribute("ReplicaDelay",
                             "Software time on a replica node per forwarded write before its "
                             "device (and again before its answer); 0 = none.",
@@ -556,7 +566,15 @@ class StorageFabric : public lfsim::Fabric
     void
     SendCommand(uint64_t id)
     {
-        m_jobs[m_io[id].job].toTarget.Send(id, NVME_COMMAND_CAPSULE);
+        const Io& io = m_io[id];
+        m_jobs[io.job].toTarget.Send(id, NVME_COMMAND_CAPSULE + (Inline(io) ? io.bytes : 0));
+    }
+
+    /// A write small enough to travel in the command capsule (in-capsule data).
+    bool
+    Inline(const Io& io) const
+    {
+        return !io.read && io.bytes <= m_sc->nvmeofInlineData;
     }
 
     void
@@ -574,6 +592,10 @@ class StorageFabric : public lfsim::Fabric
         if (io.read)
         {
             DeviceSubmit(true, io.bytes, [this, id] { TargetReadDone(id); });
+        }
+        else if (Inline(io))
+        {
+            WriteDataReceived(id); // it came with the command
         }
         else
         {
@@ -608,6 +630,13 @@ class StorageFabric : public lfsim::Fabric
         }
         const uint64_t id = it->second;
         j.reads.erase(it);
+        WriteDataReceived(id);
+    }
+
+    /// The write's data is in the target's memory: to its device and to the replicas.
+    void
+    WriteDataReceived(uint64_t id)
+    {
         Io& io = m_io[id];
         io.replicasPending = 1 + m_replicas.size();
         DeviceSubmit(false, io.bytes, [this, id] { WriteCopyDone(id); });

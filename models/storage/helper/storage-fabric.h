@@ -50,6 +50,7 @@ class StorageScenario : public Object
     Time targetDelay;
     std::string jobs;
     Time replicaDelay;
+    uint32_t nvmeofInlineData = 4096;
     bool targetHostInterface = true;
 };
 

@@ -90,16 +90,32 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(rd, "read_iops"), 1.0 / read.GetSeconds(),
                                   0.01 / read.GetSeconds(), "IOPS = 1 / latency at QD1");
 
-        lfsim::RunResult wr = RunStorage({{"ns3::FioJob", "rw", "randwrite"}});
+        lfsim::RunResult wr = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
+                                          {"ns3::StorageScenario", "NvmeofInlineData", "0"}});
         const Time pull = OneWay(IbOpcode::RDMA_READ_REQUEST, 0)
                           + OneWay(IbOpcode::RDMA_READ_RESPONSE_ONLY, 4096);
         const Time write = stack + target * 2 + MicroSeconds(15) + cmd + pull + cpl;
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(wr, "write_lat_mean_us"), write.GetSeconds() * 1e6, 1e-3,
                                   "write: the target pulls the data by RDMA READ");
 
+        // In-capsule data (the 4096-byte default): the 4160-byte capsule is two packets at
+        // PathMtu 4096 (SEND_FIRST of 4096, SEND_LAST of 64); the second lands one IFG and its
+        // own serialization after the first; no RDMA READ round trip.
+        lfsim::RunResult inl = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
+                                           {"ns3::StorageScenario", "NvmeofInlineData", "4096"}});
+        const uint32_t lastFrame = RoceHeaderBytes(IbOpcode::SEND_LAST, false) + 64 + IB_ICRC;
+        const Time capsule
+            = OneWay(IbOpcode::SEND_FIRST, 4096)
+              + EthWireTime(SPEED, ETH_IFG + ETH_PREAMBLE_SFD
+                                       + std::max(lastFrame + ETH_FCS, ETH_MIN_FRAME));
+        const Time inlineWrite = stack + target * 2 + MicroSeconds(15) + capsule + cpl;
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(inl, "write_lat_mean_us"), inlineWrite.GetSeconds() * 1e6,
+                                  1e-3, "write with in-capsule data");
+
         // Three copies: the write waits for the replicas' devices and answers as well.
-        lfsim::RunResult rep = RunStorage(
-            {{"ns3::FioJob", "rw", "randwrite"}, {"ns3::StorageScenario", "Replicas", "3"}});
+        lfsim::RunResult rep = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
+                                           {"ns3::StorageScenario", "NvmeofInlineData", "0"},
+                                           {"ns3::StorageScenario", "Replicas", "3"}});
         const double extra = Num(rep, "write_lat_mean_us") - Num(wr, "write_lat_mean_us");
         // At least the copy's trip out (4160 B by SEND) and the 16 B answer back.
         const Time least = OneWay(IbOpcode::SEND_LAST, 64) + cpl;
