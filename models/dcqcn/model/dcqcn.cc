@@ -161,7 +161,7 @@ Dcqcn::OnCnp(Ptr<RdmaQueuePair> qp)
     Flow& f = m_flows[i];
     const Time now = Simulator::Now();
     UpdateAlpha(f);
-    const bool cut = f.lastCut.IsNegative() || now - f.lastCut >= m_reduceMonitorPeriod;
+    const bool cut = f.lastCut.IsStrictlyNegative() || now - f.lastCut >= m_reduceMonitorPeriod;
     f.rp.OnCnp(cut);
     f.alphaFrom = now; // the alpha timer restarts at every CNP
     if (cut)

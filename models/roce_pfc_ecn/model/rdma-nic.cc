@@ -724,7 +724,7 @@ void
 RdmaNic::MaybeSendCnp(RdmaQueuePair& qp)
 {
     const Time now = Simulator::Now();
-    if (!qp.m_lastCnp.IsNegative() && now - qp.m_lastCnp < m_cnpInterval)
+    if (!qp.m_lastCnp.IsStrictlyNegative() && now - qp.m_lastCnp < m_cnpInterval)
     {
         return;
     }

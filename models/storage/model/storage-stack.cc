@@ -45,7 +45,7 @@ ParseLayers(const std::string& key, const std::string& text)
         auto parse = [&](const std::string& v)
         {
             Time t;
-            if (!lfsim::ParseTime(v, &t) || t.IsNegative())
+            if (!lfsim::ParseTime(v, &t) || t.IsStrictlyNegative())
             {
                 throw std::invalid_argument(key + ": got '" + text + "'" + accepted);
             }

@@ -134,3 +134,22 @@ def test_iscsi_writes_fio_json_and_is_deterministic(tmp_path):
     assert a.metrics["stack_depth"] == 7
     # At least the stack, two target delays (2 us each) and the device's 20 us write.
     assert a.metrics["write_lat_mean_us"] > a.metrics["stack_delay_us"] + 4 + 20
+
+
+def test_a_layer_may_cost_only_per_kib():
+    """Zero is a valid layer time (ns-3's Time::IsNegative is true for 0; zero must pass)."""
+    a = lfsim.run(
+        "storage_qd1",
+        {
+            "stop_time": "5ms",
+            "FioJob.runtime": "2ms",
+            "StorageScenario.NvmeofLayers": "app:1us,copy:0us+1us/KiB",
+        },
+    )
+    b = lfsim.run(
+        "storage_qd1",
+        {"stop_time": "5ms", "FioJob.runtime": "2ms", "StorageScenario.NvmeofLayers": "app:5us"},
+    )
+    assert a.metrics["stack_depth"] == 2 and b.metrics["stack_depth"] == 1
+    # 1 us + 4 KiB x 1 us = 5 us: the same stack time as one 5 us layer.
+    assert a.metrics["read_lat_mean_us"] == pytest.approx(b.metrics["read_lat_mean_us"], abs=1e-3)
