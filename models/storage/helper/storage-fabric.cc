@@ -213,10 +213,7 @@ class StorageFabric : public lfsim::Fabric
         m_t = helper.Leaf(ni + 1 + nr, EthSpeed(m_sc->ethSpeed));
         int64_t stream = 3000;
         stream += helper.AssignStreams(m_t, stream);
-        m_device = CreateObject<BlockTarget>();
-        stream += m_device->AssignStreams(stream);
-        m_mix = CreateObject<UniformRandomVariable>();
-        m_mix->SetStream(stream++);
+        MakeDevice(stream);
         Ptr<RdmaNic> target = m_t.nics[ni];
         if (!m_sc->targetHostInterface)
         {
@@ -383,41 +380,56 @@ class StorageFabric : public lfsim::Fabric
         return j;
     }
 
-    /// fcp: initiators and the target on one FC switch; one FcpInitiator per host carries the
-    /// I/Os of all its job clones (one receive path per N_Port).
     void
-    BuildFcp()
+    RequireNoReplicas(const std::string& stack) const
     {
         if (m_sc->replicas > 1)
         {
             throw std::invalid_argument("StorageScenario.Replicas: got "
                                         + std::to_string(m_sc->replicas)
-                                        + "; accepted: 1 with Stack fcp (replication is modelled "
-                                          "for nvmeof_rdma)");
+                                        + "; accepted: 1 with Stack " + stack
+                                        + " (replication is modelled for nvmeof_rdma)");
         }
+    }
+
+    /// The target's device and the draw of read/write mixes, on the next streams.
+    void
+    MakeDevice(int64_t& stream)
+    {
+        m_device = CreateObject<BlockTarget>();
+        stream += m_device->AssignStreams(stream);
+        m_mix = CreateObject<UniformRandomVariable>();
+        m_mix->SetStream(stream++);
+    }
+
+    /// fcp and iscsi targets: software before the device and again before the response.
+    void
+    TargetBackend(bool read, uint32_t bytes, std::function<void()> done)
+    {
+        Simulator::Schedule(m_sc->targetDelay,
+                            [this, read, bytes, done = std::move(done)] {
+                                DeviceSubmit(read, bytes,
+                                             [this, done]
+                                             { Simulator::Schedule(m_sc->targetDelay, done); });
+                            });
+    }
+
+    /// fcp: initiators and the target on one FC switch; one FcpInitiator per host carries the
+    /// I/Os of all its job clones (one receive path per N_Port).
+    void
+    BuildFcp()
+    {
+        RequireNoReplicas("fcp");
         const uint32_t ni = m_sc->initiators;
         FcHelper helper;
         m_fc = helper.Star(ni + 1);
         int64_t stream = 3000;
         stream += helper.AssignStreams(m_fc, stream);
-        m_device = CreateObject<BlockTarget>();
-        stream += m_device->AssignStreams(stream);
-        m_mix = CreateObject<UniformRandomVariable>();
-        m_mix->SetStream(stream++);
+        MakeDevice(stream);
         m_fcpTarget = CreateObject<FcpTarget>();
         m_fcpTarget->Setup(m_fc.hostPorts[ni]);
-        m_fcpTarget->SetBackend(
-            [this](bool read, uint32_t bytes, std::function<void()> done)
-            {
-                // Target software before the device and again before the response.
-                Simulator::Schedule(m_sc->targetDelay,
-                                    [this, read, bytes, done] {
-                                        DeviceSubmit(
-                                            read, bytes,
-                                            [this, done]
-                                            { Simulator::Schedule(m_sc->targetDelay, done); });
-                                    });
-            });
+        m_fcpTarget->SetBackend([this](bool read, uint32_t bytes, std::function<void()> done)
+                                { TargetBackend(read, bytes, std::move(done)); });
         for (uint32_t i = 0; i < ni; ++i)
         {
             Ptr<FcpInitiator> ini = CreateObject<FcpInitiator>();
@@ -441,38 +453,20 @@ class StorageFabric : public lfsim::Fabric
     void
     BuildIscsi()
     {
-        if (m_sc->replicas > 1)
-        {
-            throw std::invalid_argument("StorageScenario.Replicas: got "
-                                        + std::to_string(m_sc->replicas)
-                                        + "; accepted: 1 with Stack iscsi (replication is "
-                                          "modelled for nvmeof_rdma)");
-        }
+        RequireNoReplicas("iscsi");
         const uint32_t ni = m_sc->initiators;
         RoceHelper helper;
         m_t = helper.Leaf(ni + 1, EthSpeed(m_sc->ethSpeed));
         int64_t stream = 3000;
         stream += helper.AssignStreams(m_t, stream);
-        m_device = CreateObject<BlockTarget>();
-        stream += m_device->AssignStreams(stream);
-        m_mix = CreateObject<UniformRandomVariable>();
-        m_mix->SetStream(stream++);
+        MakeDevice(stream);
         stream += helper.InstallInternet(m_t, stream);
         Ptr<Node> targetNode = m_t.hosts.Get(ni);
         m_iscsiTarget = CreateObject<IscsiTarget>();
         m_iscsiTarget->SetAttribute("Session", PointerValue(CreateObject<IscsiSession>()));
         m_iscsiTarget->SetBackend(
             [this](bool isWrite, uint64_t, uint32_t bytes, std::function<void()> done)
-            {
-                // Target software before the device and again before the response.
-                Simulator::Schedule(m_sc->targetDelay,
-                                    [this, isWrite, bytes, done] {
-                                        DeviceSubmit(
-                                            !isWrite, bytes,
-                                            [this, done]
-                                            { Simulator::Schedule(m_sc->targetDelay, done); });
-                                    });
-            });
+            { TargetBackend(!isWrite, bytes, std::move(done)); });
         m_iscsiTarget->Validate();
         targetNode->AddApplication(m_iscsiTarget);
         UintegerValue port;
