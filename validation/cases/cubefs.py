@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import yaml
 
+from lfsim.depth import parse_layers
 from lfsim.paths import scenarios_dir
 from lfsim.scenario import time_seconds
 from lfsim.validate import Case, Row, read_measured
@@ -68,12 +69,9 @@ def _measured() -> dict:
 
 def _per_kib_us(layers: str) -> float:
     """Sum of the layers' per-KiB times (us) of a `name:time+time/KiB,...` list."""
-    total = 0.0
-    for item in layers.split(","):
-        value = item.split(":", 1)[1]
-        if "+" in value:
-            total += time_seconds(value.split("+", 1)[1].removesuffix("/KiB")) * 1e6
-    return total
+    return sum(us for _, us in parse_layers(layers, 1024)) - sum(
+        us for _, us in parse_layers(layers, 0)
+    )
 
 
 def _evaluate(ctx):
