@@ -93,6 +93,16 @@ StorageScenario::GetTypeId()
                             UintegerValue(4096),
                             MakeUintegerAccessor(&StorageScenario::nvmeofInlineData),
                             MakeUintegerChecker<uint32_t>())
+              .AddAttribute("MaxRequestSize",
+                            "An I/O larger than this many bytes is carried as consecutive "
+                            "requests of at most this size, each through the whole initiator "
+                            "stack and the transport and started when the previous one "
+                            "completes: what the Linux FUSE module does with a direct I/O "
+                            "(max_read, FUSE_DEFAULT_MAX_PAGES_PER_REQ = 32 pages = 131072). "
+                            "fio still counts one I/O of bs. 0 = no split.",
+                            UintegerValue(0),
+                            MakeUintegerAccessor(&StorageScenario::maxRequestSize),
+                            MakeUintegerChecker<uint32_t>())
               .AddAttribute("ReplicaDelay",
                             "Software time on a replica node per forwarded write before its "
                             "device (and again before its answer); 0 = none.",
@@ -157,8 +167,10 @@ struct Io
 {
     uint32_t job;
     bool read;
-    uint32_t bytes;
+    uint32_t bytes; ///< of the request in flight (the whole I/O unless MaxRequestSize splits it)
     Time submit;
+    uint32_t total = 0;     ///< fio's I/O: bs
+    uint32_t remaining = 0; ///< bytes not yet requested
     uint32_t replicasPending = 0;
 };
 
@@ -547,14 +559,25 @@ class StorageFabric : public lfsim::Fabric
             ++j.inFlight;
             j.bytesIssued += spec.bs;
             const uint64_t id = m_nextIo++;
-            m_io[id] = {ji, spec.NextIsRead(m_mix), spec.bs, Simulator::Now()};
-            // Down the initiator's stack, then into the transport.
-            Simulator::Schedule(Half(spec.bs), &StorageFabric::Dispatch, this, id);
+            Io& io = m_io[id];
+            io = {ji, spec.NextIsRead(m_mix), 0, Simulator::Now(), spec.bs, spec.bs};
+            NextRequest(id);
         }
         if (j.stopped && j.inFlight == 0 && ++m_jobsDone == m_jobs.size())
         {
             lfsim::StopRunNow();
         }
+    }
+
+    /// The I/O's next request goes down the initiator's stack, then into the transport.
+    void
+    NextRequest(uint64_t id)
+    {
+        Io& io = m_io[id];
+        const uint32_t max = m_sc->maxRequestSize;
+        io.bytes = max ? std::min(max, io.remaining) : io.remaining;
+        io.remaining -= io.bytes;
+        Simulator::Schedule(Half(io.bytes), &StorageFabric::Dispatch, this, id);
     }
 
     void
@@ -710,9 +733,14 @@ class StorageFabric : public lfsim::Fabric
     Complete(uint64_t id)
     {
         auto it = m_io.find(id);
+        if (it->second.remaining > 0)
+        {
+            NextRequest(id);
+            return;
+        }
         const Io io = it->second;
         m_io.erase(it);
-        m_ios->Append({double(io.job), io.read ? 1.0 : 0.0, double(io.bytes),
+        m_ios->Append({double(io.job), io.read ? 1.0 : 0.0, double(io.total),
                        double(io.submit.GetNanoSeconds()),
                        double(Simulator::Now().GetNanoSeconds())});
         --m_jobs[io.job].inFlight;

@@ -51,6 +51,7 @@ class StorageScenario : public Object
     std::string jobs;
     Time replicaDelay;
     uint32_t nvmeofInlineData = 4096;
+    uint32_t maxRequestSize = 0;
     bool targetHostInterface = true;
 };
 

@@ -8,6 +8,7 @@
 #include "ns3/test.h"
 #include "roce-header.h"
 
+#include <algorithm>
 #include <numeric>
 
 using namespace ns3;
@@ -44,7 +45,8 @@ RunStorage(std::vector<std::array<std::string, 3>> extra)
                       {"ns3::BlockTarget", "ReadServiceTime", "10us"},
                       {"ns3::BlockTarget", "WriteServiceTime", "15us"},
                       {"ns3::FioJob", "bs", "4096"},
-                      {"ns3::FioJob", "runtime", "2ms"}};
+                      {"ns3::FioJob", "runtime", "2ms"},
+                      {"ns3::StorageScenario", "MaxRequestSize", "0"}};
     cfg.attributes.insert(cfg.attributes.end(), extra.begin(), extra.end());
     return lfsim::Run(cfg);
 }
@@ -356,6 +358,42 @@ class IscsiConservationTest : public lfsim::ModelTestCase
     }
 };
 
+class SplitTest : public lfsim::ModelTestCase
+{
+  public:
+    SplitTest()
+        : lfsim::ModelTestCase("MaxRequestSize: a 16 KiB read carried as four 4 KiB requests, one "
+                               "after the other, takes four times a 4 KiB read; fio counts one "
+                               "I-O of 16 KiB")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const std::array<std::string, 3> read{"ns3::FioJob", "rw", "read"};
+        const double one = Num(RunStorage({read}), "read_lat_mean_us");
+        lfsim::RunResult split = RunStorage({read,
+                                             {"ns3::FioJob", "bs", "16384"},
+                                             {"ns3::StorageScenario", "MaxRequestSize", "4096"}});
+        // Each request crosses the whole stack and the wire on an idle path, as a lone 4 KiB
+        // read does (its closed form is Qd1LatencyTest's).
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(split, "read_lat_mean_us"), 4 * one, 1e-3, "serial requests");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(split, "read_bw_MiBps"),
+                                  Num(split, "read_iops") * 16384 / 1048576.0, 1e-6,
+                                  "bandwidth counts fio's 16 KiB I/Os");
+        const auto& bytes = split.tables.at("ios").Column("bytes");
+        NS_TEST_EXPECT_MSG_GT(bytes.size(), 0u, "I/Os completed");
+        NS_TEST_EXPECT_MSG_EQ(std::count(bytes.begin(), bytes.end(), 16384.0), long(bytes.size()),
+                              "one row per fio I/O, of bs");
+        lfsim::RunResult whole = RunStorage({read,
+                                             {"ns3::FioJob", "bs", "16384"},
+                                             {"ns3::StorageScenario", "MaxRequestSize", "16384"}});
+        NS_TEST_EXPECT_MSG_LT(Num(whole, "read_lat_mean_us"), 2 * one,
+                              "a limit of bs or more does not split");
+    }
+};
+
 class StorageTestSuite : public TestSuite
 {
   public:
@@ -368,6 +406,7 @@ class StorageTestSuite : public TestSuite
         AddTestCase(new IscsiQd1LatencyTest, TestCase::QUICK);
         AddTestCase(new IscsiBurstTest, TestCase::QUICK);
         AddTestCase(new IscsiConservationTest, TestCase::QUICK);
+        AddTestCase(new SplitTest, TestCase::QUICK);
     }
 };
 
