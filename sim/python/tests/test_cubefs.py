@@ -22,10 +22,11 @@ def test_both_transports_run_lossless(mode):
 def test_rdma_is_faster_at_1m_by_the_tcp_costs_plus_the_wire_difference():
     rdma = _run("rdma").metrics["read_lat_mean_us"]
     tcp = _run("tcp").metrics["read_lat_mean_us"]
-    # TCP's layers add 5 us + 0.2 us/KiB (client) and 5 us + 0.1 us/KiB (server send): 317.2 us
-    # for 1024 KiB; the rest is the wire: 1448-byte TCP segments (1538 B of line each) against
-    # RoCE packets, a few us either way at 100 Gb/s, never a window stall.
-    tcp_layers = 10 + 0.3 * 1024
+    # A 1 MiB read is eight 128 KiB requests in series (MaxRequestSize). TCP's layers add, per
+    # request, 5 us + 0.2 us/KiB (client) and 5 us + 0.1 us/KiB (server send): 8 x 48.4 us; the
+    # rest is the wire: 1448-byte TCP segments (1538 B of line each) against RoCE packets, a few
+    # us either way at 100 Gb/s, never a window stall.
+    tcp_layers = 8 * (10 + 0.3 * 128)
     assert tcp_layers < tcp - rdma < tcp_layers + 10
 
 
