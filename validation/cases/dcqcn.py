@@ -267,15 +267,6 @@ def _figure(ctx, name: str, runs: dict, t0: float, t1: float, params) -> None:
 
 # Failures investigated and explained (lfsim.validate reports them as FAIL with this text; they
 # turn into UNEXPECTED PASS, which fails the run, when the cause goes away).
-_NOISE = (
-    "the fluid fixed point (about 102 KiB, p* = 0.46 %) is stable but lightly damped; in the "
-    "simulator random per-packet RED marking keeps a cycle going (about 2.1 ms, queue 0 to "
-    "about 215 KiB, with all flows cut together above Kmax; seeds 1-5 alike), whose mean is "
-    "lower. With the marks spread evenly at the same probability instead of drawn at random "
-    "(a temporary switch patch, not kept), the simulated mean queue over the same window was "
-    "102.8 KiB, within 1 % of the fluid model: the difference is the marking noise the "
-    "mean-field model averages away, not a different mean behaviour"
-)
 # Measured on this case's runs (seed 1) and in dcqcn_stochastic.py: the reasons the two rows
 # added after the loop in _evaluate check.
 _DEAD_TIME = (
