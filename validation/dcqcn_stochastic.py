@@ -48,7 +48,7 @@ def mean_rate(
     """Time-averaged R_C (bit/s), CNP rate (1/s) and alpha of one sender whose packets are each
     marked with probability p, over `duration_s` after `warmup_s` (alpha's time constant is
     tau' / g = 14 ms with the paper's values). `cnp_interval_s` overrides params'; 0 sends a
-    CNP for every mark. The sender starts at the line rate, alpha = 1, just cut."""
+    CNP for every mark. The sender starts at the line rate with alpha = 1."""
     params.validate()
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be in (0, 1), got {p!r}")
