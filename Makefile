@@ -30,15 +30,15 @@ notebooks:
 	$(VENV)/python -m pytest -q --nbmake notebooks
 
 lint:
-	$(VENV)/ruff check sim/python validation bench scripts
-	$(VENV)/ruff format --check sim/python validation bench scripts
+	$(VENV)/ruff check sim/python validation bench scripts notebooks
+	$(VENV)/ruff format --check sim/python validation bench scripts notebooks
 	$(VENV)/python scripts/readme_attributes.py --check
 
 bench: bootstrap
 	$(VENV)/python bench/run_bench.py
 
 format:
-	$(VENV)/ruff format sim/python validation bench scripts
+	$(VENV)/ruff format sim/python validation bench scripts notebooks
 	find models sim bench -name '*.cc' -o -name '*.h' | xargs clang-format -i
 
 clean:
