@@ -2,7 +2,6 @@
 against: its FIFO, its marking and its reaction point against closed forms."""
 
 import dataclasses
-import importlib.util
 import sys
 
 import numpy as np
@@ -10,19 +9,9 @@ import pytest
 
 from lfsim.paths import validation_dir
 
-
-def _load(stem):
-    name = f"lfsim_validation_{stem}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, validation_dir() / f"{stem}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # dataclasses look their module up here
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-fluid = _load("dcqcn_fluid")
-packet = _load("dcqcn_packet")
+sys.path.insert(0, str(validation_dir()))  # as the notebooks do: the models live in validation/
+import dcqcn_fluid as fluid  # noqa: E402
+import dcqcn_packet as packet  # noqa: E402
 
 LINE = 40e9
 LINE_BYTES, FRAME_BYTES = 1106, 1082  # a 1 KiB RoCE packet on the wire and in the queue
