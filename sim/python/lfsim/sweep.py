@@ -8,13 +8,15 @@ value. The PNGs are written next to ``sweep.csv`` as ``heatmap_<metric>.png``.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
+import pickle
+import signal
+import subprocess
 import sys
-import time
+import tempfile
+import threading
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,20 +28,70 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def _run_point(core_config: dict) -> dict:
-    """Worker: one simulation in a fresh process; only scalar results travel back."""
-    from . import core as _core
+class _Died(Exception):
+    """A child interpreter ended without a reply (crash, abort, killed)."""
 
-    t0 = time.perf_counter()
-    raw = _core.core().run(core_config, None)
-    wall = time.perf_counter() - t0
-    metrics = {}
-    for k, v in (raw.get("metrics") or {}).items():
-        if isinstance(v, str):
-            metrics[str(k)] = v
-        elif isinstance(v, int | float) or (hasattr(v, "ndim") and v.ndim == 0):
-            metrics[str(k)] = float(v)
-    return {"metrics": metrics, "wall_time_s": wall, "events": int(raw["events"])}
+
+class _Workers:
+    """Runs each point in its own interpreter (``python -m lfsim._worker``) and can stop them
+    all. A fresh process per point, exactly as a separate `lfsim run`: ns-3 keeps global
+    state between runs in one process. Not multiprocessing: its spawned children re-import
+    the caller's ``__main__``, which breaks scripts that lack a ``__main__`` guard."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.lock = threading.Lock()
+        self.procs: set[subprocess.Popen] = set()
+        self.stopped = False
+        env = dict(os.environ)
+        # The child imports this very lfsim, however the caller found it.
+        here = str(Path(__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+        self.env = env
+
+    def run(self, index: int, config: dict) -> dict:
+        src, dst = self.workdir / f"{index}.in", self.workdir / f"{index}.out"
+        with open(src, "wb") as f:
+            pickle.dump(config, f)
+        cmd = [sys.executable, "-m", "lfsim._worker", str(src), str(dst)]
+        with self.lock:
+            if self.stopped:
+                raise _Died("stopped")
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE, env=self.env,
+            )  # fmt: skip
+            self.procs.add(proc)
+        try:
+            _, err = proc.communicate()
+        finally:
+            with self.lock:
+                self.procs.discard(proc)
+        if proc.returncode != 0 or not dst.exists():
+            rc = proc.returncode
+            how = f"signal {signal.Signals(-rc).name}" if rc < 0 else f"exit code {rc}"
+            last = err.decode(errors="replace").strip().splitlines()[-1:]
+            raise _Died(how + (f": {one_line(last[0])}" if last else ""))
+        with open(dst, "rb") as f:
+            return pickle.load(f)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
+            for proc in self.procs:
+                proc.kill()
+
+
+def _reply(reply: dict, point: Mapping[str, Any]) -> dict:
+    """A worker's reply as a result, or the exception it stands for."""
+    if "ok" in reply:
+        return reply["ok"]
+    kind, message = reply["error"], reply["message"]
+    if kind == "scenario":
+        raise ScenarioError(message)
+    if kind == "value":
+        raise ScenarioError(f"{_describe(point)}: {one_line(message)}")
+    raise SimulationError(f"{_describe(point)}: {one_line(message)}")
 
 
 def _column_value(value: Any) -> Any:
@@ -136,8 +188,8 @@ def sweep(
 
     Columns: the grid keys, every scalar metric, ``wall_time_s`` and ``events``. Every point
     is validated before any runs. With ``out``, ``sweep.parquet`` and ``sweep.csv`` are
-    written there (atomically). Points run in spawned processes, so a script calling this
-    needs the usual ``if __name__ == "__main__":`` guard (notebooks do not).
+    written there (atomically). Each point runs in a fresh interpreter of its own (`jobs` at
+    a time, default: the number of CPUs), so ns-3's global state never leaks between points.
 
     ``heatmap``: metric names (needs ``out`` and a grid varying 2 or 3 keys, see
     `heatmap_keys`); each is drawn into ``out/heatmap_<metric>.png``. A name that is not a
@@ -172,34 +224,31 @@ def sweep(
         from tqdm import tqdm
 
         bar = tqdm(total=len(configs), unit="point", file=sys.stderr, delay=2.0)
-    # spawn + one task per child: each point starts from a clean process, exactly as a
-    # separate `lfsim run` would (ns-3 keeps global state between runs in one process).
-    ctx = multiprocessing.get_context("spawn")
     try:
-        with ProcessPoolExecutor(workers, mp_context=ctx, max_tasks_per_child=1) as pool:
-            futures = {pool.submit(_run_point, cfg): i for i, cfg in enumerate(configs)}
+        with (
+            tempfile.TemporaryDirectory(prefix="lfsim-sweep-") as workdir,
+            ThreadPoolExecutor(workers) as pool,
+        ):
+            runner = _Workers(Path(workdir))
+            futures = {pool.submit(runner.run, i, cfg): i for i, cfg in enumerate(configs)}
             try:
                 for fut in as_completed(futures):
                     i = futures[fut]
                     try:
-                        results[i] = fut.result()
-                        if unchecked:
-                            # A misspelt metric is known from the first point: stop there.
-                            _check_metrics_present(maps, results[i]["metrics"])
-                            unchecked = False
-                    except ScenarioError:  # a ValueError too: keep it as it is
-                        raise
-                    except ValueError as exc:
-                        raise ScenarioError(
-                            f"{_describe(points[i])}: {one_line(str(exc))}"
-                        ) from None
-                    except BrokenProcessPool:
+                        results[i] = _reply(fut.result(), points[i])
+                    except _Died as exc:
                         raise SimulationError(
-                            f"the simulator process died while running {_describe(points[i])}"
+                            f"the simulator process died ({exc}) while running "
+                            f"{_describe(points[i])}"
                         ) from None
+                    if unchecked:
+                        # A misspelt metric is known from the first point: stop there.
+                        _check_metrics_present(maps, results[i]["metrics"])
+                        unchecked = False
                     if bar is not None:
                         bar.update(1)
             except BaseException:
+                runner.stop()
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise
     finally:

@@ -1,6 +1,11 @@
 """Sweeps: one process per point, rows in grid order, every point validated first."""
 
+import ast
+import subprocess
+import sys
+
 import pandas as pd
+import pytest
 from conftest import SMALL, SMALL_OVERRIDES
 
 import lfsim
@@ -57,3 +62,45 @@ def test_cli_sweep_writes_parquet_and_csv(cli, tmp_path):
         index="FcNetDevice.BbCredit", columns="FcNetDevice.Speed", values="throughput_MBps"
     )
     assert (pivot["2GFC"] >= pivot["1GFC"]).all()
+
+
+def test_a_script_without_a_main_guard_can_sweep(tmp_path):
+    # Points run in fresh interpreters that never import the caller's __main__: a plain
+    # script (no `if __name__ == "__main__":`) must not re-run itself in its workers.
+    script = tmp_path / "plain_script.py"
+    script.write_text(
+        "import lfsim\n"
+        f"df = lfsim.sweep('fc_distance', {{'FcNetDevice.BbCredit': [2, 8]}}, "
+        f"overrides={SMALL_OVERRIDES!r}, jobs=2)\n"
+        "print(df['throughput_MBps'].tolist())\n"
+    )
+    p = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert p.returncode == 0, p.stderr
+    got = ast.literal_eval(p.stdout.strip().splitlines()[-1])
+    # Each point is the same simulation as an in-process run of it (same seed).
+    want = [
+        lfsim.run("fc_distance", {**SMALL_OVERRIDES, "FcNetDevice.BbCredit": c}).metrics[
+            "throughput_MBps"
+        ]
+        for c in (2, 8)
+    ]
+    assert got == want
+    assert got[1] > got[0]  # 10 km at 2GFC is credit-bound below about 10 credits
+
+
+def test_a_point_that_fails_late_names_the_point():
+    # Warmup >= stop_time is found by the C++ core when the point runs, in its worker.
+    with pytest.raises(lfsim.ScenarioError, match=r"stop_time=100us: FcScenario\.Warmup"):
+        lfsim.sweep("fc_distance", {"stop_time": ["2ms", "100us"]}, SMALL_OVERRIDES, jobs=2)
+
+
+def test_a_worker_that_dies_is_a_simulation_error(tmp_path, monkeypatch):
+    # Stand-in for a simulator crash: the worker interpreter kills itself with SIGSEGV.
+    crash = tmp_path / "crashing-python"
+    crash.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    crash.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(crash))
+    with pytest.raises(lfsim.SimulationError, match=r"died \(signal SIGSEGV\) while running"):
+        lfsim.sweep("fc_distance", {"FcNetDevice.BbCredit": [2]}, SMALL_OVERRIDES, jobs=1)
