@@ -472,24 +472,26 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
                                     + std::to_string(port->GetMtu())
                                     + "; accepted: a path MTU whose packets fit the Ethernet MTU");
     }
+    // Checked even with the host interface off: a value that can never be right must not be
+    // accepted silently into config.yaml.
+    const uint32_t l = m_pcieLanes;
+    if (l != 1 && l != 2 && l != 4 && l != 8 && l != 16)
+    {
+        throw std::invalid_argument("RdmaNic.PcieLanes: got " + std::to_string(l)
+                                    + "; accepted: 1, 2, 4, 8 or 16");
+    }
+    if (m_mps & (m_mps - 1))
+    {
+        throw std::invalid_argument("RdmaNic.MaxPayloadSize: got " + std::to_string(m_mps)
+                                    + "; accepted: 128, 256, 512, 1024, 2048 or 4096");
+    }
+    if (m_tlpHeader != 12 && m_tlpHeader != 16)
+    {
+        throw std::invalid_argument("RdmaNic.TlpHeaderBytes: got " + std::to_string(m_tlpHeader)
+                                    + "; accepted: 12 or 16");
+    }
     if (m_pcieGen)
     {
-        const uint32_t l = m_pcieLanes;
-        if (l != 1 && l != 2 && l != 4 && l != 8 && l != 16)
-        {
-            throw std::invalid_argument("RdmaNic.PcieLanes: got " + std::to_string(l)
-                                        + "; accepted: 1, 2, 4, 8 or 16");
-        }
-        if (m_mps & (m_mps - 1))
-        {
-            throw std::invalid_argument("RdmaNic.MaxPayloadSize: got " + std::to_string(m_mps)
-                                        + "; accepted: 128, 256, 512, 1024, 2048 or 4096");
-        }
-        if (m_tlpHeader != 12 && m_tlpHeader != 16)
-        {
-            throw std::invalid_argument("RdmaNic.TlpHeaderBytes: got " + std::to_string(m_tlpHeader)
-                                        + "; accepted: 12 or 16");
-        }
         // Time of n link bytes in ps: n x 8e12 / (GT/s x lanes x coding), kept as an exact
         // fraction (GT/s in units of 0.5 GT/s) so that long runs do not drift.
         static const uint64_t halfGt[] = {0, 5, 10, 16, 32, 64};
