@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import ScenarioError
+from .errors import ScenarioError, quote
 from .scenario import load_scenario, time_seconds
 
 # The layer-list attribute of each StorageScenario.Stack.
@@ -106,6 +106,12 @@ def latency_vs_depth(
 
     base = load_scenario(scenario, overrides, seed)
     all_modes = list((base.source.raw if base.source else {}).get("modes") or [])
+    if base.fabric != "storage" or not all_modes:
+        raise ScenarioError(
+            f"scenario: got {quote(base.name)} (fabric {base.fabric}, "
+            f"{len(all_modes)} modes); accepted: a storage scenario with one mode per stack, "
+            "e.g. latency_vs_depth"
+        )
     chosen = list(modes) if modes else all_modes
     unknown = [m for m in chosen if m not in all_modes]
     if unknown or not chosen:

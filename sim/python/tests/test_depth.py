@@ -132,3 +132,13 @@ def test_the_ordering_fc_roce_iscsi_and_why(base):
             gap = hi.latency_us - lo.latency_us
             assert hi.layers_us - lo.layers_us > abs(hi.transport_us - lo.transport_us)
             assert gap > 0.5 * (hi.layers_us - lo.layers_us)
+
+
+def test_cli_a_scenario_that_is_not_a_storage_one_is_one_line_exit_2(cli, tmp_path):
+    p = cli("depth", "fc_distance", "--out", "d")
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1
+    assert "scenario: got 'fc_distance' (fabric fc, 0 modes); accepted: a storage scenario" in (
+        p.stderr
+    )
+    assert not (tmp_path / "d").exists()
