@@ -93,6 +93,52 @@ RangeOf(const std::string& info)
     return " in " + info.substr(sp + 1, colon - sp - 1) + ".." + info.substr(colon + 1);
 }
 
+std::string
+TimeText(const ns3::Time& t)
+{
+    const int64_t ps = t.GetPicoSeconds();
+    static const std::pair<int64_t, const char*> units[]
+        = {{1000000000000, "s"}, {1000000000, "ms"}, {1000000, "us"}, {1000, "ns"}, {1, "ps"}};
+    for (const auto& [per, unit] : units)
+    {
+        if (ps % per == 0)
+        {
+            return std::to_string(ps / per) + unit;
+        }
+    }
+    return std::to_string(ps) + "ps";
+}
+
+void
+CheckShorterThan(const std::string& key, const ns3::Time& value, const std::string& limitName,
+                 const ns3::Time& limit)
+{
+    if (value >= limit)
+    {
+        throw std::invalid_argument(key + ": got '" + TimeText(value)
+                                    + "'; accepted: a time shorter than " + limitName + " ("
+                                    + TimeText(limit) + ")");
+    }
+}
+
+// " >= MIN" from a time checker's "Time MIN:MAX" (ns-3 writes e.g. "+0ps" or "+1000ps").
+static std::string
+TimeMinimumOf(const std::string& info)
+{
+    auto sp = info.find(' ');
+    auto colon = info.find(':', sp == std::string::npos ? 0 : sp);
+    if (sp == std::string::npos || colon == std::string::npos)
+    {
+        return "";
+    }
+    const ns3::Time min(info.substr(sp + 1, colon - sp - 1));
+    if (min.IsStrictlyNegative()) // ns-3's IsNegative() is <= 0
+    {
+        return "";
+    }
+    return " >= " + (min.IsZero() ? std::string("0") : TimeText(min));
+}
+
 static const std::regex&
 TimeRegex()
 {
@@ -122,21 +168,26 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
     {
         return "an attribute of " + typeId;
     }
-    const std::string type = a.checker->GetValueTypeName();
+    // Debian's ns-3.37 names some value types with "ns3::" and some without.
+    std::string type = a.checker->GetValueTypeName();
+    if (type.rfind("ns3::", 0) == 0)
+    {
+        type = type.substr(5);
+    }
     const std::string info = a.checker->GetUnderlyingTypeInformation();
     std::string accepted;
     // Pre-checks in the form each type accepts; ns-3's own parsers abort on some bad strings.
     static const std::regex uintRe(R"(^\s*\+?\d+\s*$)");
     static const std::regex intRe(R"(^[+-]?\d+\s*$)");
-    if (type == "ns3::TimeValue")
+    if (type == "TimeValue")
     {
-        accepted = "a time with a unit (s, ms, us, ns, ps), e.g. 10us";
+        accepted = "a time" + TimeMinimumOf(info) + " with a unit (s, ms, us, ns, ps), e.g. 10us";
         if (!std::regex_match(value, TimeRegex()))
         {
             return accepted;
         }
     }
-    else if (type == "ns3::UintegerValue")
+    else if (type == "UintegerValue")
     {
         accepted = "an integer" + RangeOf(info);
         if (!std::regex_match(value, uintRe))
@@ -144,7 +195,7 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
             return accepted;
         }
     }
-    else if (type == "ns3::IntegerValue")
+    else if (type == "IntegerValue")
     {
         accepted = "an integer" + RangeOf(info);
         if (!std::regex_match(value, intRe))
@@ -152,7 +203,7 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
             return accepted;
         }
     }
-    else if (type == "ns3::DoubleValue")
+    else if (type == "DoubleValue")
     {
         accepted = "a number" + RangeOf(info);
         char* end = nullptr;
@@ -162,11 +213,11 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
             return accepted;
         }
     }
-    else if (type == "ns3::DataRateValue" || type == "DataRateValue")
+    else if (type == "DataRateValue")
     {
         accepted = "a data rate with a unit (bps, kbps, Mbps, Gbps, MBps, ...), e.g. 25Gbps";
     }
-    else if (type == "ns3::BooleanValue")
+    else if (type == "BooleanValue")
     {
         accepted = "true or false";
         if (value != "true" && value != "false" && value != "1" && value != "0")
@@ -174,11 +225,11 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
             return accepted;
         }
     }
-    else if (type == "ns3::EnumValue")
+    else if (type == "EnumValue")
     {
         accepted = "one of " + info;
     }
-    else if (type == "ns3::StringValue" || type == "StringValue")
+    else if (type == "StringValue")
     {
         // ns-3 parses strings with operator>>, which rejects "" and stops at a space; any text
         // is a string (the model checks its own syntax and names the accepted form).

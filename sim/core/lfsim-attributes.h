@@ -36,6 +36,14 @@ std::string CheckValue(const std::string& typeId, const std::string& attribute,
 /// Parses "10us"-style strings without ns-3's abort on a bad unit. False when malformed.
 bool ParseTime(const std::string& s, ns3::Time* out);
 
+/// A time as the shortest exact "<integer><unit>" (s, ms, us, ns, ps), e.g. "10us".
+std::string TimeText(const ns3::Time& t);
+
+/// Unless value < limit, throws std::invalid_argument
+/// "KEY: got 'VALUE'; accepted: a time shorter than LIMITNAME (LIMIT)".
+void CheckShorterThan(const std::string& key, const ns3::Time& value, const std::string& limitName,
+                      const ns3::Time& limit);
+
 /// A named set of attribute values (e.g. DCQCN's "paper" and "nic_default"), selected in a
 /// scenario with the pseudo-attribute `Preset` of the class that owns it. Values may belong to
 /// other classes too (the DCQCN notification point lives in RdmaNic). Attributes given

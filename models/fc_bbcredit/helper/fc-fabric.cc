@@ -3,6 +3,7 @@
 #include "fc-applications.h"
 #include "fc-helper.h"
 #include "fcp.h"
+#include "lfsim-attributes.h"
 #include "lfsim-deadlock.h"
 #include "lfsim-run.h"
 #include "ns3/boolean.h"
@@ -287,10 +288,8 @@ class FcFabric : public lfsim::Fabric
                 + (topo == FcScenario::POINT_TO_POINT ? "PointToPoint" : "TwoSwitch")
                 + "'; accepted: Leaf, Star or LeafSpine with Workload Incast");
         }
-        if (m_sc->warmup >= ctx.config.stopTime)
-        {
-            throw std::invalid_argument("FcScenario.Warmup: must be shorter than stop_time");
-        }
+        lfsim::CheckShorterThan("FcScenario.Warmup", m_sc->warmup, "stop_time",
+                                ctx.config.stopTime);
         CheckRing(topo);
         // Incast: host 0 receives, hosts 1..Senders send; the victim's hosts come last.
         uint32_t hosts = m_sc->hosts;

@@ -1,5 +1,6 @@
 #include "roce-fabric.h"
 
+#include "lfsim-attributes.h"
 #include "lfsim-deadlock.h"
 #include "lfsim-run.h"
 #include "ns3/boolean.h"
@@ -341,10 +342,8 @@ class RoceFabric : public lfsim::Fabric
     {
         m_sc = CreateObject<RoceScenario>();
         const uint32_t n = m_sc->senders;
-        if (m_sc->warmup >= ctx.config.stopTime)
-        {
-            throw std::invalid_argument("RoceScenario.Warmup: must be shorter than stop_time");
-        }
+        lfsim::CheckShorterThan("RoceScenario.Warmup", m_sc->warmup, "stop_time",
+                                ctx.config.stopTime);
         if (m_sc->topology == RoceScenario::POINT_TO_POINT && (n != 1 || m_sc->victim))
         {
             throw std::invalid_argument("RoceScenario.Senders: got " + std::to_string(n)

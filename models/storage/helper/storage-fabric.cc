@@ -6,6 +6,7 @@
 #include "fio-job.h"
 #include "iscsi-initiator.h"
 #include "iscsi-target.h"
+#include "lfsim-attributes.h"
 #include "lfsim-run.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -200,11 +201,9 @@ class StorageFabric : public lfsim::Fabric
                    : iscsi ? ParseLayers("StorageScenario.IscsiLayers", m_sc->iscsiLayers)
                            : ParseLayers("StorageScenario.NvmeofLayers", m_sc->nvmeofLayers);
         m_stop = m_job->runtime.IsStrictlyPositive() ? m_job->runtime : ctx.config.stopTime;
-        if (m_job->rampTime >= m_stop)
-        {
-            throw std::invalid_argument("FioJob.ramp_time: must be shorter than runtime (or "
-                                        "stop_time); accepted: a shorter time");
-        }
+        lfsim::CheckShorterThan("FioJob.ramp_time", m_job->rampTime,
+                                m_job->runtime.IsStrictlyPositive() ? "runtime" : "stop_time",
+                                m_stop);
 
         if (fcp)
         {

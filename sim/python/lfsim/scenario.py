@@ -169,8 +169,8 @@ _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 ACCEPTED = {
     "description": "one line of text",
     "seed": f"an integer in 1..{SEED_MAX}",
-    "stop_time": "a time with a unit, e.g. 2ms",
-    "sample_interval": "a time with a unit, e.g. 1us, or 0s to record on change",
+    "stop_time": "a time > 0 with a unit (s, ms, us, ns, ps), e.g. 2ms",
+    "sample_interval": "a time >= 0 with a unit, e.g. 1us, or 0s to record on change",
     "stop_on_deadlock": "true or false",
     "name": "a name of letters, digits, '_', '-' and '.'",
 }

@@ -176,7 +176,8 @@ BAD_INPUTS = [
     ),
     (
         ["run", "fc_distance", "--set", "stop_time=5 parsecs"],
-        "stop_time: got '5 parsecs'; accepted: a time with a unit, e.g. 2ms",
+        "stop_time: got '5 parsecs'; accepted: a time > 0 with a unit (s, ms, us, ns, ps), "
+        "e.g. 2ms",
     ),
     (["run", "fc_distance", "--set", "sample_interval=fast"], "sample_interval: got 'fast'"),
     (["run", "fc_distance", "--set", "record=nosuch"], "record: recorder 'nosuch' does not exist"),
@@ -218,6 +219,32 @@ BAD_INPUTS = [
     (["run", "fc_distance", "--pcap", ""], "--pcap: got ''; accepted: all or a comma-separated"),
     (["sweep", "fc_distance"], "--grid: none given"),
     (["sweep", "fc_distance", "--grid", "seed=1", "--jobs", "0"], "--jobs"),
+    (
+        ["run", "fc_distance", "--set", "FcScenario.Warmup=30ms"],
+        "FcScenario.Warmup: got '30ms'; accepted: a time shorter than stop_time (20ms)",
+    ),
+    (
+        ["run", "incast", "--set", "stop_time=500us"],
+        "RoceScenario.Warmup: got '1ms'; accepted: a time shorter than stop_time (500us)",
+    ),
+    (
+        ["run", "dcqcn", "--set", "RoceScenario.Warmup=-1us"],
+        "RoceScenario.Warmup: got '-1us'; accepted: a time >= 0 with a unit",
+    ),
+    (["run", "dcqcn", "--set", "Dcqcn.rpg_time_reset=0s"], "accepted: a time >= 1ns with a unit"),
+    (
+        ["run", "dcqcn", "--set", "RoceSwitch.PfcEnabled=maybe"],
+        "RoceSwitch.PfcEnabled: got 'maybe'; accepted: true or false",
+    ),
+    # A host-interface value that can never be right is refused even with the interface off.
+    (
+        ["run", "incast", "--set", "stop_time=3ms", "--set", "RdmaNic.MaxPayloadSize=300"],
+        "RdmaNic.MaxPayloadSize: got 300; accepted: 128, 256, 512, 1024, 2048 or 4096",
+    ),
+    (
+        ["run", "incast", "--set", "stop_time=3ms", "--set", "RdmaNic.PcieLanes=3"],
+        "RdmaNic.PcieLanes: got 3; accepted: 1, 2, 4, 8 or 16",
+    ),
 ]
 
 

@@ -45,7 +45,10 @@ def test_same_seed_same_latencies_other_seed_other_draws():
             ["--set", "mode=fcp", "--set", "StorageScenario.Replicas=3"],
             "StorageScenario.Replicas: got 3; accepted: 1 with Stack fcp",
         ),
-        (["--set", "FioJob.ramp_time=30ms"], "FioJob.ramp_time: must be shorter than runtime"),
+        (
+            ["--set", "FioJob.ramp_time=30ms"],
+            "FioJob.ramp_time: got '30ms'; accepted: a time shorter than runtime (20ms)",
+        ),
         (
             ["--set", "StorageScenario.Jobs=a: rw=foo"],
             "StorageScenario.Jobs: got rw=foo in job a; accepted: one of read|write",
