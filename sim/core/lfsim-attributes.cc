@@ -80,17 +80,27 @@ Attributes(const std::string& typeId)
     return out;
 }
 
-// "uint32_t 1:32767" -> " in 1..32767"
-static std::string
-RangeOf(const std::string& info)
+// A checker's "TYPE MIN:MAX" (e.g. "uint32_t 1:32767", "Time +0ps:+9.2e+18ps") split in two.
+static bool
+SplitRange(const std::string& info, std::string* min, std::string* max)
 {
     auto sp = info.find(' ');
     auto colon = info.find(':', sp == std::string::npos ? 0 : sp);
     if (sp == std::string::npos || colon == std::string::npos)
     {
-        return "";
+        return false;
     }
-    return " in " + info.substr(sp + 1, colon - sp - 1) + ".." + info.substr(colon + 1);
+    *min = info.substr(sp + 1, colon - sp - 1);
+    *max = info.substr(colon + 1);
+    return true;
+}
+
+// "uint32_t 1:32767" -> " in 1..32767"
+static std::string
+RangeOf(const std::string& info)
+{
+    std::string min, max;
+    return SplitRange(info, &min, &max) ? " in " + min + ".." + max : "";
 }
 
 std::string
@@ -125,13 +135,12 @@ CheckShorterThan(const std::string& key, const ns3::Time& value, const std::stri
 static std::string
 TimeMinimumOf(const std::string& info)
 {
-    auto sp = info.find(' ');
-    auto colon = info.find(':', sp == std::string::npos ? 0 : sp);
-    if (sp == std::string::npos || colon == std::string::npos)
+    std::string minText, maxText;
+    if (!SplitRange(info, &minText, &maxText))
     {
         return "";
     }
-    const ns3::Time min(info.substr(sp + 1, colon - sp - 1));
+    const ns3::Time min(minText);
     if (min.IsStrictlyNegative()) // ns-3's IsNegative() is <= 0
     {
         return "";
