@@ -175,9 +175,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"lfsim {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    # The keys of scenario.OVERRIDABLE (not imported here: --help stays fast; a test checks).
     set_help = (
         "override KEY=VALUE; KEY is mode, seed, stop_time, sample_interval, record (comma list), "
-        "name or Class.Attribute (repeatable)"
+        "stop_on_deadlock, name or Class.Attribute (repeatable)"
     )
     r = sub.add_parser("run", help="run one scenario and write its results")
     r.add_argument("scenario", metavar="SCENARIO", help="path to a .yaml file or built-in name")

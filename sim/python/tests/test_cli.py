@@ -278,3 +278,14 @@ def test_builtin_scenarios_come_from_lfsim_scenarios(cli, tmp_path):
     assert p.returncode == 0, p.stderr
     cfg = yaml.safe_load((tmp_path / "results" / "tiny" / "config.yaml").read_text())
     assert cfg["name"] == "tiny" and cfg["FcNetDevice"]["Speed"] == "1GFC"
+
+
+@pytest.mark.parametrize("command", ["run", "sweep"])
+def test_set_help_names_every_overridable_key(cli, command):
+    from lfsim.scenario import OVERRIDABLE
+
+    p = cli(command, "--help")
+    text = " ".join(p.stdout.split())
+    listed = text[text.index("KEY is ") :].split(" or Class.Attribute")[0]
+    for key in OVERRIDABLE:
+        assert key in listed, key
