@@ -39,27 +39,6 @@ Lookup(const std::string& typeId)
     return tid;
 }
 
-/// A Time as the shortest exact string: 10us, 700ns, 1234567ps.
-static std::string
-ExactTime(ns3::Time t)
-{
-    int64_t ps = t.GetPicoSeconds();
-    if (ps == 0)
-    {
-        return "0s";
-    }
-    const std::pair<int64_t, const char*> units[]
-        = {{1000000000000LL, "s"}, {1000000000LL, "ms"}, {1000000LL, "us"}, {1000LL, "ns"}};
-    for (const auto& [f, name] : units)
-    {
-        if (ps % f == 0)
-        {
-            return std::to_string(ps / f) + name;
-        }
-    }
-    return std::to_string(ps) + "ps";
-}
-
 std::vector<AttributeInfo>
 Attributes(const std::string& typeId)
 {
@@ -72,7 +51,7 @@ Attributes(const std::string& typeId)
         std::string def = a.initialValue->SerializeToString(a.checker);
         if (auto t = ns3::DynamicCast<const ns3::TimeValue>(a.initialValue))
         {
-            def = ExactTime(t->Get()); // ns-3 prints 6 significant digits
+            def = TimeText(t->Get()); // ns-3 prints 6 significant digits
         }
         out.push_back({a.name, a.checker->GetValueTypeName(),
                        a.checker->GetUnderlyingTypeInformation(), def, a.help});

@@ -36,7 +36,7 @@ std::string CheckValue(const std::string& typeId, const std::string& attribute,
 /// Parses "10us"-style strings without ns-3's abort on a bad unit. False when malformed.
 bool ParseTime(const std::string& s, ns3::Time* out);
 
-/// A time as the shortest exact "<integer><unit>" (s, ms, us, ns, ps), e.g. "10us".
+/// A time as the shortest exact "<integer><unit>": 10us, 700ns, 1234567ps, 0s.
 std::string TimeText(const ns3::Time& t);
 
 /// Unless value < limit, throws std::invalid_argument
