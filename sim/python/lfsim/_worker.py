@@ -34,12 +34,8 @@ def main(argv: list[str]) -> int:
     src, dst = argv
     with open(src, "rb") as f:
         config = pickle.load(f)
-    from .errors import ScenarioError
-
     try:
         reply = {"ok": run_point(config)}
-    except ScenarioError as exc:
-        reply = {"error": "scenario", "message": str(exc)}
     except ValueError as exc:  # the core's std::invalid_argument: bad input found late
         reply = {"error": "value", "message": str(exc)}
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises it

@@ -87,8 +87,6 @@ def _reply(reply: dict, point: Mapping[str, Any]) -> dict:
     if "ok" in reply:
         return reply["ok"]
     kind, message = reply["error"], reply["message"]
-    if kind == "scenario":
-        raise ScenarioError(message)
     if kind == "value":
         raise ScenarioError(f"{_describe(point)}: {one_line(message)}")
     raise SimulationError(f"{_describe(point)}: {one_line(message)}")
