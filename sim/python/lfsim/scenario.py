@@ -143,26 +143,9 @@ TOP_LEVEL = (
     "name",
 )
 # Top-level keys that --set / overrides / --grid may change (fabric and description may not).
-OVERRIDABLE = (
-    "mode",
-    "seed",
-    "stop_time",
-    "sample_interval",
-    "record",
-    "stop_on_deadlock",
-    "name",
-)
+OVERRIDABLE = tuple(k for k in TOP_LEVEL if k not in ("description", "fabric", "modes"))
 # Top-level keys a mode may set (besides class sections); they replace the base scenario's.
-MODE_KEYS = (
-    "description",
-    "fabric",
-    "seed",
-    "stop_time",
-    "sample_interval",
-    "record",
-    "stop_on_deadlock",
-    "name",
-)
+MODE_KEYS = tuple(k for k in TOP_LEVEL if k not in ("mode", "modes"))
 SEED_MAX = 2**32 - 1
 _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
