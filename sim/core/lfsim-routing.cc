@@ -150,14 +150,14 @@ ClockwisePorts(const SwitchGraph& g, uint32_t home)
 }
 
 std::vector<std::vector<uint32_t>>
-RoutePorts(Routing routing, const SwitchGraph& g, uint32_t home)
+RoutePorts(Routing routing, const SwitchGraph& g, uint32_t home, uint32_t root)
 {
     switch (routing)
     {
         case CLOCKWISE:
             return ClockwisePorts(g, home);
         case UP_DOWN:
-            return UpDownPorts(g, home, 0);
+            return UpDownPorts(g, home, root);
         default:
             return EqualCostPorts(g, home);
     }

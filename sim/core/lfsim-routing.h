@@ -44,8 +44,9 @@ std::vector<std::vector<uint32_t>> UpDownPorts(const SwitchGraph& g, uint32_t ho
 /// "clockwise" neighbour), whatever the distance the other way round.
 std::vector<std::vector<uint32_t>> ClockwisePorts(const SwitchGraph& g, uint32_t home);
 
-/// The ports of `routing` toward `home` (one of the three above).
-std::vector<std::vector<uint32_t>> RoutePorts(Routing routing, const SwitchGraph& g, uint32_t home);
+/// The ports of `routing` toward `home` (one of the three above); `root`: UpDown's root.
+std::vector<std::vector<uint32_t>> RoutePorts(Routing routing, const SwitchGraph& g, uint32_t home,
+                                              uint32_t root = 0);
 
 } // namespace lfsim
 

@@ -1,6 +1,8 @@
 #include "lfsim-run.h"
 
 #include "lfsim-attributes.h"
+#include "lfsim-report.h"
+#include "lfsim-workload.h"
 #include "ns3/config.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -52,6 +54,13 @@ Table::Column(const std::string& name) const
     }
     throw std::out_of_range("no column " + name);
 }
+
+RunContext::RunContext(const RunConfig& cfg)
+    : config(cfg)
+{
+}
+
+RunContext::~RunContext() = default;
 
 bool
 RunContext::Records(const std::string& recorder) const
@@ -314,6 +323,27 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
     Progress prog{&progress, cfg.stopTime.GetSeconds(), cfg.stopTime / 1000};
     try
     {
+        if (info.openFabric)
+        {
+            if (cfg.topology.typeId.empty())
+            {
+                std::string accepted;
+                for (const auto& t : Topologies())
+                {
+                    accepted += (accepted.empty() ? "" : ", ") + t.name;
+                }
+                throw std::invalid_argument("topology: missing; accepted: a mapping with "
+                                            "generator: one of "
+                                            + accepted + ", or nodes: and links:");
+            }
+            ctx.topology = MakeTopology(cfg.topology);
+            ctx.graph = ctx.topology->Build();
+            ctx.workloads = MakeWorkloads(cfg.workloads, cfg.fabric);
+            ctx.report = ns3::CreateObject<ns3::Report>();
+            ctx.report->Buckets(); // checked before the run
+            CheckShorterThan("Report.Warmup", ctx.report->GetWarmup(), "stop_time",
+                             cfg.stopTime);
+        }
         fabric->Build(ctx);
         if (!cfg.pcapDir.empty() && !ctx.PcapPortsChecked())
         {

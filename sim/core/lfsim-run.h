@@ -4,6 +4,9 @@
 #ifndef LFSIM_RUN_H
 #define LFSIM_RUN_H
 
+#include "lfsim-graph.h"
+#include "lfsim-topology.h"
+
 #include "ns3/nstime.h"
 #include "ns3/random-variable-stream.h"
 
@@ -16,8 +19,15 @@
 #include <variant>
 #include <vector>
 
+namespace ns3
+{
+class Report;
+}
+
 namespace lfsim
 {
+
+struct WorkloadInstance;
 
 /// Column-oriented table of doubles (all columns have the same length).
 class Table
@@ -68,18 +78,27 @@ struct RunConfig
     std::vector<std::string> pcapPorts;
     /// End the run as soon as the fabric's DeadlockDetector reports a deadlock.
     bool stopOnDeadlock = false;
+    /// The topology generator and its attributes (and tables, for a listed graph).
+    InstanceConfig topology;
+    /// The workloads, in order (the first one's metrics are the run's headline metrics).
+    std::vector<InstanceConfig> workloads;
 };
 
 /// What a fabric sees while it builds and after the run.
 class RunContext
 {
   public:
-    explicit RunContext(const RunConfig& cfg)
-        : config(cfg)
-    {
-    }
+    explicit RunContext(const RunConfig& cfg);
+    ~RunContext();
 
     const RunConfig& config;
+
+    /// The shared parts, made by Run() before the fabric builds (for a fabric that uses them):
+    /// the topology's graph, its generator (routing, failed link), the workloads, the report.
+    Graph graph;
+    ns3::Ptr<ns3::Topology> topology;
+    std::vector<WorkloadInstance> workloads;
+    ns3::Ptr<ns3::Report> report;
 
     bool Records(const std::string& recorder) const;
     /// A time series (long form: time_s, id, values...). The reference stays valid.
@@ -139,6 +158,9 @@ struct FabricInfo
     std::vector<std::string> typeIds;                           ///< configurable classes
     std::vector<std::pair<std::string, std::string>> recorders; ///< name, description
     std::function<std::unique_ptr<Fabric>()> factory;
+    /// Builds on the shared topology, workload and report (false: an experiment with its own
+    /// network, e.g. iscsi_burst).
+    bool openFabric = true;
 };
 
 /// Used by a model's static registrar (one line per fabric).

@@ -1,6 +1,8 @@
 // lfsim._core: the C++ run loop seen from Python. Contract: sim/CORE_API.md.
 #include "lfsim-attributes.h"
 #include "lfsim-run.h"
+#include "lfsim-topology.h"
+#include "lfsim-workload.h"
 
 #include <chrono>
 #include <memory>
@@ -45,6 +47,40 @@ Str(const py::handle& h)
     return py::str(h).cast<std::string>();
 }
 
+/// {"type_id": str, "attributes": {name: str}, "tables": {name: [{column: str}]}} -> config.
+lfsim::InstanceConfig
+Instance(const py::handle& h, const std::string& name)
+{
+    lfsim::InstanceConfig c;
+    py::dict d = h.cast<py::dict>();
+    c.name = name;
+    c.typeId = Str(d["type_id"]);
+    if (d.contains("attributes"))
+    {
+        for (auto kv : d["attributes"].cast<py::dict>())
+        {
+            c.attributes.emplace_back(Str(kv.first), Str(kv.second));
+        }
+    }
+    if (d.contains("tables"))
+    {
+        for (auto kv : d["tables"].cast<py::dict>())
+        {
+            lfsim::Rows& rows = c.tables[Str(kv.first)];
+            for (auto row : kv.second)
+            {
+                std::map<std::string, std::string> r;
+                for (auto cell : row.cast<py::dict>())
+                {
+                    r[Str(cell.first)] = Str(cell.second);
+                }
+                rows.push_back(std::move(r));
+            }
+        }
+    }
+    return c;
+}
+
 py::dict
 RunPy(const py::dict& config, const py::object& progress)
 {
@@ -80,6 +116,17 @@ RunPy(const py::dict& config, const py::object& progress)
             {
                 cfg.attributes.push_back({tid, Str(kv.first), Str(kv.second)});
             }
+        }
+    }
+    if (config.contains("topology") && !config["topology"].is_none())
+    {
+        cfg.topology = Instance(config["topology"], "topology");
+    }
+    if (config.contains("workloads"))
+    {
+        for (auto w : config["workloads"])
+        {
+            cfg.workloads.push_back(Instance(w, Str(w.cast<py::dict>()["name"])));
         }
     }
     if (config.contains("stop_on_deadlock"))
@@ -178,6 +225,7 @@ PYBIND11_MODULE(_core, m)
                       rec[py::str(n)] = desc;
                   }
                   d["recorders"] = rec;
+                  d["open"] = f.openFabric;
                   out.append(d);
               }
               return out;
@@ -236,6 +284,53 @@ PYBIND11_MODULE(_core, m)
                   }
                   d["values"] = values;
                   out.append(d);
+              }
+              return out;
+          });
+    m.def("topologies",
+          []
+          {
+              py::list out;
+              for (const auto& t : lfsim::Topologies())
+              {
+                  py::dict d;
+                  d["name"] = t.name;
+                  d["type_id"] = t.typeId;
+                  d["description"] = t.description;
+                  out.append(d);
+              }
+              return out;
+          });
+    m.def("workloads",
+          []
+          {
+              py::list out;
+              for (const auto& w : lfsim::Workloads())
+              {
+                  py::dict d;
+                  d["name"] = w.name;
+                  d["type_id"] = w.typeId;
+                  d["description"] = w.description;
+                  d["fabrics"] = w.fabrics;
+                  out.append(d);
+              }
+              return out;
+          });
+    m.def("parents",
+          [](const std::string& tid)
+          {
+              // The TypeId's ancestors below ns3::Object, nearest last: whose attributes a
+              // configured instance also takes.
+              std::vector<std::string> out;
+              ns3::TypeId t;
+              if (!ns3::TypeId::LookupByNameFailSafe(tid, &t))
+              {
+                  throw py::value_error("unknown class " + tid);
+              }
+              for (t = t.GetParent(); t.GetName() != "ns3::Object" && t.GetName() != "ns3::ObjectBase";
+                   t = t.GetParent())
+              {
+                  out.insert(out.begin(), t.GetName());
               }
               return out;
           });

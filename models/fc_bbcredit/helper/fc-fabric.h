@@ -1,59 +1,30 @@
 /*
- * The "fc" fabric of lfsim: FcScenario's attributes choose the topology and the workload; the
- * run loop (sim/core) calls Build and Finish.
+ * The "fc" fabric of lfsim: Fibre Channel with BB_Credit on any topology (lfsim::Graph). It
+ * builds the N_Ports, switches and fibres of the scenario's topology (FcHelper), carries the
+ * generic workloads' flows as FCP WRITE exchanges (FcMessageSender), installs the FC patterns
+ * that drive their own applications (FcStream, FcPingPong, Fcp) and storage, records and
+ * reports.
  */
 #ifndef FC_FABRIC_H
 #define FC_FABRIC_H
 
-#include "ns3/nstime.h"
-#include "ns3/object.h"
+#include "fc-helper.h"
+#include "lfsim-workload.h"
+
+#include "ns3/random-variable-stream.h"
 
 namespace ns3
 {
 
-class FcScenario : public Object
+/// What the fc fabric built, handed to a pattern's installer.
+struct FcNetwork : public lfsim::FabricNetwork
 {
-  public:
-    static TypeId GetTypeId();
-
-    enum Topology
-    {
-        POINT_TO_POINT,
-        STAR,
-        TWO_SWITCH,
-        LEAF,       ///< all hosts on one switch (built as STAR)
-        LEAF_SPINE, ///< Leaves leaf switches, each linked to every one of Spines spines
-        RING        ///< RingSwitches switches in a ring, one host each, flows RingHops away
-    };
-
-    enum Workload
-    {
-        STREAM,
-        PING_PONG,
-        FCP,
-        INCAST ///< Senders write messages to host 0 (FcMessageSender), optional victim flow
-    };
-
-    /// UplinkSpeed value meaning "as FcNetDevice::Speed".
-    static constexpr int HOST_SPEED = -1;
-
-    Topology topology = POINT_TO_POINT;
-    Workload workload = STREAM;
-    uint32_t hosts = 2;
-    Time warmup;
-    Time startSpread;
-    uint32_t senders = 16;
-    bool victim = false;
-    uint32_t messageSize = 65536;
-    uint32_t messages = 0;
-    uint32_t queueDepth = 1;
-    uint32_t leaves = 2;
-    uint32_t spines = 1;
-    int uplinkSpeed = HOST_SPEED;
-    uint32_t ringSwitches = 4;
-    uint32_t ringHops = 2;
-    int routing = 0; ///< lfsim::Routing
-    double load = 1;
+    FcTopology topology;
+    int64_t stream = 0; ///< next free RNG stream; an installer takes what it uses
+    /// Start offsets (StartSpread), drawn in installation order after the generic flows'.
+    Ptr<UniformRandomVariable> start;
+    Time warmup;   ///< Report.Warmup
+    Time stopTime; ///< the run's stop_time
 };
 
 } // namespace ns3

@@ -1,260 +1,236 @@
 #include "fc-helper.h"
 
-#include "lfsim-routing.h"
-#include "ns3/abort.h"
+#include "lfsim-topology.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/string.h"
 
-#include <map>
+#include <stdexcept>
 
 namespace ns3
 {
 
-Ptr<FcNetDevice>
-FcHelper::AddPort(FcTopology& t, Ptr<Node> node, const std::string& label)
+FcSpeed
+FcHelper::ParseSpeed(const std::string& name, const std::string& key)
 {
-    Ptr<FcNetDevice> dev = CreateObject<FcNetDevice>();
-    node->AddDevice(dev);
-    t.ports.push_back(dev);
-    t.portLabels.push_back(label);
-    return dev;
-}
-
-void
-FcHelper::Link(FcTopology& t, Ptr<FcNetDevice> a, Ptr<FcNetDevice> b)
-{
-    Ptr<FcChannel> ch = CreateObject<FcChannel>();
-    a->Attach(ch);
-    b->Attach(ch);
-    a->Login();
-    b->Login();
-    t.channels.push_back(ch);
-}
-
-void
-FcHelper::SetIslSpeed(FcSpeed speed)
-{
-    m_islSpeedSet = true;
-    m_islSpeed = speed;
-}
-
-Ptr<FcNetDevice>
-FcHelper::EPort(FcTopology& t, uint32_t s, const std::string& suffix)
-{
-    Ptr<FcNetDevice> e
-        = AddPort(t, t.switchNodes.Get(s),
-                  t.switchLabels[s] + "/p" + std::to_string(t.switches[s]->GetNPorts()) + suffix);
-    t.switches[s]->AddPort(e);
-    if (m_islSpeedSet)
+    std::string accepted;
+    for (int s = int(FcSpeed::GFC1); s <= int(FcSpeed::GFC32); ++s)
     {
-        e->SetAttribute("Speed", EnumValue(static_cast<int>(m_islSpeed)));
+        const char* n = GetFcLineCoding(FcSpeed(s)).name;
+        if (name == n)
+        {
+            return FcSpeed(s);
+        }
+        accepted += std::string(accepted.empty() ? "" : ", ") + n;
     }
-    return e;
+    throw std::invalid_argument(key + ": got '" + name + "'; accepted: one of " + accepted
+                                + " (fabric fc), or empty for FcNetDevice::Speed");
 }
 
-void
-FcHelper::Isl(FcTopology& t, uint32_t a, uint32_t b, bool peerNames)
+FcTopology
+FcHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
 {
-    Ptr<FcNetDevice> e[2];
-    const uint32_t sw[2] = {a, b};
-    for (int k = 0; k < 2; ++k)
+    FcTopology t;
+    const auto& nodes = g.Nodes();
+    const auto& gports = g.Ports();
+    // FC-SW: domains 1..239; the area byte numbers a switch's ports.
+    if (g.Switches().size() > 239)
     {
-        e[k] = EPort(t, sw[k], peerNames ? "(" + t.switchLabels[sw[1 - k]] + ")" : "(ISL)");
+        throw std::invalid_argument("topology: " + std::to_string(g.Switches().size())
+                                    + " switches; accepted: at most 239 in an FC fabric (one "
+                                      "Domain_ID each, FC-SW)");
     }
-    Link(t, e[0], e[1]);
-}
-
-void
-FcHelper::AddHosts(FcTopology& t, uint32_t n)
-{
-    t.hosts.Create(n);
-    for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t s : g.Switches())
     {
-        t.hostPorts.push_back(AddPort(t, t.hosts.Get(i), "h" + std::to_string(i)));
+        if (nodes[s].ports.size() > 256)
+        {
+            throw std::invalid_argument(
+                "topology: switch " + nodes[s].name + " has " + std::to_string(nodes[s].ports.size())
+                + " ports; accepted: at most 256 ports on any switch (FC_ID area byte)");
+        }
     }
+    std::vector<uint32_t> index(gports.size(), lfsim::NONE);
+    t.hosts.Create(g.Hosts().size());
+    for (uint32_t p : g.HostPorts())
+    {
+        Ptr<FcNetDevice> d = CreateObject<FcNetDevice>();
+        const uint32_t host = g.Rank(gports[p].node);
+        t.hosts.Get(host)->AddDevice(d);
+        index[p] = t.ports.size();
+        t.ports.push_back(d);
+        t.portLabels.push_back(g.PortLabel(p));
+        t.portSwitch.push_back(-1);
+        t.hostPorts.push_back(d);
+        t.hostOf.push_back(host);
+    }
+    for (uint32_t s : g.Switches())
+    {
+        Ptr<Node> node = CreateObject<Node>();
+        t.switchNodes.Add(node);
+        Ptr<FcSwitch> sw = CreateObject<FcSwitch>();
+        sw->SetDomain(t.switches.size() + 1);
+        node->AggregateObject(sw);
+        t.switches.push_back(sw);
+        t.switchLabels.push_back(nodes[s].name);
+    }
+    for (uint32_t p = 0; p < gports.size(); ++p)
+    {
+        if (nodes[gports[p].node].host)
+        {
+            continue;
+        }
+        const uint32_t s = g.Rank(gports[p].node);
+        Ptr<FcNetDevice> d = CreateObject<FcNetDevice>();
+        t.switchNodes.Get(s)->AddDevice(d);
+        index[p] = t.ports.size();
+        t.ports.push_back(d);
+        t.portLabels.push_back(g.PortLabel(p));
+        t.portSwitch.push_back(s);
+        t.switches[s]->AddPort(d);
+    }
+    // N_Port addresses: from the fabric (domain, area), or fixed when two N_Ports face each other.
+    const std::vector<uint32_t> addresses = g.HostPorts();
+    for (uint32_t a = 0; a < addresses.size(); ++a)
+    {
+        const uint32_t peer = g.Peer(addresses[a]);
+        const lfsim::GraphPort& pp = gports[peer];
+        if (nodes[pp.node].host)
+        {
+            t.hostPorts[a]->SetFcId(a % 2 ? 0x0000ef : 0x0000e8);
+            continue;
+        }
+        const uint32_t s = g.Rank(pp.node);
+        t.hostPorts[a]->SetFcId((t.switches[s]->GetDomain() << 16) | (pp.number << 8));
+    }
+    t.peer.assign(t.ports.size(), lfsim::NONE);
+    for (const lfsim::GraphLink& l : g.Links())
+    {
+        Ptr<FcNetDevice> a = t.ports[index[l.a]];
+        Ptr<FcNetDevice> b = t.ports[index[l.b]];
+        t.peer[index[l.a]] = index[l.b];
+        t.peer[index[l.b]] = index[l.a];
+        Ptr<FcChannel> ch = CreateObject<FcChannel>();
+        for (const auto& [typeId, name, value] : l.attributes)
+        {
+            for (Ptr<Object> o : {Ptr<Object>(ch), Ptr<Object>(a), Ptr<Object>(b)})
+            {
+                if (o->GetInstanceTypeId().GetName() == typeId
+                    && !o->SetAttributeFailSafe(name, StringValue(value)))
+                {
+                    throw std::invalid_argument(l.where + "." + typeId.substr(5) + "." + name
+                                                + ": got '" + value
+                                                + "'; accepted: a value of that attribute");
+                }
+            }
+        }
+        if (!l.speed.empty())
+        {
+            const EnumValue s(int(ParseSpeed(l.speed, l.speedKey)));
+            a->SetAttribute("Speed", s);
+            b->SetAttribute("Speed", s);
+        }
+        if (l.delay >= Time(0))
+        {
+            TimeValue perMetre;
+            ch->GetAttribute("PropagationDelayPerMeter", perMetre);
+            if (!perMetre.Get().IsStrictlyPositive())
+            {
+                throw std::invalid_argument(l.where + ".delay: got a delay; accepted: a length "
+                                                      "when FcChannel::PropagationDelayPerMeter "
+                                                      "is 0");
+            }
+            ch->SetAttribute("Length", DoubleValue(double(l.delay.GetPicoSeconds())
+                                                   / double(perMetre.Get().GetPicoSeconds())));
+        }
+        else if (l.length >= 0)
+        {
+            ch->SetAttribute("Length", DoubleValue(l.length));
+        }
+        a->Attach(ch);
+        b->Attach(ch);
+        a->Login();
+        b->Login();
+        t.channels.push_back(ch);
+    }
+    for (uint32_t s = 0; s < t.switches.size(); ++s)
+    {
+        for (uint32_t a = 0; a < addresses.size(); ++a)
+        {
+            for (uint32_t port : routes.Ports(s, a))
+            {
+                t.switches[s]->AddRoute(t.hostPorts[a]->GetFcId(), port);
+            }
+        }
+    }
+    return t;
 }
 
-void
-FcHelper::AddSwitch(FcTopology& t, const std::string& label)
+FcTopology
+FcHelper::Routed(const lfsim::Graph& g)
 {
-    Ptr<Node> node = CreateObject<Node>();
-    t.switchNodes.Add(node);
-    Ptr<FcSwitch> sw = CreateObject<FcSwitch>();
-    sw->SetDomain(t.switches.size() + 1);
-    node->AggregateObject(sw);
-    t.switches.push_back(sw);
-    t.switchLabels.push_back(label);
+    return Build(g, g.Routes(m_routing));
 }
 
-void
-FcHelper::AttachHost(FcTopology& t, uint32_t h, uint32_t s)
+FcTopology
+FcHelper::FromGenerator(const std::string& typeId,
+                        const std::vector<std::pair<std::string, std::string>>& attrs)
 {
-    uint32_t portIdx = t.switches[s]->GetNPorts();
-    Ptr<FcNetDevice> p
-        = AddPort(t, t.switchNodes.Get(s), t.switchLabels[s] + "/p" + std::to_string(portIdx));
-    t.switches[s]->AddPort(p);
-    t.hostPorts[h]->SetFcId((t.switches[s]->GetDomain() << 16) | (portIdx << 8));
-    Link(t, t.hostPorts[h], p);
+    lfsim::InstanceConfig cfg;
+    cfg.typeId = typeId;
+    cfg.attributes = attrs;
+    Ptr<Topology> topo = lfsim::MakeTopology(cfg);
+    return Routed(topo->Build());
 }
 
 FcTopology
 FcHelper::PointToPoint()
 {
-    FcTopology t;
-    AddHosts(t, 2);
-    // N_Port to N_Port: no fabric assigns addresses; use two distinct FC_IDs.
-    t.hostPorts[0]->SetFcId(0x0000e8);
-    t.hostPorts[1]->SetFcId(0x0000ef);
-    Link(t, t.hostPorts[0], t.hostPorts[1]);
-    return t;
+    return FromGenerator("ns3::PointToPointTopology", {});
 }
 
 FcTopology
 FcHelper::Star(uint32_t hosts)
 {
-    FcTopology t;
-    AddHosts(t, hosts);
-    AddSwitch(t, "sw0");
-    for (uint32_t i = 0; i < hosts; ++i)
-    {
-        AttachHost(t, i, 0);
-    }
-    Route(t);
-    return t;
+    return FromGenerator("ns3::StarTopology", {{"Hosts", std::to_string(hosts)}});
 }
 
 FcTopology
 FcHelper::TwoSwitch(uint32_t hosts)
 {
-    FcTopology t;
-    AddHosts(t, hosts);
-    AddSwitch(t, "sw0");
-    AddSwitch(t, "sw1");
+    // By hand through the graph API: sw0 with hosts 1.., sw1 with host 0, one ISL.
+    lfsim::Graph g;
     for (uint32_t i = 0; i < hosts; ++i)
     {
-        AttachHost(t, i, (i == 0) ? 1 : 0);
+        g.AddNode("h" + std::to_string(i), true);
     }
-    Isl(t, 0, 1, false);
-    Route(t);
-    return t;
-}
-
-std::vector<uint32_t>
-FcHelper::SpreadHosts(uint32_t hosts, uint32_t leaves)
-{
-    std::vector<uint32_t> leaf(hosts, 0);
-    for (uint32_t i = 1; i < hosts; ++i)
+    const uint32_t sw0 = g.AddNode("sw0", false);
+    const uint32_t sw1 = g.AddNode("sw1", false);
+    for (uint32_t i = 0; i < hosts; ++i)
     {
-        leaf[i] = 1 + (i - 1) % (leaves - 1);
+        g.Connect(g.Hosts()[i], i == 0 ? sw1 : sw0);
     }
-    return leaf;
+    g.Connect(sw0, sw1);
+    g.Check("topology");
+    return Routed(g);
 }
 
 FcTopology
 FcHelper::LeafSpine(const std::vector<uint32_t>& hostLeaf, uint32_t leaves, uint32_t spines)
 {
-    NS_ABORT_MSG_IF(leaves < 1 || spines < 1, "LeafSpine needs a leaf and a spine");
-    FcTopology t;
-    AddHosts(t, hostLeaf.size());
-    for (uint32_t l = 0; l < leaves; ++l)
+    std::string placement;
+    for (uint32_t l : hostLeaf)
     {
-        AddSwitch(t, "leaf" + std::to_string(l));
+        placement += (placement.empty() ? "" : ",") + std::to_string(l);
     }
-    for (uint32_t s = 0; s < spines; ++s)
-    {
-        AddSwitch(t, "spine" + std::to_string(s));
-    }
-    for (uint32_t h = 0; h < hostLeaf.size(); ++h)
-    {
-        NS_ABORT_MSG_IF(hostLeaf[h] >= leaves, "host " << h << " on a leaf that does not exist");
-        AttachHost(t, h, hostLeaf[h]);
-    }
-    for (uint32_t l = 0; l < leaves; ++l)
-    {
-        for (uint32_t s = 0; s < spines; ++s)
-        {
-            Isl(t, l, leaves + s, true);
-        }
-    }
-    Route(t);
-    return t;
+    return FromGenerator("ns3::LeafSpineTopology", {{"Leaves", std::to_string(leaves)},
+                                                    {"Spines", std::to_string(spines)},
+                                                    {"HostLeaves", placement}});
 }
 
 FcTopology
 FcHelper::Ring(uint32_t switches)
 {
-    NS_ABORT_MSG_IF(switches < 3, "a ring has at least 3 switches");
-    FcTopology t;
-    AddHosts(t, switches);
-    for (uint32_t s = 0; s < switches; ++s)
-    {
-        AddSwitch(t, "ring" + std::to_string(s));
-    }
-    for (uint32_t s = 0; s < switches; ++s)
-    {
-        AttachHost(t, s, s);
-    }
-    // Ports first (p1 clockwise, p2 back on every switch), then the fibres between them. Labels
-    // "ring1/p2" as the roce fabric's ring (without the peer: p1 and p2 say it).
-    std::vector<Ptr<FcNetDevice>> cw;
-    std::vector<Ptr<FcNetDevice>> ccw;
-    for (uint32_t s = 0; s < switches; ++s)
-    {
-        cw.push_back(EPort(t, s, ""));
-    }
-    for (uint32_t s = 0; s < switches; ++s)
-    {
-        ccw.push_back(EPort(t, s, ""));
-    }
-    for (uint32_t s = 0; s < switches; ++s)
-    {
-        Link(t, cw[s], ccw[(s + 1) % switches]);
-    }
-    Route(t);
-    return t;
-}
-
-void
-FcHelper::Route(FcTopology& t)
-{
-    // Which switch and port each device sits on.
-    std::map<Ptr<FcNetDevice>, std::pair<uint32_t, uint32_t>> where;
-    for (uint32_t s = 0; s < t.switches.size(); ++s)
-    {
-        for (uint32_t p = 0; p < t.switches[s]->GetNPorts(); ++p)
-        {
-            where[t.switches[s]->GetPort(p)] = {s, p};
-        }
-    }
-    // Switch adjacency through ISLs: (neighbour, local port), one entry per link.
-    lfsim::SwitchGraph adj(t.switches.size());
-    for (const auto& ch : t.channels)
-    {
-        Ptr<FcNetDevice> a = DynamicCast<FcNetDevice>(ch->GetDevice(0));
-        Ptr<FcNetDevice> b = DynamicCast<FcNetDevice>(ch->GetDevice(1));
-        if (where.count(a) && where.count(b))
-        {
-            adj[where[a].first].push_back({where[b].first, where[a].second});
-            adj[where[b].first].push_back({where[a].first, where[b].second});
-        }
-    }
-    for (uint32_t h = 0; h < t.hostPorts.size(); ++h)
-    {
-        Ptr<FcNetDevice> peer
-            = DynamicCast<FcChannel>(t.hostPorts[h]->GetChannel())->GetPeer(t.hostPorts[h]);
-        uint32_t home = where[peer].first;
-        uint32_t id = t.hostPorts[h]->GetFcId();
-        t.switches[home]->AddRoute(id, where[peer].second);
-        // Shortest path: every switch routes over all its links to a neighbour one hop
-        // closer (the equal-cost paths FSPF would keep).
-        const std::vector<std::vector<uint32_t>> ports = lfsim::RoutePorts(m_routing, adj, home);
-        for (uint32_t s = 0; s < ports.size(); ++s)
-        {
-            for (uint32_t port : ports[s])
-            {
-                t.switches[s]->AddRoute(id, port);
-            }
-        }
-    }
+    return FromGenerator("ns3::RingTopology", {{"Switches", std::to_string(switches)}});
 }
 
 FcStreamApps

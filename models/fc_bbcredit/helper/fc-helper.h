@@ -1,9 +1,9 @@
 /*
- * Builds FC fabrics: point-to-point, one switch (star), two switches joined by an ISL,
- * leaf-spine (every leaf linked to every spine) and a ring. Assigns FC_IDs (domain = switch + 1,
- * area = switch port) and fills static routing tables: by default by shortest path, as the
- * fabric's FSPF would converge to (where several shortest paths exist every one is installed
- * and FcSwitch chooses by S_ID/D_ID); optionally up-down (Autonet) or one-way round a ring.
+ * Builds FC fabrics from a topology graph (lfsim::Graph): an N_Port per host port, an FcSwitch
+ * per switch with an F_Port or E_Port per cable, an FcChannel per fibre. Assigns FC_IDs (domain =
+ * switch + 1, area = switch port) and fills static routing tables from the graph's routes: by
+ * shortest path, as the fabric's FSPF would converge to (where several shortest paths exist
+ * every one is installed and FcSwitch chooses by S_ID/D_ID), up-down (up*-down*) or one-way round a ring.
  */
 #ifndef FC_HELPER_H
 #define FC_HELPER_H
@@ -12,6 +12,7 @@
 #include "fc-channel.h"
 #include "fc-net-device.h"
 #include "fc-switch.h"
+#include "lfsim-graph.h"
 #include "lfsim-routing.h"
 #include "ns3/node-container.h"
 
@@ -24,13 +25,16 @@ namespace ns3
 struct FcTopology
 {
     NodeContainer hosts;
-    std::vector<Ptr<FcNetDevice>> hostPorts; ///< one N_Port per host
+    std::vector<Ptr<FcNetDevice>> hostPorts; ///< one N_Port per address (a host may have several)
+    std::vector<uint32_t> hostOf;            ///< host number of each address
     NodeContainer switchNodes;
     std::vector<Ptr<FcSwitch>> switches;
     std::vector<std::string> switchLabels; ///< "sw0", "leaf1", "spine0", ...
     std::vector<Ptr<FcChannel>> channels;
-    std::vector<Ptr<FcNetDevice>> ports; ///< every port, hosts first
-    std::vector<std::string> portLabels; ///< "h1", "sw0/p2", ...
+    std::vector<Ptr<FcNetDevice>> ports; ///< every port, host N_Ports (addresses) first
+    std::vector<std::string> portLabels; ///< "h1", "h1/A", "sw0/p2", ...
+    std::vector<int32_t> portSwitch;     ///< switch index of each port, -1 for N_Ports
+    std::vector<uint32_t> peer;          ///< index of the port at the other end of the fibre
 };
 
 /// Applications of a stream workload: hosts 1.. stream full frames to a sink on host 0.
@@ -43,25 +47,24 @@ struct FcStreamApps
 class FcHelper
 {
   public:
-    /// Two hosts joined by one fibre.
+    /// Every N_Port, switch, E_Port and fibre of `g`. FC_IDs: domain = switch number + 1,
+    /// area = the switch port facing the N_Port (two hosts cabled to each other, no fabric:
+    /// 0x0000e8 and 0x0000ef). The switches' tables from `routes` (every equal-cost path is
+    /// installed and FcSwitch chooses by S_ID/D_ID). A link's speed names an FC rate (1GFC ...
+    /// 32GFC; empty: FcNetDevice::Speed), its length or delay sets its fibre, its attributes
+    /// apply to its channel and ports. Throws std::invalid_argument naming the key.
+    FcTopology Build(const lfsim::Graph& g, const lfsim::RouteTable& routes);
+
+    /// Conveniences for model tests and examples, through the shared generators: two hosts
+    /// back to back; `hosts` hosts on one switch sw0; host 0 on switch sw1 and the others on
+    /// sw0 with one ISL; leaves and spines with host i on leaf `hostLeaf[i]`; a ring (port 0 of
+    /// each switch faces its host, port 1 the next switch, port 2 the previous one).
     FcTopology PointToPoint();
-    /// `hosts` hosts on one switch.
     FcTopology Star(uint32_t hosts);
-    /// Host 0 on switch 1, hosts 1.. on switch 0, one inter-switch link.
     FcTopology TwoSwitch(uint32_t hosts);
-    /// `leaves` leaf switches (domains 1..leaves), `spines` spine switches (the next domains),
-    /// one ISL from every leaf to every spine; host i attaches to leaf `hostLeaf[i]`.
     FcTopology LeafSpine(const std::vector<uint32_t>& hostLeaf, uint32_t leaves, uint32_t spines);
-    /// `switches` switches ring0.. in a ring (switch s linked to s+1 mod n by one ISL), host i
-    /// on switch i. Port 0 of each switch faces its host, port 1 the next switch (s+1, the
-    /// clockwise neighbour), port 2 the previous one.
     FcTopology Ring(uint32_t switches);
-    /// The usual leaf of host i: host 0 on leaf 0, hosts 1.. round-robin over leaves 1..L-1.
-    static std::vector<uint32_t> SpreadHosts(uint32_t hosts, uint32_t leaves);
-    /// Inter-switch links (E_Ports) run at `speed` instead of FcNetDevice::Speed.
-    void SetIslSpeed(FcSpeed speed);
-    /// Routing of the topologies built from now on (default: shortest path). CLOCKWISE on a
-    /// topology that is not a ring throws std::invalid_argument.
+    /// Routing of the conveniences (default: shortest path).
     void
     SetRouting(lfsim::Routing routing)
     {
@@ -72,24 +75,15 @@ class FcHelper
     /// Fixed RNG streams for every channel; returns the number used.
     int64_t AssignStreams(FcTopology& t, int64_t stream);
 
+    /// The FC rate a link's speed names; throws std::invalid_argument naming `key`.
+    static FcSpeed ParseSpeed(const std::string& name, const std::string& key);
+
   private:
-    Ptr<FcNetDevice> AddPort(FcTopology& t, Ptr<Node> node, const std::string& label);
-    void Link(FcTopology& t, Ptr<FcNetDevice> a, Ptr<FcNetDevice> b);
-    /// An E_Port pair joining switches `a` and `b` (at the ISL speed, if set); `peerNames`:
-    /// label each E_Port with the switch at the other end instead of "(ISL)".
-    void Isl(FcTopology& t, uint32_t a, uint32_t b, bool peerNames);
-    /// A new E_Port on switch `s` (at the ISL speed, if set), labelled with `suffix`.
-    Ptr<FcNetDevice> EPort(FcTopology& t, uint32_t s, const std::string& suffix);
-    void AddHosts(FcTopology& t, uint32_t n);
-    /// A switch of domain index + 1, labelled `label`.
-    void AddSwitch(FcTopology& t, const std::string& label);
-    /// Attach host `h` to a new F_Port of switch `s`, FC_ID from domain and port.
-    void AttachHost(FcTopology& t, uint32_t h, uint32_t s);
-    void Route(FcTopology& t);
+    FcTopology FromGenerator(const std::string& typeId,
+                             const std::vector<std::pair<std::string, std::string>>& attrs);
+    FcTopology Routed(const lfsim::Graph& g);
 
     lfsim::Routing m_routing = lfsim::SHORTEST_PATH;
-    bool m_islSpeedSet = false;
-    FcSpeed m_islSpeed = FcSpeed::GFC8;
 };
 
 } // namespace ns3

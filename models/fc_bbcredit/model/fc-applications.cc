@@ -356,7 +356,7 @@ FcMessageSender::SetLocalSink(Ptr<FcMessageSink> sink)
 
 uint32_t
 FcMessageSender::AddFlow(Ptr<FcMessageSink> sink, uint32_t size, uint32_t messages,
-                         uint32_t queueDepth)
+                         uint32_t queueDepth, Time start)
 {
     NS_ABORT_MSG_IF(size == 0, "a message has at least one byte");
     NS_ABORT_MSG_IF(queueDepth == 0, "a flow needs a queue depth of at least one");
@@ -365,9 +365,14 @@ FcMessageSender::AddFlow(Ptr<FcMessageSink> sink, uint32_t size, uint32_t messag
     f.size = size;
     f.messages = messages;
     f.queueDepth = queueDepth;
+    f.start = start;
     m_flows.push_back(f);
     uint32_t idx = m_flows.size() - 1;
-    sink->Register(m_port->GetFcId(), this, idx);
+    sink->Register(m_port->GetFcId(), this);
+    if (m_running)
+    {
+        StartFlow(idx);
+    }
     return idx;
 }
 
@@ -393,10 +398,38 @@ FcMessageSender::StartApplication()
 {
     m_running = true;
     m_port->SetTxDequeueCallback(MakeCallback(&FcMessageSender::Refill, this));
-    for (Flow& f : m_flows)
+    for (uint32_t k = 0; k < m_flows.size(); ++k)
     {
-        Post(f);
+        if (m_flows[k].start <= Simulator::Now())
+        {
+            m_flows[k].started = true;
+            Post(m_flows[k]);
+        }
+        else
+        {
+            Simulator::Schedule(m_flows[k].start - Simulator::Now(), &FcMessageSender::StartFlow,
+                                this, k);
+        }
     }
+    Refill();
+    Refill();
+}
+
+void
+FcMessageSender::StartFlow(uint32_t k)
+{
+    Flow& f = m_flows[k];
+    if (f.started || !m_running)
+    {
+        return;
+    }
+    if (f.start > Simulator::Now())
+    {
+        Simulator::Schedule(f.start - Simulator::Now(), &FcMessageSender::StartFlow, this, k);
+        return;
+    }
+    f.started = true;
+    Post(f);
     Refill();
     Refill();
 }
@@ -410,11 +443,13 @@ FcMessageSender::StopApplication()
 void
 FcMessageSender::Post(Flow& f)
 {
+    const uint32_t k = &f - m_flows.data();
     while (m_running && f.open.size() < f.queueDepth
            && (f.messages == 0 || f.stats.posted < f.messages))
     {
-        Message m{f.nextOx, Simulator::Now()};
-        f.nextOx = (f.nextOx + 1) % 0xffff; // 0xFFFF is "unassigned"
+        Message m{m_nextOx, Simulator::Now()};
+        m_flowOfOx[m_nextOx] = k;
+        m_nextOx = (m_nextOx + 1) % 0xffff; // 0xFFFF is "unassigned"
         f.unsent.push_back(m);
         f.open.push_back(m);
         ++f.stats.posted;
@@ -515,9 +550,14 @@ FcMessageSender::Put(Ptr<Packet> frame)
 }
 
 void
-FcMessageSender::DataDelivered(uint32_t flow, uint32_t payload)
+FcMessageSender::DataDelivered(uint16_t oxId, uint32_t payload)
 {
-    Flow& f = m_flows[flow];
+    auto it = m_flowOfOx.find(oxId);
+    if (it == m_flowOfOx.end())
+    {
+        return; // an exchange given up already
+    }
+    Flow& f = m_flows[it->second];
     Time now = Simulator::Now();
     f.stats.deliveredBytes += payload;
     if (now >= m_from && now < m_to)
@@ -539,20 +579,18 @@ FcMessageSender::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, cons
         }
         return true;
     }
-    uint32_t k = 0;
-    while (k < m_flows.size() && m_flows[k].dId != h.sId)
-    {
-        ++k;
-    }
-    if (k == m_flows.size())
+    auto ox = m_flowOfOx.find(h.oxId);
+    if (ox == m_flowOfOx.end() || m_flows[ox->second].dId != h.sId)
     {
         return true;
     }
+    const uint32_t k = ox->second;
     Flow& f = m_flows[k];
     // Exchanges of a flow complete in order; one whose FCP_RSP never comes (a lost frame) is
     // given up when a later one completes.
     while (!f.open.empty() && f.open.front().oxId != h.oxId)
     {
+        m_flowOfOx.erase(f.open.front().oxId);
         f.open.pop_front();
     }
     if (f.open.empty())
@@ -561,6 +599,7 @@ FcMessageSender::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, cons
     }
     Time now = Simulator::Now();
     Time fct = now - f.open.front().posted;
+    m_flowOfOx.erase(f.open.front().oxId);
     f.open.pop_front();
     ++f.stats.completed;
     if (now >= m_from && now < m_to)
@@ -613,10 +652,9 @@ FcMessageSink::Setup(Ptr<FcNetDevice> port)
 }
 
 void
-FcMessageSink::Register(uint32_t sId, Ptr<FcMessageSender> sender, uint32_t flow)
+FcMessageSink::Register(uint32_t sId, Ptr<FcMessageSender> sender)
 {
-    bool fresh = m_sources.emplace(sId & 0xffffff, Source{sender, flow}).second;
-    NS_ABORT_MSG_IF(!fresh, "one message flow per source port and sink");
+    m_sources[sId & 0xffffff] = sender;
 }
 
 void
@@ -642,7 +680,7 @@ FcMessageSink::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const 
     {
         return true; // FCP_CMND: the data follows as the first burst
     }
-    it->second.sender->DataDelivered(it->second.flow, FcPayloadOf(frame));
+    it->second->DataDelivered(h.oxId, FcPayloadOf(frame));
     if (h.fCtl & FcFctl::END_SEQUENCE)
     {
         // FCP_RSP IU: SCSI status GOOD, no residual, no sense.

@@ -170,9 +170,11 @@ class FcMessageSender : public Application
     /// receive callback and hands the sink every frame that is not an FCP_RSP.
     void SetLocalSink(Ptr<FcMessageSink> sink);
     /// A flow of `messages` messages (0: until the application stops) of `size` bytes to the
-    /// sink's port, at most `queueDepth` posted and not completed. Returns the flow's index.
+    /// sink's port, at most `queueDepth` posted and not completed, the first posted at `start`
+    /// (or when the application starts, if later). Returns the flow's index. Several flows may
+    /// go to one sink: each exchange's OX_ID names its flow.
     uint32_t AddFlow(Ptr<FcMessageSink> sink, uint32_t size, uint32_t messages,
-                     uint32_t queueDepth = 1);
+                     uint32_t queueDepth = 1, Time start = Time(0));
     /// Bytes delivered and messages completed in [from, to) count in the window statistics.
     void SetWindow(Time from, Time to);
     /// Called once, when every flow has completed all its messages (never if one is unlimited).
@@ -202,8 +204,8 @@ class FcMessageSender : public Application
         return m_flows[flow].stats;
     }
 
-    /// Called by the receiving FcMessageSink for each data frame of flow `flow` it consumes.
-    void DataDelivered(uint32_t flow, uint32_t payload);
+    /// Called by the receiving FcMessageSink for each data frame of exchange `oxId` it consumes.
+    void DataDelivered(uint16_t oxId, uint32_t payload);
 
     /// (flow, message bytes, FCT) of each completed message.
     typedef void (*MessageCallback)(uint32_t flow, uint32_t bytes, Time fct);
@@ -224,18 +226,20 @@ class FcMessageSender : public Application
         uint32_t size = 0;
         uint32_t messages = 0; ///< 0: unlimited
         uint32_t queueDepth = 1;
+        Time start;
+        bool started = false;
         std::deque<Message> unsent; ///< posted, not all frames queued yet (front: in progress)
         std::deque<Message> open;   ///< posted, not completed
         bool cmndSent = false;      ///< the front unsent message's FCP_CMND is queued
         uint32_t offset = 0;        ///< its data bytes queued
         uint16_t seqCnt = 0;
-        uint16_t nextOx = 0;
         FlowStats stats;
     };
 
     void StartApplication() override;
     void StopApplication() override;
     void Post(Flow& f);
+    void StartFlow(uint32_t k);
     void Refill();
     void SendFrame(Flow& f);
     /// Hands a frame to the port (and, paced, sets when the next one may follow).
@@ -251,6 +255,8 @@ class FcMessageSender : public Application
     Time m_nextSend; ///< paced: earliest time for the next frame
     EventId m_paceEvent;
     std::vector<Flow> m_flows;
+    std::unordered_map<uint16_t, uint32_t> m_flowOfOx; ///< open exchanges: OX_ID -> flow
+    uint16_t m_nextOx = 0;
     uint32_t m_next = 0; ///< flow whose turn it is
     bool m_running = false;
     bool m_doneCalled = false;
@@ -273,8 +279,8 @@ class FcMessageSink : public Application
     {
         return m_port;
     }
-    /// Frames from `sId` are flow `flow` of `sender` (one flow per source port).
-    void Register(uint32_t sId, Ptr<FcMessageSender> sender, uint32_t flow);
+    /// Frames from `sId` belong to flows of `sender` (which tells them apart by OX_ID).
+    void Register(uint32_t sId, Ptr<FcMessageSender> sender);
     /// Frames from sources never registered (not counted anywhere else).
     uint64_t
     GetUnknownFrames() const
@@ -298,14 +304,8 @@ class FcMessageSink : public Application
     {
     }
 
-    struct Source
-    {
-        Ptr<FcMessageSender> sender;
-        uint32_t flow;
-    };
-
     Ptr<FcNetDevice> m_port;
-    std::unordered_map<uint32_t, Source> m_sources; ///< key: S_ID
+    std::unordered_map<uint32_t, Ptr<FcMessageSender>> m_sources; ///< key: S_ID
     uint64_t m_unknown = 0;
     uint16_t m_nextRx = 0;
 };

@@ -652,7 +652,12 @@ class LeafSpineRoutingTest : public FcTestCase
         const uint32_t senders = 8;
         const uint32_t k = 4;
         const uint32_t size = 65536;
-        std::vector<uint32_t> leafOf = FcHelper::SpreadHosts(senders + 1, 3);
+        // Host 0 on leaf 0, hosts 1.. round-robin over leaves 1 and 2.
+        std::vector<uint32_t> leafOf{0};
+        for (uint32_t i = 1; i <= senders; ++i)
+        {
+            leafOf.push_back(1 + (i - 1) % 2);
+        }
         leafOf.push_back(1);
         leafOf.push_back(0);
         FcHelper helper;

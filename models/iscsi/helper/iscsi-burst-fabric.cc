@@ -278,7 +278,8 @@ const bool g_registered = lfsim::RegisterFabric(
      "TCP on a point-to-point link, target disk per write (seed 003's MaxBurstLength effect)",
      {"ns3::IscsiBurstScenario", "ns3::IscsiSession", "ns3::TcpSocket"},
      {},
-     [] { return std::make_unique<IscsiBurstFabric>(); }});
+     [] { return std::make_unique<IscsiBurstFabric>(); },
+     false});
 
 } // namespace
 

@@ -2,6 +2,7 @@
 
 #include "lfsim-attributes.h"
 #include "lfsim-deadlock.h"
+#include "lfsim-report.h"
 #include "lfsim-run.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -11,7 +12,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
-#include "roce-helper.h"
+#include "roce-header.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,132 +23,21 @@
 namespace ns3
 {
 
-NS_OBJECT_ENSURE_REGISTERED(RoceScenario);
-
-TypeId
-RoceScenario::GetTypeId()
-{
-    static TypeId tid
-        = TypeId("ns3::RoceScenario")
-              .SetParent<Object>()
-              .SetGroupName("RocePfcEcn")
-              .AddConstructor<RoceScenario>()
-              .AddAttribute("Topology",
-                            "PointToPoint (hosts 0 and 1 back to back), Leaf (every host on one "
-                            "switch), LeafSpine (receiver on leaf 0, senders round-robin on the "
-                            "other leaves, every leaf linked to every spine) or Ring (RingSwitches "
-                            "switches in a ring, one host each; host i sends to the host "
-                            "RingHops switches further; Workload, Senders and Victim do not "
-                            "apply).",
-                            EnumValue(LEAF), MakeEnumAccessor(&RoceScenario::topology),
-                            MakeEnumChecker(POINT_TO_POINT, "PointToPoint", LEAF, "Leaf",
-                                            LEAF_SPINE, "LeafSpine", RING, "Ring"))
-              .AddAttribute("RingSwitches", "Switches in the ring (Topology Ring).",
-                            UintegerValue(4), MakeUintegerAccessor(&RoceScenario::ringSwitches),
-                            MakeUintegerChecker<uint32_t>(3, 64))
-              .AddAttribute("RingHops",
-                            "Ring: host i sends to the host of switch (i + RingHops) mod "
-                            "RingSwitches.",
-                            UintegerValue(2), MakeUintegerAccessor(&RoceScenario::ringHops),
-                            MakeUintegerChecker<uint32_t>(1, 63))
-              .AddAttribute("Routing",
-                            "ShortestPath (every equal-cost path, ECMP), Clockwise (Ring only: "
-                            "always toward the next switch; closes a cycle of buffer "
-                            "dependencies) or UpDown (up*/down* from switch 0: acyclic).",
-                            EnumValue(int(lfsim::SHORTEST_PATH)),
-                            MakeEnumAccessor(&RoceScenario::routing), lfsim::RoutingChecker())
-              .AddAttribute("Load",
-                            "Offered load of every flow as a fraction of its host link's rate: "
-                            "the sending QP is paced at Load x line rate (congestion control, "
-                            "if any, starts from there).",
-                            DoubleValue(1.0), MakeDoubleAccessor(&RoceScenario::load),
-                            MakeDoubleChecker<double>(1e-6, 1.0))
-              .AddAttribute("LinkFailure",
-                            "LeafSpine: the link leafL-spineS (e.g. \"leaf0-spine0\") is down; "
-                            "empty: none. Routes avoid it (see StaleRoutes).",
-                            StringValue(""), MakeStringAccessor(&RoceScenario::linkFailure),
-                            MakeStringChecker())
-              .AddAttribute("StaleRoutes",
-                            "With LinkFailure: only the two switches at its ends have "
-                            "reconverged; every other switch still forwards with its tables from "
-                            "before the failure, the transient in which routing loops form (Hu "
-                            "et al., HotNets 2016). False: every switch has reconverged.",
-                            BooleanValue(false), MakeBooleanAccessor(&RoceScenario::staleRoutes),
-                            MakeBooleanChecker())
-              .AddAttribute("Workload",
-                            "Incast: data from hosts 1..Senders to host 0. Outcast: data from "
-                            "host 0 to hosts 1..Senders (e.g. replicated writes).",
-                            EnumValue(INCAST), MakeEnumAccessor(&RoceScenario::workload),
-                            MakeEnumChecker(INCAST, "Incast", OUTCAST, "Outcast"))
-              .AddAttribute("Senders",
-                            "Number of remote hosts (incast senders or outcast receivers).",
-                            UintegerValue(16), MakeUintegerAccessor(&RoceScenario::senders),
-                            MakeUintegerChecker<uint32_t>(1, 4096))
-              .AddAttribute("Operation",
-                            "RDMA verb carrying the data: Write, Read (the data's destination "
-                            "is the requester) or Send.",
-                            EnumValue(int(RdmaOp::WRITE)),
-                            MakeEnumAccessor(&RoceScenario::operation),
-                            MakeEnumChecker(int(RdmaOp::WRITE), "Write", int(RdmaOp::READ), "Read",
-                                            int(RdmaOp::SEND), "Send"))
-              .AddAttribute("MessageSize", "Bytes per message (work request).",
-                            UintegerValue(65536), MakeUintegerAccessor(&RoceScenario::messageSize),
-                            MakeUintegerChecker<uint32_t>(1, 1u << 31))
-              .AddAttribute("Messages",
-                            "Messages per flow: 0 repeats them back to back until stop_time; k "
-                            "sends k and ends the run when every flow has completed them.",
-                            UintegerValue(0), MakeUintegerAccessor(&RoceScenario::messages),
-                            MakeUintegerChecker<uint32_t>())
-              .AddAttribute("QueueDepth",
-                            "Messages outstanding per flow (posted and not yet completed).",
-                            UintegerValue(1), MakeUintegerAccessor(&RoceScenario::queueDepth),
-                            MakeUintegerChecker<uint32_t>(1, 4096))
-              .AddAttribute("Victim",
-                            "Add a victim flow that shares an upstream port with the incast but "
-                            "not its bottleneck: Leaf: from host 1 to an extra idle host; "
-                            "LeafSpine: from an extra host on leaf 1 to an extra host on leaf 0.",
-                            BooleanValue(false), MakeBooleanAccessor(&RoceScenario::victim),
-                            MakeBooleanChecker())
-              .AddAttribute("Leaves", "Leaf switches (LeafSpine).", UintegerValue(2),
-                            MakeUintegerAccessor(&RoceScenario::leaves),
-                            MakeUintegerChecker<uint32_t>(2, 256))
-              .AddAttribute("Spines", "Spine switches (LeafSpine); flows spread over them by ECMP.",
-                            UintegerValue(1), MakeUintegerAccessor(&RoceScenario::spines),
-                            MakeUintegerChecker<uint32_t>(1, 256))
-              .AddAttribute("HostSpeed", "Ethernet rate of host links.",
-                            EnumValue(int(EthSpeed::GBE25)),
-                            MakeEnumAccessor(&RoceScenario::hostSpeed), EthSpeedChecker())
-              .AddAttribute("UplinkSpeed", "Ethernet rate of leaf-spine links.",
-                            EnumValue(int(EthSpeed::GBE100)),
-                            MakeEnumAccessor(&RoceScenario::uplinkSpeed), EthSpeedChecker())
-              .AddAttribute("Warmup", "Goodput and FCT statistics count from this time on.",
-                            TimeValue(Time(0)), MakeTimeAccessor(&RoceScenario::warmup),
-                            MakeTimeChecker(Time(0)))
-              .AddAttribute("StartSpread",
-                            "Flows start at uniform random times in [0, StartSpread) drawn from "
-                            "the scenario seed (0: all at once).",
-                            TimeValue(Time(0)), MakeTimeAccessor(&RoceScenario::startSpread),
-                            MakeTimeChecker(Time(0)));
-    return tid;
-}
-
 namespace
 {
 
 using lfsim::RunContext;
 using lfsim::Table;
 
+/// One flow of a generic workload on its queue pairs.
 struct Flow
 {
-    std::string label;
-    bool victim = false;
     Ptr<RdmaQueuePair> requester;
     Ptr<RdmaQueuePair> sender; ///< the QP that sends the data (the responder of a READ)
     Ptr<RdmaQueuePair> sink;   ///< the QP that receives the data in order
+    uint32_t srcAddr = 0;      ///< address (host port) the data leaves from
+    uint32_t dstAddr = 0;      ///< address the data arrives at
     uint32_t posted = 0;
-    uint32_t completed = 0;
-    std::vector<double> fctUs;
-    uint64_t bytesAtWarmup = 0;
 };
 
 struct QueueAverage
@@ -340,100 +230,47 @@ class RoceFabric : public lfsim::Fabric
     void
     Build(RunContext& ctx) override
     {
-        m_sc = CreateObject<RoceScenario>();
-        const uint32_t n = m_sc->senders;
-        lfsim::CheckShorterThan("RoceScenario.Warmup", m_sc->warmup, "stop_time",
-                                ctx.config.stopTime);
-        if (m_sc->topology == RoceScenario::POINT_TO_POINT && (n != 1 || m_sc->victim))
-        {
-            throw std::invalid_argument("RoceScenario.Senders: got " + std::to_string(n)
-                                        + "; accepted: 1 and no Victim with Topology "
-                                          "PointToPoint");
-        }
-        if (!m_sc->linkFailure.empty() && m_sc->topology != RoceScenario::LEAF_SPINE)
-        {
-            throw std::invalid_argument("RoceScenario.LinkFailure: got '" + m_sc->linkFailure
-                                        + "'; accepted: empty unless Topology is LeafSpine");
-        }
-        if (m_sc->routing == lfsim::CLOCKWISE && m_sc->topology != RoceScenario::RING)
-        {
-            throw std::invalid_argument("RoceScenario.Routing: Clockwise needs a ring; accepted: "
-                                        "ShortestPath or UpDown, or Topology Ring");
-        }
-        if (m_sc->topology == RoceScenario::RING && m_sc->ringHops >= m_sc->ringSwitches)
-        {
-            throw std::invalid_argument(
-                "RoceScenario.RingHops: got " + std::to_string(m_sc->ringHops) + "; accepted: 1.."
-                + std::to_string(m_sc->ringSwitches - 1) + " (less than RingSwitches)");
-        }
-        const EthSpeed hostSpeed = EthSpeed(m_sc->hostSpeed);
+        const lfsim::Graph& g = ctx.graph;
+        m_routes = g.Routes(ctx.topology->GetRouting(), ctx.topology->GetFailedLink(),
+                            ctx.topology->GetStaleRoutes());
         RoceHelper helper;
-        helper.SetRouting(lfsim::Routing(m_sc->routing));
-        uint32_t victimSrc = 0;
-        uint32_t victimDst = 0;
-        switch (m_sc->topology)
-        {
-            case RoceScenario::POINT_TO_POINT:
-                m_t = helper.PointToPoint(hostSpeed);
-                break;
-            case RoceScenario::LEAF:
-                m_t = helper.Leaf(n + 1 + (m_sc->victim ? 1 : 0), hostSpeed);
-                victimSrc = 1;
-                victimDst = n + 1;
-                break;
-            case RoceScenario::LEAF_SPINE:
-            {
-                std::vector<uint32_t> leafOf(n + 1, 0);
-                for (uint32_t i = 1; i <= n; ++i)
-                {
-                    leafOf[i] = 1 + (i - 1) % (m_sc->leaves - 1);
-                }
-                if (m_sc->victim)
-                {
-                    victimSrc = n + 1;
-                    victimDst = n + 2;
-                    leafOf.push_back(1);
-                    leafOf.push_back(0);
-                }
-                FailLink(helper);
-                m_t = helper.LeafSpine(leafOf, m_sc->leaves, m_sc->spines, hostSpeed,
-                                       EthSpeed(m_sc->uplinkSpeed));
-                break;
-            }
-            case RoceScenario::RING:
-                m_t = helper.Ring(m_sc->ringSwitches, hostSpeed, EthSpeed(m_sc->uplinkSpeed));
-                break;
-        }
+        m_net.topology = helper.Build(g, m_routes);
+        RoceTopology& t = m_net.topology;
         int64_t stream = 2000;
-        stream += helper.AssignStreams(m_t, stream);
+        stream += helper.AssignStreams(t, stream);
         m_start = CreateObject<UniformRandomVariable>();
         m_start->SetStream(stream++);
+        m_net.stream = stream;
 
-        if (m_sc->topology == RoceScenario::RING)
+        lfsim::WorkloadEnv env;
+        env.graph = &g;
+        env.stopTime = ctx.config.stopTime;
+        env.start = m_start;
+        env.stream = WORKLOAD_STREAMS;
+        env.hostRate = [this, &g](uint32_t h)
+        { return double(EthBitRate(m_net.topology.hostPorts[g.AddressesOf(h)[0]]->GetSpeed())); };
+        m_specs = lfsim::GenerateFlows(ctx.workloads, env);
+        std::vector<std::string> names;
+        for (uint32_t w = 0; w < ctx.workloads.size(); ++w)
         {
-            const uint32_t ns = m_sc->ringSwitches;
-            for (uint32_t i = 0; i < ns; ++i)
+            names.push_back(ctx.workloads[w].name);
+            if (ctx.workloads[w].info->install)
             {
-                const uint32_t dst = (i + m_sc->ringHops) % ns;
-                AddFlow("h" + std::to_string(i) + "-h" + std::to_string(dst), i, dst, false);
+                m_apps.emplace_back(w, ctx.workloads[w].info->install(ctx, ctx.workloads[w], m_net));
             }
         }
-        else
+        for (uint32_t f = 0; f < m_specs.size(); ++f)
         {
-            for (uint32_t i = 1; i <= n; ++i)
-            {
-                const bool in = m_sc->workload == RoceScenario::INCAST;
-                AddFlow("h" + std::to_string(i), in ? i : 0, in ? 0 : i, false);
-            }
+            AddFlow(g, f);
         }
-        if (m_sc->victim && m_sc->topology != RoceScenario::RING)
-        {
-            AddFlow("victim", victimSrc, victimDst, true);
-        }
-        if (m_sc->warmup.IsStrictlyPositive())
-        {
-            Simulator::Schedule(m_sc->warmup, &RoceFabric::SnapshotWarmup, this);
-        }
+        m_report.delivered = [this](uint32_t f) { return m_flows[f].sink->GetBytesReceived(); };
+        m_report.ideal = [this](uint32_t f) { return IdealFct(f); };
+        m_report.extraColumns = {
+            {"retransmitted",
+             [this](uint32_t f) { return double(m_flows[f].requester->GetRetransmittedPackets()); }},
+            {"timeouts", [this](uint32_t f) { return double(m_flows[f].requester->GetTimeouts()); }}};
+        m_report.Init(ctx, m_specs, names);
+        m_warmup = ctx.report->GetWarmup();
         ConnectRecorders(ctx);
         OpenCaptures(ctx);
         WatchDeadlocks(ctx);
@@ -442,73 +279,38 @@ class RoceFabric : public lfsim::Fabric
     void
     Finish(RunContext& ctx) override
     {
+        RoceTopology& t = m_net.topology;
         const Time now = Simulator::Now();
-        const double window = (now - m_sc->warmup).GetSeconds();
+        const double window = (now - m_warmup).GetSeconds();
         for (auto& f : m_pcap)
         {
             f->Close();
         }
-
-        // Per flow.
-        Table& ft = ctx.AddTable("flows", {"id", "goodput_Gbps", "fct_p50_us", "fct_p99_us",
-                                           "messages", "retransmitted", "timeouts"});
-        std::vector<std::string> flowLabels;
-        std::vector<double> rates;
-        std::vector<double> fcts;
-        double total = 0;
-        double completed = 0;
-        for (size_t k = 0; k < m_flows.size(); ++k)
+        m_report.Finish(ctx);
+        for (auto& [w, app] : m_apps)
         {
-            const Flow& f = m_flows[k];
-            const double gbps
-                = window > 0 ? (f.sink->GetBytesReceived() - f.bytesAtWarmup) * 8.0 / window / 1e9
-                             : 0.0;
-            ft.Append({double(k), gbps, lfsim::Percentile(f.fctUs, 0.5),
-                       lfsim::Percentile(f.fctUs, 0.99), double(f.fctUs.size()),
-                       double(f.requester->GetRetransmittedPackets()),
-                       double(f.requester->GetTimeouts())});
-            flowLabels.push_back(f.label);
-            if (f.victim)
-            {
-                ctx.SetMetric("victim_goodput_Gbps", gbps);
-                ctx.SetMetric("victim_fct_p50_us", lfsim::Percentile(f.fctUs, 0.5));
-                continue;
-            }
-            rates.push_back(gbps);
-            total += gbps;
-            completed += f.fctUs.size();
-            fcts.insert(fcts.end(), f.fctUs.begin(), f.fctUs.end());
+            app->Finish(ctx, w == 0 ? "" : ctx.workloads[w].name + "_");
         }
-        ctx.SetLabels("flows", flowLabels);
-        ctx.SetMetric("total_goodput_Gbps", total);
-        ctx.SetMetric("per_flow_goodput_Gbps", rates);
-        ctx.SetMetric("jain_fairness", lfsim::JainFairness(rates));
-        ctx.SetMetric("messages_completed", completed);
-        ctx.SetMetric("fct_p50_us", lfsim::Percentile(fcts, 0.5));
-        ctx.SetMetric("fct_p99_us", lfsim::Percentile(fcts, 0.99));
-        ctx.SetMetric("fct_mean_us",
-                      fcts.empty() ? 0.0
-                                   : std::accumulate(fcts.begin(), fcts.end(), 0.0) / fcts.size());
-        ctx.SetMetric("window_s", window);
 
         // Per port.
         Table& pt = ctx.AddTable("ports", {"id", "frames_tx", "frames_rx", "pause_tx", "xon_tx",
                                            "pause_rx", "xon_rx", "paused_time_us", "peak_queue_KB",
                                            "ecn_marked", "cnp_tx", "cnp_rx"});
         std::vector<double> pausedUs;
+        std::vector<lfsim::PortStats> stats;
         double framesTx = 0;
         double pauses = 0;
         double xons = 0;
         double peakQueue = 0;
-        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+        for (uint32_t i = 0; i < t.ports.size(); ++i)
         {
-            const auto& c = m_t.ports[i]->GetCounters();
-            double paused = m_t.ports[i]->GetPausedTime().GetSeconds() * 1e6;
+            const auto& c = t.ports[i]->GetCounters();
+            double paused = t.ports[i]->GetPausedTime().GetSeconds() * 1e6;
             double cnpTx = 0;
             double cnpRx = 0;
-            if (m_t.portSwitch[i] < 0)
+            if (t.portSwitch[i] < 0)
             {
-                for (const auto& qp : m_t.nics[i]->GetQueuePairs())
+                for (const auto& qp : t.nics[i]->GetQueuePairs())
                 {
                     cnpTx += qp->GetCnpsSent();
                     cnpRx += qp->GetCnpsReceived();
@@ -521,23 +323,29 @@ class RoceFabric : public lfsim::Fabric
             framesTx += c.framesTx;
             pauses += c.pauseTx;
             xons += c.xonTx;
-            if (m_t.portSwitch[i] >= 0)
+            if (t.portSwitch[i] >= 0)
             {
                 peakQueue = std::max(peakQueue, c.maxQueueBytes / 1024.0);
             }
+            stats.push_back({double(c.lineBytesTx), double(EthBitRate(t.ports[i]->GetSpeed())),
+                             paused, double(c.maxQueueBytes)});
         }
-        ctx.SetLabels("ports", m_t.portLabels);
-        // Every cable once (port indices as in "ports"), to draw the topology.
-        Table& links = ctx.AddTable("links", {"a", "b"});
-        for (const auto& ch : m_t.channels)
+        ctx.SetLabels("ports", t.portLabels);
+        lfsim::ReportLinks(ctx, t.portLabels, t.peer, stats, now.GetSeconds());
+        // Per switch: its shared buffer over the run.
+        Table& st = ctx.AddTable("switches", {"id", "peak_buffer_KB", "mean_buffer_KB",
+                                              "peak_headroom_KB", "drops", "xoff_sent"});
+        for (uint32_t s = 0; s < t.switches.size(); ++s)
         {
-            auto index = [this](Ptr<RoceNetDevice> d) {
-                return double(std::find(m_t.ports.begin(), m_t.ports.end(), d) - m_t.ports.begin());
-            };
-            links.Append({index(ch->GetDevice(0)->GetObject<RoceNetDevice>()),
-                          index(ch->GetDevice(1)->GetObject<RoceNetDevice>())});
+            const auto& c = t.switches[s]->GetCounters();
+            st.Append({double(s), c.peakBufferBytes / 1024.0,
+                       now.IsStrictlyPositive()
+                           ? t.switches[s]->GetBufferIntegral() / now.GetSeconds() / 1024.0
+                           : 0.0,
+                       c.peakHeadroomBytes / 1024.0, double(t.switches[s]->GetDrops()),
+                       double(c.xoffSent)});
         }
-        ctx.SetLabels("links", m_t.portLabels);
+        ctx.SetLabels("switches", t.switchNames);
         if (m_detector)
         {
             m_detector->Finish(ctx);
@@ -552,7 +360,7 @@ class RoceFabric : public lfsim::Fabric
             ctx.SetMetric("peak_queue_KB", m_avg.dev->GetCounters().maxQueueBytes / 1024.0);
             OnBottleneckQueue(&m_avg, 0, 0);
             ctx.SetMetric("mean_queue_KB", window > 0 ? m_avg.integral / window / 1024 : 0.0);
-            ctx.SetMetric("bottleneck_port", m_t.portLabels[m_bottleneck]);
+            ctx.SetMetric("bottleneck_port", t.portLabels[m_bottleneck]);
         }
 
         double dropsHeadroom = 0;
@@ -562,7 +370,7 @@ class RoceFabric : public lfsim::Fabric
         double storms = 0;
         double restored = 0;
         double wdDrops = 0;
-        for (auto& sw : m_t.switches)
+        for (auto& sw : t.switches)
         {
             const auto& c = sw->GetCounters();
             dropsHeadroom += c.dropsHeadroom;
@@ -574,12 +382,9 @@ class RoceFabric : public lfsim::Fabric
             wdDrops += c.wdDrops;
         }
         double dropsNic = 0; // host interface: NIC receive buffer full (0 unless modelled)
-        for (const auto& nic : m_t.nics)
+        for (const auto& nic : t.nics)
         {
-            if (nic)
-            {
-                dropsNic += nic->GetHostCounters().rxBufferDrops;
-            }
+            dropsNic += nic->GetHostCounters().rxBufferDrops;
         }
         ctx.SetMetric("drops", dropsHeadroom + dropsBuffer + dropsNoRoute + wdDrops + dropsNic);
         ctx.SetMetric("drops_nic_buffer", dropsNic);
@@ -594,7 +399,7 @@ class RoceFabric : public lfsim::Fabric
         double retx = 0;
         double timeouts = 0;
         double naks = 0;
-        for (auto& nic : m_t.nics)
+        for (auto& nic : t.nics)
         {
             for (const auto& qp : nic->GetQueuePairs())
             {
@@ -611,155 +416,270 @@ class RoceFabric : public lfsim::Fabric
     }
 
   private:
-    /// Parses LinkFailure "leafL-spineS" (switch indices: leaves first, then spines).
-    void
-    FailLink(RoceHelper& helper) const
+    /// Streams of the workloads' own draws (random permutations, open-loop arrivals): far
+    /// from the devices' streams so that adding a switch never shifts them.
+    static constexpr int64_t WORKLOAD_STREAMS = 1000000;
+
+    /// The address (host port) host h uses for flow f: several ports (dual planes) are used in
+    /// turn, flow by flow.
+    uint32_t
+    AddressFor(const lfsim::Graph& g, uint32_t h, uint32_t f, uint32_t planes) const
     {
-        const std::string& v = m_sc->linkFailure;
-        if (v.empty())
-        {
-            return;
-        }
-        unsigned l = 0;
-        unsigned sp = 0;
-        int used = 0;
-        if (std::sscanf(v.c_str(), "leaf%u-spine%u%n", &l, &sp, &used) != 2 || used != int(v.size())
-            || l >= m_sc->leaves || sp >= m_sc->spines)
-        {
-            throw std::invalid_argument(
-                "RoceScenario.LinkFailure: got '" + v + "'; accepted: leafL-spineS with L < "
-                + std::to_string(m_sc->leaves) + " and S < " + std::to_string(m_sc->spines)
-                + " (Topology LeafSpine), or empty");
-        }
-        helper.FailLink(l, m_sc->leaves + sp, m_sc->staleRoutes);
+        const std::vector<uint32_t> a = g.AddressesOf(h);
+        return a[f % planes];
     }
 
     void
-    AddFlow(const std::string& label, uint32_t src, uint32_t dst, bool victim)
+    AddFlow(const lfsim::Graph& g, uint32_t index)
     {
+        const lfsim::FlowSpec& s = m_specs[index];
+        RoceTopology& t = m_net.topology;
+        const uint32_t planes = std::min(g.AddressesOf(s.src).size(), g.AddressesOf(s.dst).size());
         Flow f;
-        f.label = label;
-        f.victim = victim;
-        const bool read = RdmaOp(m_sc->operation) == RdmaOp::READ;
+        f.srcAddr = AddressFor(g, s.src, index, planes);
+        f.dstAddr = AddressFor(g, s.dst, index, planes);
+        const bool read = s.op == lfsim::Operation::READ;
         // For a READ the data's destination asks for it.
-        uint32_t req = read ? dst : src;
-        uint32_t resp = read ? src : dst;
-        auto [a, b] = m_t.nics[req]->Connect(m_t.nics[resp]);
+        const uint32_t req = read ? f.dstAddr : f.srcAddr;
+        const uint32_t resp = read ? f.srcAddr : f.dstAddr;
+        auto [a, b] = t.nics[req]->Connect(t.nics[resp]);
         f.requester = a;
         f.sender = read ? b : a;
         f.sink = read ? a : b;
-        const size_t index = m_flows.size();
+        if (s.priority >= 0)
+        {
+            a->SetPriority(uint8_t(s.priority));
+            b->SetPriority(uint8_t(s.priority));
+        }
         a->SetCompletionCallback(MakeCallback(&RoceFabric::OnComplete, this).Bind(index));
         // Rate control acts where the data leaves: the flow's sending QP.
         m_flowOfQpn[read ? resp : req][f.sender->GetQpn()] = index;
-        if (m_sc->load < 1.0)
+        if (s.load < 1.0)
         {
-            f.sender->SetRate(m_sc->load * f.sender->GetLineRate());
+            f.sender->SetRate(s.load * f.sender->GetLineRate());
+        }
+        if (s.messages > 0)
+        {
+            ++m_finite;
         }
         m_flows.push_back(f);
-        Simulator::Schedule(lfsim::RandomStart(m_start, m_sc->startSpread), &RoceFabric::PostMore,
-                            this, index);
+        Simulator::Schedule(s.start, &RoceFabric::PostMore, this, index);
     }
 
     void
-    PostMore(size_t index)
+    PostMore(uint32_t index)
     {
         Flow& f = m_flows[index];
-        while (f.posted - f.completed < m_sc->queueDepth
-               && (m_sc->messages == 0 || f.posted < m_sc->messages))
+        const lfsim::FlowSpec& s = m_specs[index];
+        const uint32_t completed = m_report.Completed(index);
+        const RdmaOp op = s.op == lfsim::Operation::READ   ? RdmaOp::READ
+                          : s.op == lfsim::Operation::SEND ? RdmaOp::SEND
+                                                           : RdmaOp::WRITE;
+        while (f.posted - completed < s.depth && (s.messages == 0 || f.posted < s.messages))
         {
             ++f.posted;
-            f.requester->Post(RdmaOp(m_sc->operation), m_sc->messageSize);
+            f.requester->Post(op, s.size);
         }
     }
 
     void
-    OnComplete(size_t index, Ptr<RdmaQueuePair>, uint64_t, uint32_t, Time fct)
+    OnComplete(uint32_t index, Ptr<RdmaQueuePair>, uint64_t, uint32_t, Time fct)
     {
-        Flow& f = m_flows[index];
-        ++f.completed;
-        if (Simulator::Now() >= m_sc->warmup)
-        {
-            f.fctUs.push_back(fct.GetSeconds() * 1e6);
-        }
+        m_report.MessageDone(index, fct);
         PostMore(index);
-        if (m_sc->messages && f.completed == m_sc->messages && ++m_flowsDone == m_flows.size())
+        const lfsim::FlowSpec& s = m_specs[index];
+        if (s.messages && m_report.Completed(index) == s.messages && ++m_flowsDone == m_finite
+            && m_finite == m_flows.size())
         {
             lfsim::StopRunNow();
         }
     }
 
-    void
-    SnapshotWarmup()
+    /// The ports a frame leaves from on its way from address `from` to address `to`: the
+    /// host's port, then one switch port per switch (the first of each equal-cost set).
+    std::vector<uint32_t>
+    Path(uint32_t from, uint32_t to) const
     {
-        for (auto& f : m_flows)
+        const RoceTopology& t = m_net.topology;
+        std::vector<uint32_t> out{from};
+        uint32_t port = from;
+        for (uint32_t hop = 0; hop <= t.switches.size(); ++hop)
         {
-            f.bytesAtWarmup = f.sink->GetBytesReceived();
+            const uint32_t in = t.peer[port];
+            const int32_t s = t.portSwitch[in];
+            if (s < 0)
+            {
+                return out;
+            }
+            const auto& ports = m_routes.Ports(s, to);
+            if (ports.empty())
+            {
+                return {};
+            }
+            port = m_onSwitch[s][ports[0]];
+            out.push_back(port);
         }
+        return {};
+    }
+
+    /// A message alone on the empty fabric: every packet store-and-forwarded at line rate,
+    /// each switch adding its forwarding latency, and the ACK (or, for a READ, the request
+    /// first) on the way back. The time is the largest over the links of: the first packet up
+    /// to the link, every packet through it, the last packet from it on; a lower bound that a
+    /// lone flow meets when the sender paces at line rate. NIC host-interface time not counted.
+    Time
+    IdealFct(uint32_t index)
+    {
+        const lfsim::FlowSpec& s = m_specs[index];
+        const Flow& f = m_flows[index];
+        const RoceTopology& t = m_net.topology;
+        const std::vector<uint32_t> fwd = Path(f.srcAddr, f.dstAddr);
+        const std::vector<uint32_t> back = Path(f.dstAddr, f.srcAddr);
+        if (fwd.empty() || back.empty())
+        {
+            return Time(0);
+        }
+        BooleanValue vlan;
+        t.nics[f.srcAddr]->GetAttribute("VlanTagged", vlan);
+        const uint32_t base = ETH_HEADER + (vlan.Get() ? VLAN_TAG : 0) + IPV4_HEADER + UDP_HEADER
+                              + IB_BTH + IB_ICRC;
+        auto padded = [](uint64_t p) { return p + (4 - p % 4) % 4; };
+        const uint64_t mtu = t.nics[f.srcAddr]->GetPathMtu();
+        const uint64_t n = std::max<uint64_t>(1, (s.size + mtu - 1) / mtu);
+        const uint64_t lastPayload = s.size - (n - 1) * mtu;
+        // Line bytes of the first, a middle and the last data packet.
+        const bool write = s.op == lfsim::Operation::WRITE;
+        const bool readResp = s.op == lfsim::Operation::READ;
+        const uint32_t firstExtra = write ? IB_RETH : readResp ? IB_AETH : 0;
+        const uint32_t lastExtra = readResp ? IB_AETH : 0;
+        uint64_t first;
+        uint64_t middle = EthLineBytes(base + padded(mtu));
+        uint64_t last;
+        if (n == 1)
+        {
+            first = last = EthLineBytes(base + firstExtra + padded(lastPayload));
+        }
+        else
+        {
+            first = EthLineBytes(base + firstExtra + padded(mtu));
+            last = EthLineBytes(base + lastExtra + padded(lastPayload));
+        }
+        const uint64_t ack = EthLineBytes(base + IB_AETH);
+        const uint64_t request = EthLineBytes(base + IB_RETH);
+        auto ser = [&](uint32_t port, uint64_t bytes)
+        { return EthWireTime(t.ports[port]->GetSpeed(), bytes); };
+        auto prop = [&](uint32_t port) { return t.ports[port]->GetRoceChannel()->GetPropagationDelay(); };
+        auto fwdLatency = [&](uint32_t port)
+        {
+            // The latency of the switch this port's frames arrive at (none at a host).
+            const int32_t sw = t.portSwitch[t.peer[port]];
+            return sw < 0 ? Time(0) : m_forwarding[sw];
+        };
+        // One frame of `bytes` along a path.
+        auto along = [&](const std::vector<uint32_t>& path, uint64_t bytes)
+        {
+            Time x;
+            for (uint32_t p : path)
+            {
+                x += ser(p, bytes) + prop(p) + fwdLatency(p);
+            }
+            return x;
+        };
+        auto data = [&](const std::vector<uint32_t>& path)
+        {
+            Time best;
+            for (size_t i = 0; i < path.size(); ++i)
+            {
+                Time x;
+                for (size_t m = 0; m < i; ++m)
+                {
+                    x += ser(path[m], first) + prop(path[m]) + fwdLatency(path[m]);
+                }
+                x += ser(path[i], n == 1 ? first : first + last + (n - 2) * middle)
+                     + prop(path[i]) + fwdLatency(path[i]);
+                for (size_t m = i + 1; m < path.size(); ++m)
+                {
+                    x += ser(path[m], last) + prop(path[m]) + fwdLatency(path[m]);
+                }
+                best = std::max(best, x);
+            }
+            return best;
+        };
+        if (readResp)
+        {
+            // The request goes to the data's source, the data comes back.
+            return along(back, request) + data(fwd);
+        }
+        return data(fwd) + along(back, ack);
     }
 
     void
     ConnectRecorders(RunContext& ctx)
     {
+        RoceTopology& t = m_net.topology;
         const bool sampled = ctx.config.sampleInterval.IsStrictlyPositive();
         // Global index of every switch port, by (switch, port number), for mark events.
-        m_marksAt.assign(m_t.ports.size(), 0);
-        m_globalPort.resize(m_t.switches.size());
-        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+        m_marksAt.assign(t.ports.size(), 0);
+        m_onSwitch.assign(t.switches.size(), {});
+        for (uint32_t i = 0; i < t.ports.size(); ++i)
         {
-            if (m_t.portSwitch[i] >= 0)
+            if (t.portSwitch[i] >= 0)
             {
-                auto& v = m_globalPort[m_t.portSwitch[i]];
-                v.resize(std::max<size_t>(v.size(), m_t.portIndex[i] + 1));
-                v[m_t.portIndex[i]] = i;
+                auto& v = m_onSwitch[t.portSwitch[i]];
+                v.resize(std::max<size_t>(v.size(), t.portIndex[i] + 1));
+                v[t.portIndex[i]] = i;
             }
         }
-        for (uint32_t s = 0; s < m_t.switches.size(); ++s)
+        for (uint32_t s = 0; s < t.switches.size(); ++s)
         {
-            m_t.switches[s]->TraceConnectWithoutContext(
+            t.switches[s]->TraceConnectWithoutContext(
                 "EcnMark", MakeCallback(&RoceFabric::CountMark, this).Bind(s));
+            TimeValue fl;
+            t.switches[s]->GetAttribute("ForwardingLatency", fl);
+            m_forwarding.push_back(fl.Get());
         }
-        // Time-averaged queue where the incast converges (the port that feeds host 0).
+        // Time-averaged queue where the first flow's data converges: the switch port feeding
+        // its destination (the incast's bottleneck).
         m_bottleneck = 0;
-        Ptr<RoceNetDevice> feed = m_t.hostPorts[0]->GetRoceChannel()->GetPeer(m_t.hostPorts[0]);
-        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+        if (!m_flows.empty())
         {
-            if (m_t.ports[i] == feed && m_t.portSwitch[i] >= 0)
+            const uint32_t feed = t.peer[m_flows[0].dstAddr];
+            if (t.portSwitch[feed] >= 0)
             {
-                m_bottleneck = i;
-                m_avg.dev = feed;
-                m_avg.from = m_sc->warmup;
-                feed->TraceConnectWithoutContext("QueueBytes",
-                                                 MakeBoundCallback(&OnBottleneckQueue, &m_avg));
+                m_bottleneck = feed;
+                m_avg.dev = t.ports[feed];
+                m_avg.from = m_warmup;
+                t.ports[feed]->TraceConnectWithoutContext(
+                    "QueueBytes", MakeBoundCallback(&OnBottleneckQueue, &m_avg));
             }
         }
 
         if (ctx.Records("queue"))
         {
-            Table* t = &ctx.Series("queue", {"bytes"});
+            Table* tab = &ctx.Series("queue", {"bytes"});
             std::vector<std::string> labels;
-            for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+            for (uint32_t i = 0; i < t.ports.size(); ++i)
             {
-                if (m_t.portSwitch[i] < 0)
+                if (t.portSwitch[i] < 0)
                 {
                     continue;
                 }
                 double id = labels.size();
-                labels.push_back(m_t.portLabels[i]);
-                Ptr<RoceNetDevice> d = m_t.ports[i];
+                labels.push_back(t.portLabels[i]);
+                Ptr<RoceNetDevice> d = t.ports[i];
                 if (sampled)
                 {
                     ctx.SamplePeriodically(
-                        [t, d, id] {
-                            t->Append(
+                        [tab, d, id] {
+                            tab->Append(
                                 {Simulator::Now().GetSeconds(), id, double(d->GetQueueBytes())});
                         });
                 }
                 else
                 {
-                    t->Append({0.0, id, 0.0});
+                    tab->Append({0.0, id, 0.0});
                     d->TraceConnectWithoutContext("QueueBytes",
-                                                  MakeBoundCallback(&OnQueue, t, id, d));
+                                                  MakeBoundCallback(&OnQueue, tab, id, d));
                 }
             }
             ctx.SetLabels("queue", labels);
@@ -767,61 +687,62 @@ class RoceFabric : public lfsim::Fabric
         if (ctx.Records("pause"))
         {
             // dir: 0 sent by this port, 1 received; quanta 0 is XON.
-            Table* t = &ctx.Series("pause", {"prio", "quanta", "dir"});
-            ctx.SetLabels("pause", m_t.portLabels);
-            for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+            Table* tab = &ctx.Series("pause", {"prio", "quanta", "dir"});
+            ctx.SetLabels("pause", t.portLabels);
+            for (uint32_t i = 0; i < t.ports.size(); ++i)
             {
-                m_t.ports[i]->TraceConnectWithoutContext(
-                    "PauseTx", MakeBoundCallback(&OnPause, t, double(i), 0.0));
-                m_t.ports[i]->TraceConnectWithoutContext(
-                    "PauseRx", MakeBoundCallback(&OnPause, t, double(i), 1.0));
+                t.ports[i]->TraceConnectWithoutContext(
+                    "PauseTx", MakeBoundCallback(&OnPause, tab, double(i), 0.0));
+                t.ports[i]->TraceConnectWithoutContext(
+                    "PauseRx", MakeBoundCallback(&OnPause, tab, double(i), 1.0));
             }
         }
         if (ctx.Records("ecn"))
         {
-            Table* t = &ctx.Series("ecn", {"prio"});
-            ctx.SetLabels("ecn", m_t.portLabels);
-            for (uint32_t s = 0; s < m_t.switches.size(); ++s)
+            Table* tab = &ctx.Series("ecn", {"prio"});
+            ctx.SetLabels("ecn", t.portLabels);
+            for (uint32_t s = 0; s < t.switches.size(); ++s)
             {
-                m_t.switches[s]->TraceConnectWithoutContext(
-                    "EcnMark", MakeBoundCallback(&OnMark, t, &m_globalPort[s]));
+                t.switches[s]->TraceConnectWithoutContext(
+                    "EcnMark", MakeBoundCallback(&OnMark, tab, &m_onSwitch[s]));
             }
         }
         std::vector<std::string> flowLabels;
-        for (const auto& f : m_flows)
+        for (const auto& s : m_specs)
         {
-            flowLabels.push_back(f.label);
+            flowLabels.push_back(ctx.graph.Nodes()[ctx.graph.Hosts()[s.src]].name + ">"
+                                 + ctx.graph.Nodes()[ctx.graph.Hosts()[s.dst]].name);
         }
         if (ctx.Records("goodput") && sampled)
         {
-            Table* t = &ctx.Series("goodput", {"goodput_Gbps"});
+            Table* tab = &ctx.Series("goodput", {"goodput_Gbps"});
             ctx.SetLabels("goodput", flowLabels);
             const double dt = ctx.config.sampleInterval.GetSeconds();
             auto last = std::make_shared<std::vector<uint64_t>>(m_flows.size(), 0);
             ctx.SamplePeriodically(
-                [this, t, last, dt]
+                [this, tab, last, dt]
                 {
                     for (size_t k = 0; k < m_flows.size(); ++k)
                     {
                         uint64_t b = m_flows[k].sink->GetBytesReceived();
-                        t->Append({Simulator::Now().GetSeconds(), double(k),
-                                   (b - (*last)[k]) * 8.0 / dt / 1e9});
+                        tab->Append({Simulator::Now().GetSeconds(), double(k),
+                                     (b - (*last)[k]) * 8.0 / dt / 1e9});
                         (*last)[k] = b;
                     }
                 });
         }
         if (ctx.Records("rate"))
         {
-            Table* t = &ctx.Series("rate", {"rate_Gbps"});
+            Table* tab = &ctx.Series("rate", {"rate_Gbps"});
             ctx.SetLabels("rate", flowLabels);
             for (size_t k = 0; k < m_flows.size(); ++k)
             {
-                t->Append({0.0, double(k), m_flows[k].sender->GetRate() / 1e9});
+                tab->Append({0.0, double(k), m_flows[k].sender->GetRate() / 1e9});
             }
             for (auto& [nic, map] : m_flowOfQpn)
             {
-                m_t.nics[nic]->TraceConnectWithoutContext("QpRate",
-                                                          MakeBoundCallback(&OnRate, t, &map));
+                t.nics[nic]->TraceConnectWithoutContext("QpRate",
+                                                        MakeBoundCallback(&OnRate, tab, &map));
             }
         }
         if (ctx.Records("cc"))
@@ -855,10 +776,10 @@ class RoceFabric : public lfsim::Fabric
                                         "a positive sample_interval");
         }
         const std::vector<std::string> names = cc->StateNames();
-        Table* t = &ctx.Series("cc", names);
+        Table* tab = &ctx.Series("cc", names);
         ctx.SetLabels("cc", flowLabels);
         ctx.SamplePeriodically(
-            [this, t, n = names.size()]
+            [this, tab, n = names.size()]
             {
                 std::vector<double> row(2 + n);
                 for (size_t k = 0; k < m_flows.size(); ++k)
@@ -869,7 +790,7 @@ class RoceFabric : public lfsim::Fabric
                     qp.GetNic()->GetCongestionControl()->GetState(qp, row.data() + 2);
                     for (size_t c = 0; c < row.size(); ++c)
                     {
-                        t->Column(c).push_back(row[c]);
+                        tab->Column(c).push_back(row[c]);
                     }
                 }
             });
@@ -878,15 +799,16 @@ class RoceFabric : public lfsim::Fabric
     void
     WatchDeadlocks(RunContext& ctx)
     {
+        RoceTopology& t = m_net.topology;
         m_detector = CreateObject<DeadlockDetector>();
-        if (!m_detector->IsEnabled() || m_t.switches.empty())
+        if (!m_detector->IsEnabled() || t.switches.empty())
         {
             return;
         }
         std::vector<uint8_t> classes;
         for (uint8_t c = 0; c < ETH_CLASSES; ++c)
         {
-            if (m_t.switches[0]->IsLossless(c))
+            if (t.switches[0]->IsLossless(c))
             {
                 classes.push_back(c);
             }
@@ -895,9 +817,9 @@ class RoceFabric : public lfsim::Fabric
         {
             return; // nothing is ever paused
         }
-        m_waitFor = std::make_unique<RoceWaitFor>(m_t, classes);
+        m_waitFor = std::make_unique<RoceWaitFor>(t, classes);
         m_detector->Attach(ctx, m_waitFor->Labels(), m_waitFor.get());
-        for (auto& port : m_t.ports)
+        for (auto& port : t.ports)
         {
             port->TraceConnectWithoutContext("PauseRx", MakeBoundCallback(&ArmOnPause, m_detector));
         }
@@ -906,39 +828,46 @@ class RoceFabric : public lfsim::Fabric
     void
     CountMark(uint32_t sw, uint32_t port, uint8_t)
     {
-        ++m_marksAt[m_globalPort[sw][port]];
+        ++m_marksAt[m_onSwitch[sw][port]];
     }
 
     void
     OpenCaptures(RunContext& ctx)
     {
+        RoceTopology& t = m_net.topology;
         if (ctx.config.pcapDir.empty())
         {
             return;
         }
-        ctx.CheckPcapPorts(m_t.portLabels);
-        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
+        ctx.CheckPcapPorts(t.portLabels);
+        for (uint32_t i = 0; i < t.ports.size(); ++i)
         {
-            if (!ctx.PcapWanted(m_t.portLabels[i]))
+            if (!ctx.PcapWanted(t.portLabels[i]))
             {
                 continue;
             }
             Ptr<PcapFileWrapper> f = CreateObject<PcapFileWrapper>();
             f->SetAttribute("NanosecMode", BooleanValue(true));
-            f->Open(ctx.PcapPath(m_t.portLabels[i]), std::ios::out | std::ios::binary);
+            f->Open(ctx.PcapPath(t.portLabels[i]), std::ios::out | std::ios::binary);
             f->Init(1); // LINKTYPE_ETHERNET
-            m_t.ports[i]->TraceConnectWithoutContext("Sniffer", MakeBoundCallback(&OnCapture, f));
+            t.ports[i]->TraceConnectWithoutContext("Sniffer", MakeBoundCallback(&OnCapture, f));
             m_pcap.push_back(f);
         }
     }
 
-    Ptr<RoceScenario> m_sc;
-    RoceTopology m_t;
+    RoceNetwork m_net;
+    lfsim::RouteTable m_routes;
     Ptr<UniformRandomVariable> m_start;
+    std::vector<lfsim::FlowSpec> m_specs;
     std::vector<Flow> m_flows;
+    lfsim::FlowReport m_report;
+    std::vector<std::pair<uint32_t, std::unique_ptr<lfsim::InstalledWorkload>>> m_apps;
+    Time m_warmup;
+    size_t m_finite = 0;
     size_t m_flowsDone = 0;
     std::map<uint32_t, std::map<uint32_t, uint32_t>> m_flowOfQpn; ///< nic -> qpn -> flow
-    std::vector<std::vector<uint32_t>> m_globalPort;
+    std::vector<std::vector<uint32_t>> m_onSwitch; ///< switch, port number -> port index
+    std::vector<Time> m_forwarding;                ///< each switch's forwarding latency
     std::vector<uint64_t> m_marksAt;
     uint32_t m_bottleneck = 0;
     QueueAverage m_avg;
@@ -950,8 +879,8 @@ class RoceFabric : public lfsim::Fabric
 const bool g_registered = lfsim::RegisterFabric(
     {"roce",
      "RoCEv2 over lossless Ethernet: 802.1Qbb PFC, shared-buffer switches, ECN, RC transport",
-     {"ns3::RoceScenario", "ns3::RoceNetDevice", "ns3::RoceChannel", "ns3::RoceSwitch",
-      "ns3::RdmaNic", "ns3::DeadlockDetector"},
+     {"ns3::RoceNetDevice", "ns3::RoceChannel", "ns3::RoceSwitch", "ns3::RdmaNic",
+      "ns3::DeadlockDetector"},
      {{"queue", "egress queue bytes at every switch port"},
       {"pause", "every PFC frame sent (dir 0) and received (dir 1) at every port, per class"},
       {"ecn", "every CE mark at a switch egress port"},

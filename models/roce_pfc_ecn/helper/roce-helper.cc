@@ -1,233 +1,206 @@
 #include "roce-helper.h"
 
-#include "lfsim-routing.h"
+#include "lfsim-topology.h"
 #include "ns3/config.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
-#include <algorithm>
-#include <map>
+#include <stdexcept>
 
 namespace ns3
 {
 
-Ptr<RoceNetDevice>
-RoceHelper::AddPort(RoceTopology& t, Ptr<Node> node, int32_t sw, EthSpeed speed)
+EthSpeed
+RoceHelper::ParseSpeed(const std::string& name, const std::string& key)
 {
-    Ptr<RoceNetDevice> d = CreateObject<RoceNetDevice>();
-    d->SetAddress(Mac48Address::Allocate());
-    d->SetSpeed(speed);
-    node->AddDevice(d);
-    if (sw < 0)
+    std::string accepted;
+    for (int s = int(EthSpeed::GBE10); s <= int(EthSpeed::GBE400); ++s)
     {
-        t.portLabels.push_back("h" + std::to_string(t.hostPorts.size()));
-        t.portIndex.push_back(0);
+        if (name == EthSpeedName(EthSpeed(s)))
+        {
+            return EthSpeed(s);
+        }
+        accepted += std::string(accepted.empty() ? "" : ", ") + EthSpeedName(EthSpeed(s));
     }
-    else
-    {
-        uint32_t idx = t.switches[sw]->GetNPorts();
-        t.portLabels.push_back(t.switchNames[sw] + "/p" + std::to_string(idx));
-        t.portIndex.push_back(idx);
-        t.switches[sw]->AddPort(d);
-    }
-    t.ports.push_back(d);
-    t.portSwitch.push_back(sw);
-    return d;
+    throw std::invalid_argument(key + ": got '" + name + "'; accepted: one of " + accepted
+                                + " (fabric roce), or empty for RoceNetDevice::Speed");
 }
 
-void
-RoceHelper::Link(RoceTopology& t, Ptr<RoceNetDevice> a, Ptr<RoceNetDevice> b)
+RoceTopology
+RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
 {
-    Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
-    a->Attach(ch);
-    b->Attach(ch);
-    t.channels.push_back(ch);
-}
-
-void
-RoceHelper::AddHosts(RoceTopology& t, uint32_t n, EthSpeed speed)
-{
-    t.hosts.Create(n);
-    for (uint32_t i = 0; i < n; ++i)
+    RoceTopology t;
+    const auto& nodes = g.Nodes();
+    const auto& gports = g.Ports();
+    std::vector<uint32_t> index(gports.size(), lfsim::NONE); // graph port -> t.ports
+    t.hosts.Create(g.Hosts().size());
+    for (uint32_t p : g.HostPorts())
     {
-        Ptr<RoceNetDevice> d = AddPort(t, t.hosts.Get(i), -1, speed);
+        Ptr<RoceNetDevice> d = CreateObject<RoceNetDevice>();
+        d->SetAddress(Mac48Address::Allocate());
+        const uint32_t host = g.Rank(gports[p].node);
+        t.hosts.Get(host)->AddDevice(d);
+        index[p] = t.ports.size();
+        t.ports.push_back(d);
+        t.portLabels.push_back(g.PortLabel(p));
+        t.portSwitch.push_back(-1);
+        t.portIndex.push_back(gports[p].number);
         t.hostPorts.push_back(d);
+        t.hostOf.push_back(host);
     }
+    for (uint32_t s : g.Switches())
+    {
+        Ptr<Node> node = CreateObject<Node>();
+        t.switchNodes.Add(node);
+        Ptr<RoceSwitch> sw = CreateObject<RoceSwitch>();
+        node->AggregateObject(sw);
+        t.switches.push_back(sw);
+        t.switchNames.push_back(nodes[s].name);
+    }
+    // Switch ports in graph order: each switch's ports come in port-number order.
+    for (uint32_t p = 0; p < gports.size(); ++p)
+    {
+        if (nodes[gports[p].node].host)
+        {
+            continue;
+        }
+        const uint32_t s = g.Rank(gports[p].node);
+        Ptr<RoceNetDevice> d = CreateObject<RoceNetDevice>();
+        d->SetAddress(Mac48Address::Allocate());
+        t.switchNodes.Get(s)->AddDevice(d);
+        index[p] = t.ports.size();
+        t.ports.push_back(d);
+        t.portLabels.push_back(g.PortLabel(p));
+        t.portSwitch.push_back(s);
+        t.portIndex.push_back(gports[p].number);
+        t.switches[s]->AddPort(d);
+    }
+    t.peer.assign(t.ports.size(), lfsim::NONE);
+    for (const lfsim::GraphLink& l : g.Links())
+    {
+        Ptr<RoceNetDevice> a = t.ports[index[l.a]];
+        Ptr<RoceNetDevice> b = t.ports[index[l.b]];
+        t.peer[index[l.a]] = index[l.b];
+        t.peer[index[l.b]] = index[l.a];
+        Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
+        for (const auto& [typeId, name, value] : l.attributes)
+        {
+            const std::string key = l.where + "." + typeId.substr(5) + "." + name;
+            for (Ptr<Object> o : {Ptr<Object>(ch), Ptr<Object>(a), Ptr<Object>(b)})
+            {
+                if (o->GetInstanceTypeId().GetName() == typeId
+                    && !o->SetAttributeFailSafe(name, StringValue(value)))
+                {
+                    throw std::invalid_argument(key + ": got '" + value
+                                                + "'; accepted: a value of that attribute");
+                }
+            }
+        }
+        if (!l.speed.empty())
+        {
+            const EthSpeed s = ParseSpeed(l.speed, l.speedKey);
+            a->SetSpeed(s);
+            b->SetSpeed(s);
+        }
+        else if (a->GetSpeed() != b->GetSpeed())
+        {
+            throw std::invalid_argument(l.where + ": its two ports have different Speeds; "
+                                                  "accepted: one speed per cable");
+        }
+        if (l.delay >= Time(0))
+        {
+            TimeValue perMetre;
+            ch->GetAttribute("PropagationDelayPerMeter", perMetre);
+            if (!perMetre.Get().IsStrictlyPositive())
+            {
+                throw std::invalid_argument(l.where + ".delay: got a delay; accepted: a length "
+                                                      "when RoceChannel::PropagationDelayPerMeter "
+                                                      "is 0");
+            }
+            ch->SetAttribute("Length", DoubleValue(double(l.delay.GetPicoSeconds())
+                                                   / double(perMetre.Get().GetPicoSeconds())));
+        }
+        else if (l.length >= 0)
+        {
+            ch->SetAttribute("Length", DoubleValue(l.length));
+        }
+        a->Attach(ch);
+        b->Attach(ch);
+        t.channels.push_back(ch);
+    }
+    for (uint32_t s = 0; s < t.switches.size(); ++s)
+    {
+        t.switches[s]->SetRoutes(routes.m_sets[s], routes.m_setOf[s], HOST_IP_BASE);
+        t.switches[s]->Setup(s);
+    }
+    for (uint32_t a = 0; a < t.hostPorts.size(); ++a)
+    {
+        Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+        Ptr<Node> node = t.hosts.Get(t.hostOf[a]);
+        if (!node->GetObject<RdmaNic>())
+        {
+            node->AggregateObject(nic); // a node aggregates one object of a type: its first NIC
+        }
+        nic->Setup(t.hostPorts[a], Ipv4Address(HOST_IP_BASE + a));
+        t.nics.push_back(nic);
+    }
+    return t;
 }
 
-uint32_t
-RoceHelper::AddSwitch(RoceTopology& t, const std::string& name)
+RoceTopology
+RoceHelper::FromGenerator(const std::string& typeId,
+                          const std::vector<std::pair<std::string, std::string>>& attrs)
 {
-    Ptr<Node> node = CreateObject<Node>();
-    t.switchNodes.Add(node);
-    Ptr<RoceSwitch> sw = CreateObject<RoceSwitch>();
-    node->AggregateObject(sw);
-    t.switches.push_back(sw);
-    t.switchNames.push_back(name);
-    return t.switches.size() - 1;
+    lfsim::InstanceConfig cfg;
+    cfg.typeId = typeId;
+    cfg.attributes = attrs;
+    cfg.attributes.push_back({"Routing", m_routing == lfsim::CLOCKWISE ? "Clockwise"
+                                         : m_routing == lfsim::UP_DOWN ? "UpDown"
+                                                                       : "ShortestPath"});
+    Ptr<Topology> topo = lfsim::MakeTopology(cfg);
+    const lfsim::Graph g = topo->Build();
+    return Build(g, g.Routes(topo->GetRouting()));
 }
 
 RoceTopology
 RoceHelper::PointToPoint(EthSpeed speed)
 {
-    RoceTopology t;
-    AddHosts(t, 2, speed);
-    Link(t, t.hostPorts[0], t.hostPorts[1]);
-    Finish(t);
-    return t;
+    return FromGenerator("ns3::PointToPointTopology", {{"HostSpeed", EthSpeedName(speed)}});
 }
 
 RoceTopology
 RoceHelper::Leaf(uint32_t hosts, EthSpeed speed)
 {
-    RoceTopology t;
-    AddHosts(t, hosts, speed);
-    uint32_t sw = AddSwitch(t, "leaf0");
-    for (uint32_t i = 0; i < hosts; ++i)
-    {
-        Link(t, t.hostPorts[i], AddPort(t, t.switchNodes.Get(sw), sw, speed));
-    }
-    Finish(t);
-    return t;
+    return FromGenerator("ns3::StarTopology",
+                         {{"Hosts", std::to_string(hosts)}, {"HostSpeed", EthSpeedName(speed)}});
 }
 
 RoceTopology
 RoceHelper::LeafSpine(const std::vector<uint32_t>& leafOf, uint32_t leaves, uint32_t spines,
                       EthSpeed hostSpeed, EthSpeed uplink)
 {
-    RoceTopology t;
-    AddHosts(t, leafOf.size(), hostSpeed);
-    for (uint32_t l = 0; l < leaves; ++l)
+    std::string placement;
+    for (uint32_t l : leafOf)
     {
-        AddSwitch(t, "leaf" + std::to_string(l));
+        placement += (placement.empty() ? "" : ",") + std::to_string(l);
     }
-    for (uint32_t s = 0; s < spines; ++s)
-    {
-        AddSwitch(t, "spine" + std::to_string(s));
-    }
-    for (uint32_t i = 0; i < leafOf.size(); ++i)
-    {
-        uint32_t l = leafOf[i];
-        Link(t, t.hostPorts[i], AddPort(t, t.switchNodes.Get(l), l, hostSpeed));
-    }
-    for (uint32_t l = 0; l < leaves; ++l)
-    {
-        for (uint32_t s = 0; s < spines; ++s)
-        {
-            Ptr<RoceNetDevice> up = AddPort(t, t.switchNodes.Get(l), l, uplink);
-            Ptr<RoceNetDevice> down = AddPort(t, t.switchNodes.Get(leaves + s), leaves + s, uplink);
-            Link(t, up, down);
-        }
-    }
-    Finish(t);
-    return t;
+    return FromGenerator("ns3::LeafSpineTopology", {{"Leaves", std::to_string(leaves)},
+                                                    {"Spines", std::to_string(spines)},
+                                                    {"HostLeaves", placement},
+                                                    {"HostSpeed", EthSpeedName(hostSpeed)},
+                                                    {"UplinkSpeed", EthSpeedName(uplink)}});
 }
 
 RoceTopology
 RoceHelper::Ring(uint32_t switches, EthSpeed hostSpeed, EthSpeed ringSpeed)
 {
-    RoceTopology t;
-    AddHosts(t, switches, hostSpeed);
-    for (uint32_t s = 0; s < switches; ++s)
-    {
-        AddSwitch(t, "ring" + std::to_string(s));
-    }
-    for (uint32_t s = 0; s < switches; ++s)
-    {
-        Link(t, t.hostPorts[s], AddPort(t, t.switchNodes.Get(s), s, hostSpeed));
-    }
-    std::vector<Ptr<RoceNetDevice>> cw;
-    for (uint32_t s = 0; s < switches; ++s)
-    {
-        cw.push_back(AddPort(t, t.switchNodes.Get(s), s, ringSpeed));
-    }
-    for (uint32_t s = 0; s < switches; ++s)
-    {
-        Link(t, cw[(s + switches - 1) % switches], AddPort(t, t.switchNodes.Get(s), s, ringSpeed));
-    }
-    Finish(t);
-    return t;
-}
-
-void
-RoceHelper::Finish(RoceTopology& t)
-{
-    const uint32_t nh = t.hosts.GetN();
-    const uint32_t ns = t.switches.size();
-    // Inter-switch links, and the (switch, port) each host is attached to.
-    lfsim::SwitchGraph adj(ns);
-    std::vector<std::pair<int32_t, uint32_t>> attach(nh, {-1, 0});
-    std::map<Ptr<RoceNetDevice>, uint32_t> portOf;
-    for (uint32_t p = 0; p < t.ports.size(); ++p)
-    {
-        portOf[t.ports[p]] = p;
-    }
-    for (uint32_t p = 0; p < t.ports.size(); ++p)
-    {
-        const int32_t sw = t.portSwitch[p];
-        const uint32_t q = portOf[t.ports[p]->GetRoceChannel()->GetPeer(t.ports[p])];
-        if (sw >= 0 && t.portSwitch[q] >= 0)
-        {
-            adj[sw].push_back({uint32_t(t.portSwitch[q]), t.portIndex[p]});
-        }
-        else if (sw >= 0)
-        {
-            attach[q] = {sw, t.portIndex[p]}; // hosts come first: port q is host q
-        }
-    }
-    // Tables after a link failure: without the link at its ends (and everywhere unless stale).
-    lfsim::SwitchGraph failed = adj;
-    if (m_failed)
-    {
-        auto drop = [&failed](uint32_t a, uint32_t b)
-        {
-            auto& v = failed[a];
-            v.erase(std::remove_if(v.begin(), v.end(), [b](auto e) { return e.first == b; }),
-                    v.end());
-        };
-        drop(m_fail.first, m_fail.second);
-        drop(m_fail.second, m_fail.first);
-    }
-    auto tablesOf = [&](uint32_t s) -> const lfsim::SwitchGraph&
-    {
-        const bool end = s == m_fail.first || s == m_fail.second;
-        return m_failed && (end || !m_stale) ? failed : adj;
-    };
-    std::vector<std::vector<std::vector<uint32_t>>> routes(ns,
-                                                           std::vector<std::vector<uint32_t>>(nh));
-    for (uint32_t dst = 0; dst < nh; ++dst)
-    {
-        auto [home, hostPort] = attach[dst];
-        if (home < 0)
-        {
-            continue; // back to back, no switch
-        }
-        routes[home][dst] = {hostPort};
-        auto portsIn
-            = [&](const lfsim::SwitchGraph& g) { return lfsim::RoutePorts(m_routing, g, home); };
-        const auto ports = portsIn(adj);
-        const auto after = m_failed ? portsIn(failed) : ports;
-        for (uint32_t s = 0; s < ns; ++s)
-        {
-            if (s != uint32_t(home))
-            {
-                routes[s][dst] = &tablesOf(s) == &failed ? after[s] : ports[s];
-            }
-        }
-    }
-    for (uint32_t s = 0; s < ns; ++s)
-    {
-        t.switches[s]->SetRoutes(routes[s], HOST_IP_BASE);
-        t.switches[s]->Setup(s);
-    }
-    for (uint32_t i = 0; i < nh; ++i)
-    {
-        Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
-        t.hosts.Get(i)->AggregateObject(nic);
-        nic->Setup(t.hostPorts[i], Ipv4Address(HOST_IP_BASE + i));
-        t.nics.push_back(nic);
-    }
+    return FromGenerator("ns3::RingTopology", {{"Switches", std::to_string(switches)},
+                                               {"HostSpeed", EthSpeedName(hostSpeed)},
+                                               {"UplinkSpeed", EthSpeedName(ringSpeed)}});
 }
 
 int64_t
@@ -251,6 +224,11 @@ int64_t
 RoceHelper::InstallInternet(RoceTopology& t, int64_t stream)
 {
     const uint32_t nh = t.hosts.GetN();
+    if (t.hostPorts.size() != nh)
+    {
+        throw std::invalid_argument("topology: TCP/IP hosts (iscsi) with several ports; "
+                                    "accepted: one port per host (Planes 1)");
+    }
     t.hostIps.clear();
     for (uint32_t i = 0; i < nh; ++i)
     {

@@ -606,6 +606,13 @@ RdmaNic::Connect(Ptr<RdmaNic> peer)
 }
 
 void
+RdmaQueuePair::SetPriority(uint8_t prio)
+{
+    m_prio = prio;
+    m_dscp = int16_t(prio) << 3;
+}
+
+void
 RdmaNic::Wake(uint8_t prio)
 {
     m_port->SetSourceReady(prio, true);
@@ -683,7 +690,7 @@ RdmaNic::Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn) const
     h.vid = m_vid;
     h.ipSrc = m_ip;
     h.ipDst = qp.m_peerIp;
-    h.dscp = m_dscp;
+    h.dscp = qp.m_dscp < 0 ? m_dscp : uint8_t(qp.m_dscp);
     h.ecn = m_ecnCapable ? 2 : 0;
     h.udpSrc = qp.m_udpSrc;
     h.opcode = opcode;

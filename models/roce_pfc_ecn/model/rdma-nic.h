@@ -155,6 +155,9 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     {
         return m_prio;
     }
+    /// Carry this QP's packets in class `prio` (DSCP CS<prio>, which the default DSCP map of
+    /// the switches puts in class prio) instead of the NIC's Dscp.
+    void SetPriority(uint8_t prio);
     /// Position of this QP in its NIC (0, 1, ...): lets a congestion control keep its per-QP
     /// state in a vector.
     uint32_t GetIndex() const;
@@ -246,6 +249,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     Ipv4Address m_peerIp;
     uint16_t m_udpSrc = 0;
     uint8_t m_prio = 3;
+    int16_t m_dscp = -1; ///< -1: the NIC's Dscp
     double m_rate = 0;
     Time m_nextAvail;
     Time m_lastTx;           ///< when the last packet was pulled

@@ -1,5 +1,6 @@
 #include "roce-net-device.h"
 
+#include "ns3/enum.h"
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -27,6 +28,13 @@ RoceNetDevice::GetTypeId()
                             UintegerValue(4200),
                             MakeUintegerAccessor(&RoceNetDevice::SetMtu, &RoceNetDevice::GetMtu),
                             MakeUintegerChecker<uint16_t>(576, 9216))
+              .AddAttribute("Speed",
+                            "Line rate of the port (a topology's HostSpeed or UplinkSpeed, or a "
+                            "link's speed, sets it per cable).",
+                            EnumValue(int(EthSpeed::GBE25)),
+                            MakeEnumAccessor(&RoceNetDevice::SetSpeedValue,
+                                             &RoceNetDevice::GetSpeedValue),
+                            EthSpeedChecker())
               .AddAttribute("PfcResponseDelay",
                             "Time from the end of a received PFC frame until the transmitter "
                             "honours it (the current frame always completes first).",
@@ -75,6 +83,18 @@ void
 RoceNetDevice::SetSpeed(EthSpeed s)
 {
     m_speed = s;
+}
+
+void
+RoceNetDevice::SetSpeedValue(int s)
+{
+    m_speed = EthSpeed(s);
+}
+
+int
+RoceNetDevice::GetSpeedValue() const
+{
+    return int(m_speed);
 }
 
 Ptr<Channel>

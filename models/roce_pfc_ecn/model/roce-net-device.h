@@ -57,6 +57,9 @@ class RoceNetDevice : public NetDevice
     void Attach(Ptr<RoceChannel> channel);
     Ptr<RoceChannel> GetRoceChannel() const;
     void SetSpeed(EthSpeed s);
+    /// The Speed attribute's accessors (EthSpeed as int).
+    void SetSpeedValue(int s);
+    int GetSpeedValue() const;
     EthSpeed
     GetSpeed() const
     {

@@ -155,10 +155,18 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
 }
 
 void
-RoceSwitch::SetRoutes(std::vector<std::vector<uint32_t>> routes, uint32_t hostIpBase)
+RoceSwitch::SetRoutes(std::vector<std::vector<uint32_t>> sets, std::vector<uint32_t> setOf,
+                      uint32_t hostIpBase)
 {
-    m_routes = std::move(routes);
+    m_routeSets = std::move(sets);
+    m_routeOf = std::move(setOf);
     m_hostIpBase = hostIpBase;
+}
+
+double
+RoceSwitch::GetBufferIntegral() const
+{
+    return m_bufferIntegral + double(m_bufferUsed) * (Simulator::Now() - m_bufferChanged).GetSeconds();
 }
 
 void
@@ -286,13 +294,14 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> frame)
     const FrameView v = PeekFrame(frame);
     const uint8_t prio = (m_trustPcp && v.vlan) ? v.pcp : m_dscpToPrio[v.dscp];
     const uint32_t host = v.ipDst - m_hostIpBase;
-    if (v.etherType != ETHERTYPE_IPV4 || host >= m_routes.size() || m_routes[host].empty())
+    if (v.etherType != ETHERTYPE_IPV4 || host >= m_routeOf.size()
+        || m_routeSets[m_routeOf[host]].empty())
     {
         ++m_c.dropsNoRoute;
         m_dropTrace(in, prio, uint8_t(DropReason::NO_ROUTE));
         return;
     }
-    const auto& outs = m_routes[host];
+    const auto& outs = m_routeSets[m_routeOf[host]];
     const uint32_t out = outs.size() == 1 ? outs[0] : outs[EcmpPick(v, outs.size())];
     const uint32_t bytes = frame->GetSize();
     if (!Admit(in, prio, bytes))
@@ -376,6 +385,9 @@ RoceSwitch::Admit(uint32_t port, uint8_t prio, uint32_t bytes)
     {
         return false;
     }
+    const Time now = Simulator::Now();
+    m_bufferIntegral += double(m_bufferUsed) * (now - m_bufferChanged).GetSeconds();
+    m_bufferChanged = now;
     m_bufferUsed += bytes;
     m_c.peakBufferBytes = std::max(m_c.peakBufferBytes, m_bufferUsed);
     if (lossless && !a.xoff && (a.headroom > 0 || a.shared >= GetThreshold()))
@@ -399,6 +411,9 @@ RoceSwitch::Release(uint32_t port, uint8_t prio, uint32_t bytes)
     m_sharedUsed -= s;
     b -= s;
     a.reserved -= std::min(a.reserved, b);
+    const Time now = Simulator::Now();
+    m_bufferIntegral += double(m_bufferUsed) * (now - m_bufferChanged).GetSeconds();
+    m_bufferChanged = now;
     m_bufferUsed -= bytes;
     if (a.xoff && a.headroom == 0
         && (a.shared == 0 || a.shared + double(m_xonOffset) <= GetThreshold()))

@@ -67,7 +67,12 @@ class RoceSwitch : public Object
         return m_ports.size();
     }
     /// Forwarding table: destination host index -> equal-cost egress ports.
-    void SetRoutes(std::vector<std::vector<uint32_t>> routes, uint32_t hostIpBase);
+    /// The forwarding table: `setOf[a]` is the index in `sets` of the ports toward the host at
+    /// address hostIpBase + a (an empty set: no route). Many addresses share a set.
+    void SetRoutes(std::vector<std::vector<uint32_t>> sets, std::vector<uint32_t> setOf,
+                   uint32_t hostIpBase);
+    /// Time integral of the bytes buffered (byte-seconds) from 0 to now.
+    double GetBufferIntegral() const;
     /// Sizes the MMU once every port is attached (headroom from the cable and speeds).
     void Setup(uint32_t id);
 
@@ -185,7 +190,8 @@ class RoceSwitch : public Object
 
     std::vector<Ptr<RoceNetDevice>> m_ports;
     std::vector<uint32_t> m_portOf; ///< ifIndex -> port (ports are this switch's devices only)
-    std::vector<std::vector<uint32_t>> m_routes;
+    std::vector<std::vector<uint32_t>> m_routeSets;
+    std::vector<uint32_t> m_routeOf;
     uint32_t m_hostIpBase = 0;
     uint32_t m_id = 0;
 
@@ -216,6 +222,8 @@ class RoceSwitch : public Object
     uint64_t m_sharedPool = 0;
     uint64_t m_sharedUsed = 0;
     uint64_t m_bufferUsed = 0;
+    double m_bufferIntegral = 0; ///< byte-seconds up to m_bufferChanged
+    Time m_bufferChanged;
     uint64_t m_headroomUsed = 0;
     Ptr<UniformRandomVariable> m_uniform;
     std::vector<Watchdog> m_wd; ///< per (port, priority); empty when the watchdog is off

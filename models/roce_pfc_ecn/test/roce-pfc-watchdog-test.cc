@@ -536,12 +536,13 @@ struct Ring
         }
         for (uint32_t s = 0; s < N; ++s)
         {
-            std::vector<std::vector<uint32_t>> routes(N);
+            // Port sets {0} (the host) and {1} (clockwise); host d uses the first if local.
+            std::vector<uint32_t> setOf(N);
             for (uint32_t d = 0; d < N; ++d)
             {
-                routes[d] = {d == s ? 0u : 1u};
+                setOf[d] = d == s ? 0u : 1u;
             }
-            switches[s]->SetRoutes(routes, RoceHelper::HOST_IP_BASE);
+            switches[s]->SetRoutes({{0u}, {1u}}, setOf, RoceHelper::HOST_IP_BASE);
             switches[s]->Setup(s);
         }
         for (uint32_t i = 0; i < N; ++i)

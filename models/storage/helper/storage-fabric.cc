@@ -779,7 +779,8 @@ const bool g_registered = lfsim::RegisterFabric(
       "ns3::RoceChannel", "ns3::RoceSwitch", "ns3::RdmaNic", "ns3::FcNetDevice", "ns3::FcChannel",
       "ns3::FcSwitch", "ns3::FcpTarget", "ns3::RoceHostIp", "ns3::IscsiSession"},
      {},
-     [] { return std::make_unique<StorageFabric>(); }});
+     [] { return std::make_unique<StorageFabric>(); },
+     false});
 
 } // namespace
 

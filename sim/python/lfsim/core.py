@@ -44,6 +44,19 @@ def short_name(type_id: str) -> str:
     return type_id.rsplit("::", 1)[-1]
 
 
+# Classes every fabric built on the shared topology, workload and report parts also takes.
+SHARED_CLASSES = ("ns3::Report",)
+
+
+def is_open(fabric: str) -> bool:
+    """Whether the fabric builds on the shared topology, workloads and report."""
+    return bool(fabrics()[fabric].get("open", False))
+
+
 def fabric_classes(fabric: str) -> dict[str, str]:
-    """Short class name (YAML key) -> full TypeId name, in the fabric's order."""
-    return {short_name(t): t for t in fabrics()[fabric]["type_ids"]}
+    """Short class name (YAML key) -> full TypeId name, in the fabric's order (then the shared
+    classes, for a fabric built on the shared parts)."""
+    ids = list(fabrics()[fabric]["type_ids"])
+    if is_open(fabric):
+        ids += [t for t in SHARED_CLASSES if t not in ids]
+    return {short_name(t): t for t in ids}

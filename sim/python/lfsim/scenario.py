@@ -18,7 +18,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field_validator
 
 from . import core as _core
+from . import parts
 from .errors import ScenarioError, quote
+from .hpcc import Located
 from .paths import scenarios_dir
 
 # ---------------------------------------------------------------------------------------------
@@ -86,6 +88,7 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict:
+    # Each mapping keeps the line it starts on, so errors about a file's items can name it.
     loader.flatten_mapping(node)
     pairs = loader.construct_pairs(node, deep=True)
     seen = set()
@@ -101,10 +104,11 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict:
                 None, None, f"key '{key}' appears twice", key_node.start_mark
             )
         seen.add(key)
-    return dict(pairs)
+    return Located(dict(pairs), getattr(loader, "source", "<yaml>"), node.start_mark.line + 1)
 
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+yaml.SafeDumper.add_representer(Located, yaml.representer.SafeRepresenter.represent_dict)
 
 
 def read_yaml(path: Path) -> Any:
@@ -115,8 +119,10 @@ def read_yaml(path: Path) -> Any:
         raise ScenarioError(
             f"{path}: cannot read ({reason}); accepted: a readable YAML file"
         ) from None
+    loader = _StrictLoader(text)
+    loader.source = str(path)
     try:
-        return yaml.load(text, Loader=_StrictLoader)
+        return loader.get_single_data()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -124,6 +130,8 @@ def read_yaml(path: Path) -> Any:
         raise ScenarioError(
             f"{path}: bad YAML{where}: {problem}; accepted: a YAML mapping of scenario keys"
         ) from None
+    finally:
+        loader.dispose()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,13 +149,17 @@ TOP_LEVEL = (
     "record",
     "stop_on_deadlock",
     "name",
+    "topology",
+    "workload",
 )
 # Top-level keys that --set / overrides / --grid may change (fabric and description may not).
-OVERRIDABLE = tuple(k for k in TOP_LEVEL if k not in ("description", "fabric", "modes"))
+OVERRIDABLE = tuple(
+    k for k in TOP_LEVEL if k not in ("description", "fabric", "modes", "topology", "workload")
+)
 # Top-level keys a mode may set (besides class sections); they replace the base scenario's.
 MODE_KEYS = tuple(k for k in TOP_LEVEL if k not in ("mode", "modes"))
 SEED_MAX = 2**32 - 1
-_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+NAME_RE = _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 
 ACCEPTED = {
     "description": "one line of text",
@@ -170,6 +182,8 @@ class _Fixed(BaseModel):
     record: list[str] = []
     stop_on_deadlock: bool = False
     name: str | None = None
+    topology: Any = None
+    workload: Any = None
 
     @field_validator("description", mode="before")
     @classmethod
@@ -300,7 +314,13 @@ class Scenario:
     def core_config(self) -> dict:
         """The dict ``_core.run`` takes: attributes keyed by full TypeId name."""
         cfg = self.config
+        classes = _core.fabric_classes(cfg["fabric"])
+        shared = {}
+        if "topology" in cfg:
+            shared["topology"] = parts.topology_core(cfg["topology"], classes)
+            shared["workloads"] = parts.workloads_core(cfg.get("workload") or {})
         return {
+            **shared,
             "fabric": cfg["fabric"],
             "seed": cfg["seed"],
             "stop_time": cfg["stop_time"],
@@ -357,6 +377,8 @@ def _split_key(key: str, classes: Mapping[str, str], fabric: str) -> tuple[str, 
     """Override key -> (top-level key, None) or (class, attribute); errors name the key."""
     if not isinstance(key, str):
         key = str(key)
+    if key.startswith(("topology.", "workload.")):
+        return key, "."
     if "." in key:
         cls, attr = key.split(".", 1)
         if cls not in classes:
@@ -476,10 +498,16 @@ def _merge_mode(base: dict, body: dict) -> dict:
     keys replace. A mode that changes the fabric inherits only the base's top-level keys."""
     out = {k: v for k, v in base.items() if k not in ("mode", "modes")}
     if "fabric" in body and "fabric" in base and body["fabric"] != base["fabric"]:
-        out = {k: v for k, v in out.items() if k in MODE_KEYS}
+        # The shared parts (topology, workload, Report) carry over; the fabric's classes not.
+        shared = {_core.short_name(t) for t in _core.SHARED_CLASSES}
+        out = {k: v for k, v in out.items() if k in MODE_KEYS or k in shared}
     for key, value in body.items():
         mine = out.get(key)
-        if key not in TOP_LEVEL and isinstance(value, dict | None) and isinstance(mine, dict):
+        if key == "topology" and key in out:
+            out[key] = parts.merge_topology(mine, value)
+        elif key == "workload" and key in out:
+            out[key] = parts.merge_workloads(mine, value)
+        elif key not in TOP_LEVEL and isinstance(value, dict | None) and isinstance(mine, dict):
             out[key] = {**mine, **(value or {})}
         else:
             out[key] = copy.deepcopy(value)
@@ -521,7 +549,7 @@ def load_scenario(
                 f"mode: got {quote(requested)}; accepted: the name of a mode under modes:, "
                 "and this scenario defines no modes"
             )
-        config = _resolve(raw, default_name, rest)
+        config = _resolve(raw, default_name, rest, base_dir=_base_dir(path))
         return Scenario(name=config["name"], path=path, config=config, source=source)
 
     mode = applied.get("mode", raw.get("mode"))
@@ -531,14 +559,23 @@ def load_scenario(
         raise ScenarioError(f"mode: got {quote(mode)}; accepted: one of {', '.join(modes)}")
     merged = _merge_mode(raw, modes[mode])
     try:
-        config = _resolve(merged, default_name, rest, mode)
+        config = _resolve(merged, default_name, rest, mode, _base_dir(path))
     except ScenarioError as exc:
         raise ScenarioError(f"mode {mode}: {exc}") from None
     return Scenario(name=config["name"], path=path, config=config, source=source)
 
 
+def _base_dir(path: Path | None) -> Path:
+    """Where a scenario's relative file names (topology, flows) start from."""
+    return path.parent if path is not None else Path.cwd()
+
+
 def _resolve(
-    raw: dict, default_name: str | None, overrides: Mapping[str, Any], mode: str | None = None
+    raw: dict,
+    default_name: str | None,
+    overrides: Mapping[str, Any],
+    mode: str | None = None,
+    base_dir: Path | None = None,
 ) -> dict:
     """A scenario mapping without modes (or one mode merged in) -> the resolved config."""
     fabric = _check_fabric(raw)
@@ -547,7 +584,9 @@ def _resolve(
 
     for key, value in overrides.items():
         target, attr = _split_key(key, classes, fabric)
-        if attr is None:
+        if attr == ".":
+            parts.apply_override(raw, key, value)
+        elif attr is None:
             raw[target] = value
         else:
             section = raw.get(target)
@@ -591,6 +630,26 @@ def _resolve(
             "stop_on_deadlock": parsed.stop_on_deadlock,
         }
     )
+    if _core.is_open(fabric):
+        if parsed.topology is None:
+            raise ScenarioError(
+                f"scenario key 'topology' is missing; accepted: a mapping with generator: (one "
+                f"of {', '.join(t['name'] for t in _core.core().topologies())}) and its "
+                "attributes, or nodes: and links:, or file:"
+            )
+        config["topology"] = parts.resolve_topology(parsed.topology, classes, base_dir)
+        config["workload"] = (
+            parts.resolve_workloads(parsed.workload, fabric, base_dir)
+            if parsed.workload is not None
+            else {}
+        )
+    else:
+        for key in ("topology", "workload"):
+            if getattr(parsed, key) is not None:
+                raise ScenarioError(
+                    f"{key}: fabric {fabric} builds its own network; accepted: no {key} with "
+                    f"this fabric"
+                )
     sections = _expand_presets({cls: dict(getattr(parsed, cls) or {}) for cls in classes}, classes)
     for cls, tid in classes.items():
         config[cls] = _resolve_class(cls, tid, sections[cls])

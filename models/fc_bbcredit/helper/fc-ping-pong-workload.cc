@@ -1,0 +1,168 @@
+/*
+ * FcPingPong (fabric fc): the one host of Hosts ping-pongs messages of growing size with the one
+ * host of Destinations (FcPingPong: each message's frames, then the same size back), as the
+ * 1GFC ping-pong measurements of seed 001. The run ends when every size is done. Table
+ * pingpong (size, one-way latency, throughput) and metrics of the curve: max_throughput_MBps,
+ * sustained_MBps (sizes from 200 KiB), knee_KB, latency_slope_us_per_KB, latency_intercept_us.
+ */
+#include "fc-applications.h"
+#include "fc-fabric.h"
+#include "lfsim-report.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace ns3
+{
+
+class FcPingPongWorkload : public Workload
+{
+  public:
+    static TypeId
+    GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::FcPingPongWorkload")
+                                .SetParent<Workload>()
+                                .SetGroupName("FcBbCredit")
+                                .AddConstructor<FcPingPongWorkload>();
+        return tid;
+    }
+
+    void
+    Generate(const lfsim::WorkloadEnv&, uint32_t, std::vector<lfsim::FlowSpec>&) override
+    {
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(FcPingPongWorkload);
+
+namespace
+{
+
+/// The one host a selection must name.
+uint32_t
+OneHost(const std::vector<uint32_t>& hosts, const std::string& key, const char* role)
+{
+    if (hosts.size() != 1)
+    {
+        throw std::invalid_argument(key + ": selects " + std::to_string(hosts.size())
+                                    + " hosts; accepted: the one " + role + " host, e.g. h0");
+    }
+    return hosts[0];
+}
+
+class FcPingPongInstalled : public lfsim::InstalledWorkload
+{
+  public:
+    FcPingPongInstalled(lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, FcNetwork& net)
+    {
+        const lfsim::Graph& g = ctx.graph;
+        const uint32_t client = OneHost(w.object->Sources(g), w.object->key + ".Hosts", "client");
+        const uint32_t server
+            = OneHost(w.object->Sinks(g), w.object->key + ".Destinations", "server");
+        if (client == server)
+        {
+            throw std::invalid_argument(w.object->key
+                                        + ".Destinations: the client itself; accepted: another "
+                                          "host");
+        }
+        FcTopology& t = net.topology;
+        Ptr<FcNetDevice> c = t.hostPorts[g.AddressesOf(client)[0]];
+        Ptr<FcNetDevice> s = t.hostPorts[g.AddressesOf(server)[0]];
+        m_server = CreateObject<FcPingPong>();
+        t.hosts.Get(server)->AddApplication(m_server);
+        m_server->Setup(s, c->GetFcId(), false);
+        m_client = CreateObject<FcPingPong>();
+        t.hosts.Get(client)->AddApplication(m_client);
+        m_client->Setup(c, s->GetFcId(), true);
+        m_client->SetDoneCallback(MakeCallback(&lfsim::StopRunNow));
+    }
+
+    void
+    Finish(lfsim::RunContext& ctx, const std::string& prefix) override
+    {
+        using lfsim::Table;
+        const auto& res = m_client->GetResults();
+        Table& t = ctx.AddTable(prefix + "pingpong", {"size_B", "size_KB", "latency_us", "throughput_MBps"});
+        std::vector<double> x;
+        std::vector<double> y;
+        double sustained = 0;
+        int nSustained = 0;
+        for (const auto& p : res)
+        {
+            double lat = p.roundTrip.GetSeconds() / 2;
+            double thr = p.size / lat / 1e6;
+            t.Append({double(p.size), p.size / 1024.0, lat * 1e6, thr});
+            x.push_back(p.size / 1024.0);
+            y.push_back(lat * 1e6);
+            if (p.size >= 200 * 1024)
+            {
+                sustained += thr;
+                ++nSustained;
+            }
+        }
+        ctx.SetMetric(prefix + "sizes_measured", double(res.size()));
+        if (res.empty())
+        {
+            return;
+        }
+        const auto& thr = t.Column("throughput_MBps");
+        double top = *std::max_element(thr.begin(), thr.end());
+        ctx.SetMetric("max_throughput_MBps", top);
+        if (nSustained)
+        {
+            ctx.SetMetric("sustained_MBps", sustained / nSustained);
+        }
+        // Knee: the smallest size reaching 90 % of the largest size's throughput.
+        double knee = x.back();
+        for (size_t i = 0; i < thr.size(); ++i)
+        {
+            if (thr[i] >= 0.9 * thr.back())
+            {
+                knee = x[i];
+                break;
+            }
+        }
+        ctx.SetMetric("knee_KB", knee);
+        // Least-squares line latency = a + b * size.
+        double n = x.size();
+        double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
+        double my = std::accumulate(y.begin(), y.end(), 0.0) / n;
+        double sxy = 0;
+        double sxx = 0;
+        double syy = 0;
+        for (size_t i = 0; i < x.size(); ++i)
+        {
+            sxy += (x[i] - mx) * (y[i] - my);
+            sxx += (x[i] - mx) * (x[i] - mx);
+            syy += (y[i] - my) * (y[i] - my);
+        }
+        if (sxx > 0 && syy > 0)
+        {
+            ctx.SetMetric("latency_slope_us_per_KB", sxy / sxx);
+            ctx.SetMetric(prefix + "latency_intercept_us", my - sxy / sxx * mx);
+            ctx.SetMetric(prefix + "latency_r2", sxy * sxy / (sxx * syy));
+        }
+        }
+
+  private:
+    Ptr<FcPingPong> m_client;
+    Ptr<FcPingPong> m_server;
+};
+
+} // namespace
+
+} // namespace ns3
+
+static const bool g_registered = lfsim::RegisterWorkload(
+    {"FcPingPong", "ns3::FcPingPongWorkload",
+     "FC only: the host of Hosts ping-pongs messages of growing size with the host of "
+     "Destinations",
+     {"fc"},
+     [](lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, lfsim::FabricNetwork& net)
+         -> std::unique_ptr<lfsim::InstalledWorkload>
+     {
+         return std::make_unique<ns3::FcPingPongInstalled>(ctx, w,
+                                                           dynamic_cast<ns3::FcNetwork&>(net));
+     }});

@@ -1,0 +1,528 @@
+#include "lfsim-graph.h"
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+
+namespace lfsim
+{
+
+uint32_t
+Graph::AddNode(const std::string& name, bool host)
+{
+    if (name.empty() || m_byName.count(name) || m_groups.count(name))
+    {
+        throw std::invalid_argument("topology: node name '" + name
+                                    + "' is empty or used twice; accepted: a unique name per "
+                                      "node");
+    }
+    const uint32_t id = m_nodes.size();
+    m_nodes.push_back({name, host, {}});
+    m_byName[name] = id;
+    auto& list = host ? m_hosts : m_switches;
+    m_rank.push_back(list.size());
+    list.push_back(id);
+    return id;
+}
+
+uint32_t
+Graph::AddPort(uint32_t node, const std::string& name)
+{
+    const uint32_t id = m_ports.size();
+    m_ports.push_back({node, uint32_t(m_nodes[node].ports.size()), name, NONE});
+    m_nodes[node].ports.push_back(id);
+    return id;
+}
+
+uint32_t
+Graph::AddLink(uint32_t portA, uint32_t portB, const std::string& speed,
+               const std::string& speedKey)
+{
+    const uint32_t id = m_links.size();
+    GraphLink l;
+    l.a = portA;
+    l.b = portB;
+    l.speed = speed;
+    l.speedKey = speedKey;
+    l.where = "link " + m_nodes[m_ports[portA].node].name + "-" + m_nodes[m_ports[portB].node].name;
+    m_links.push_back(std::move(l));
+    m_ports[portA].link = id;
+    m_ports[portB].link = id;
+    return id;
+}
+
+uint32_t
+Graph::Connect(uint32_t nodeA, uint32_t nodeB, const std::string& speed,
+               const std::string& speedKey)
+{
+    const uint32_t a = AddPort(nodeA);
+    const uint32_t b = AddPort(nodeB);
+    return AddLink(a, b, speed, speedKey);
+}
+
+void
+Graph::AddToGroup(const std::string& group, uint32_t node)
+{
+    auto it = m_byName.find(group);
+    if (it != m_byName.end() && m_nodes[it->second].host)
+    {
+        throw std::invalid_argument("topology: group name '" + group
+                                    + "' is a host's name; accepted: a group name that names "
+                                      "no host");
+    }
+    m_groups[group].push_back(node);
+}
+
+uint32_t
+Graph::FindNode(const std::string& name) const
+{
+    auto it = m_byName.find(name);
+    return it == m_byName.end() ? NONE : it->second;
+}
+
+uint32_t
+Graph::Peer(uint32_t port) const
+{
+    const uint32_t l = m_ports[port].link;
+    if (l == NONE)
+    {
+        return NONE;
+    }
+    return m_links[l].a == port ? m_links[l].b : m_links[l].a;
+}
+
+std::vector<uint32_t>
+Graph::HostPorts() const
+{
+    std::vector<uint32_t> out;
+    for (uint32_t h : m_hosts)
+    {
+        out.insert(out.end(), m_nodes[h].ports.begin(), m_nodes[h].ports.end());
+    }
+    return out;
+}
+
+std::vector<uint32_t>
+Graph::AddressOfPort() const
+{
+    std::vector<uint32_t> out(m_ports.size(), NONE);
+    uint32_t a = 0;
+    for (uint32_t p : HostPorts())
+    {
+        out[p] = a++;
+    }
+    return out;
+}
+
+std::vector<uint32_t>
+Graph::AddressesOf(uint32_t h) const
+{
+    uint32_t first = 0;
+    for (uint32_t k = 0; k < h; ++k)
+    {
+        first += m_nodes[m_hosts[k]].ports.size();
+    }
+    std::vector<uint32_t> out(m_nodes[m_hosts[h]].ports.size());
+    std::iota(out.begin(), out.end(), first);
+    return out;
+}
+
+std::string
+Graph::PortLabel(uint32_t port) const
+{
+    const GraphPort& p = m_ports[port];
+    const GraphNode& n = m_nodes[p.node];
+    if (n.host)
+    {
+        if (n.ports.size() == 1)
+        {
+            return n.name;
+        }
+        return n.name + "/" + (p.name.empty() ? "p" + std::to_string(p.number) : p.name);
+    }
+    return n.name + "/p" + std::to_string(p.number);
+}
+
+namespace
+{
+bool
+AllDigits(const std::string& s)
+{
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+std::string
+Trim(const std::string& s)
+{
+    size_t a = s.find_first_not_of(" \t");
+    size_t b = s.find_last_not_of(" \t");
+    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+/// "h12" -> ("h", "12"); no trailing digits -> (s, "").
+std::pair<std::string, std::string>
+SplitNumber(const std::string& s)
+{
+    size_t i = s.size();
+    while (i > 0 && std::isdigit(static_cast<unsigned char>(s[i - 1])))
+    {
+        --i;
+    }
+    return {s.substr(0, i), s.substr(i)};
+}
+} // namespace
+
+std::vector<uint32_t>
+Graph::SelectHosts(const std::string& expr, const std::string& key) const
+{
+    const std::string accepted
+        = "comma-separated host names (h0), name ranges (h1-h16), host number ranges (0-15), "
+          "groups of the topology or all, an item starting with ! removing hosts";
+    std::vector<uint32_t> out;
+    std::vector<bool> in(m_hosts.size(), false);
+    std::vector<bool> removed(m_hosts.size(), false);
+    auto fail = [&](const std::string& item, const std::string& why)
+    {
+        throw std::invalid_argument(key + ": got '" + expr + "'; accepted: " + accepted + " ('"
+                                    + item + "' " + why + ")");
+    };
+    size_t start = 0;
+    bool any = false;
+    while (start <= expr.size())
+    {
+        size_t end = expr.find(',', start);
+        if (end == std::string::npos)
+        {
+            end = expr.size();
+        }
+        std::string item = Trim(expr.substr(start, end - start));
+        start = end + 1;
+        if (item.empty())
+        {
+            if (end == expr.size() && any)
+            {
+                break;
+            }
+            fail(item, "is empty");
+        }
+        any = true;
+        const bool negate = item[0] == '!';
+        if (negate)
+        {
+            item = Trim(item.substr(1));
+        }
+        std::vector<uint32_t> sel; // host numbers
+        auto byName = [&](const std::string& name) -> uint32_t
+        {
+            const uint32_t n = FindNode(name);
+            return (n != NONE && m_nodes[n].host) ? m_rank[n] : NONE;
+        };
+        const size_t dash = item.find('-');
+        if (item == "all")
+        {
+            sel.resize(m_hosts.size());
+            std::iota(sel.begin(), sel.end(), 0);
+        }
+        else if (m_groups.count(item))
+        {
+            for (uint32_t node : m_groups.at(item))
+            {
+                if (m_nodes[node].host)
+                {
+                    sel.push_back(m_rank[node]);
+                }
+            }
+        }
+        else if (byName(item) != NONE)
+        {
+            sel.push_back(byName(item));
+        }
+        else if (AllDigits(item))
+        {
+            const unsigned long k = std::stoul(item);
+            if (item.size() > 9 || k >= m_hosts.size())
+            {
+                fail(item, "is not a host number below " + std::to_string(m_hosts.size()));
+            }
+            sel.push_back(k);
+        }
+        else if (dash != std::string::npos && dash > 0)
+        {
+            const std::string lo = Trim(item.substr(0, dash));
+            std::string hi = Trim(item.substr(dash + 1));
+            auto [prefix, first] = SplitNumber(lo);
+            auto [hiPrefix, last] = SplitNumber(hi);
+            if (first.empty() || last.empty() || (!hiPrefix.empty() && hiPrefix != prefix)
+                || first.size() > 9 || last.size() > 9)
+            {
+                fail(item, "is not a range such as h1-h16 or 0-15");
+            }
+            const unsigned long a = std::stoul(first);
+            const unsigned long b = std::stoul(last);
+            if (b < a)
+            {
+                fail(item, "ends before it starts");
+            }
+            for (unsigned long k = a; k <= b; ++k)
+            {
+                if (prefix.empty())
+                {
+                    if (k >= m_hosts.size())
+                    {
+                        fail(item, "goes beyond the last host number " +
+                                       std::to_string(m_hosts.size() - 1));
+                    }
+                    sel.push_back(k);
+                    continue;
+                }
+                const uint32_t h = byName(prefix + std::to_string(k));
+                if (h == NONE)
+                {
+                    fail(item, "names " + prefix + std::to_string(k) + ", which is not a host");
+                }
+                sel.push_back(h);
+            }
+        }
+        else
+        {
+            fail(item, "is not a host, a range or a group");
+        }
+        if (sel.empty())
+        {
+            fail(item, "selects no host");
+        }
+        for (uint32_t h : sel)
+        {
+            if (negate)
+            {
+                removed[h] = true;
+            }
+            else if (!in[h])
+            {
+                in[h] = true;
+                out.push_back(h);
+            }
+        }
+    }
+    out.erase(std::remove_if(out.begin(), out.end(), [&](uint32_t h) { return removed[h]; }),
+              out.end());
+    if (out.empty())
+    {
+        throw std::invalid_argument(key + ": got '" + expr + "'; accepted: " + accepted
+                                    + " (it selects no host)");
+    }
+    return out;
+}
+
+void
+Graph::Check(const std::string& key) const
+{
+    if (m_hosts.size() < 2)
+    {
+        throw std::invalid_argument(key + ": the topology has " + std::to_string(m_hosts.size())
+                                    + " host(s); accepted: a topology with at least 2 hosts");
+    }
+    for (uint32_t n = 0; n < m_nodes.size(); ++n)
+    {
+        if (m_nodes[n].ports.empty())
+        {
+            throw std::invalid_argument(key + ": node '" + m_nodes[n].name
+                                        + "' has no link; accepted: every node on a link");
+        }
+    }
+    for (const GraphLink& l : m_links)
+    {
+        if (m_ports[l.a].node == m_ports[l.b].node)
+        {
+            throw std::invalid_argument(key + ": " + l.where
+                                        + " joins a node to itself; accepted: links between two "
+                                          "different nodes");
+        }
+    }
+    // Switch components (hosts do not forward), and which of them each host reaches.
+    std::vector<uint32_t> comp(m_switches.size(), NONE);
+    const SwitchGraph adj = Adjacency();
+    uint32_t ncomp = 0;
+    for (uint32_t s = 0; s < m_switches.size(); ++s)
+    {
+        if (comp[s] != NONE)
+        {
+            continue;
+        }
+        std::vector<uint32_t> stack{s};
+        comp[s] = ncomp;
+        while (!stack.empty())
+        {
+            uint32_t x = stack.back();
+            stack.pop_back();
+            for (auto [nb, port] : adj[x])
+            {
+                if (comp[nb] == NONE)
+                {
+                    comp[nb] = ncomp;
+                    stack.push_back(nb);
+                }
+            }
+        }
+        ++ncomp;
+    }
+    // A host reaches another if they share a switch component (or, with no switch at all, are
+    // cabled to each other). Hosts are grouped by their set of components (few distinct sets,
+    // e.g. {A, B} for dual fabrics), then the sets compared pairwise.
+    std::map<std::set<uint32_t>, uint32_t> kinds; // component set -> first host with it
+    for (uint32_t h = 0; h < m_hosts.size(); ++h)
+    {
+        std::set<uint32_t> cs;
+        for (uint32_t p : m_nodes[m_hosts[h]].ports)
+        {
+            const uint32_t node = m_ports[Peer(p)].node;
+            if (!m_nodes[node].host)
+            {
+                cs.insert(comp[m_rank[node]]);
+            }
+            else if (!m_switches.empty())
+            {
+                throw std::invalid_argument(key + ": host '" + m_nodes[m_hosts[h]].name
+                                            + "' is cabled to host '" + m_nodes[node].name
+                                            + "'; accepted: hosts cabled to switches (or two "
+                                              "hosts and no switch)");
+            }
+        }
+        kinds.emplace(cs, h);
+    }
+    if (m_switches.empty())
+    {
+        if (m_hosts.size() != 2)
+        {
+            throw std::invalid_argument(key + ": " + std::to_string(m_hosts.size())
+                                        + " hosts and no switch; accepted: two hosts cabled to "
+                                          "each other, or a switch");
+        }
+        return;
+    }
+    for (auto i = kinds.begin(); i != kinds.end(); ++i)
+    {
+        for (auto j = std::next(i); j != kinds.end(); ++j)
+        {
+            bool share = false;
+            for (uint32_t c : i->first)
+            {
+                share = share || j->first.count(c);
+            }
+            if (!share)
+            {
+                throw std::invalid_argument(key + ": host '" + m_nodes[m_hosts[j->second]].name
+                                            + "' has no route to host '"
+                                            + m_nodes[m_hosts[i->second]].name
+                                            + "'; accepted: a graph where every host reaches "
+                                              "every other through switches");
+            }
+        }
+    }
+}
+
+SwitchGraph
+Graph::Adjacency(uint32_t without) const
+{
+    // Each switch's neighbours in the order of its port numbers (ECMP sets follow it).
+    SwitchGraph g(m_switches.size());
+    for (uint32_t s = 0; s < m_switches.size(); ++s)
+    {
+        for (uint32_t p : m_nodes[m_switches[s]].ports)
+        {
+            const uint32_t link = m_ports[p].link;
+            const uint32_t peer = Peer(p);
+            if (link == without || peer == NONE || m_nodes[m_ports[peer].node].host)
+            {
+                continue;
+            }
+            g[s].push_back({m_rank[m_ports[peer].node], m_ports[p].number});
+        }
+    }
+    return g;
+}
+
+RouteTable
+Graph::Routes(Routing routing, uint32_t failed, bool stale) const
+{
+    const uint32_t ns = m_switches.size();
+    const std::vector<uint32_t> addresses = HostPorts();
+    const uint32_t na = addresses.size();
+    const SwitchGraph adj = Adjacency();
+    const SwitchGraph after = failed == NONE ? SwitchGraph() : Adjacency(failed);
+    uint32_t endA = NONE;
+    uint32_t endB = NONE;
+    if (failed != NONE)
+    {
+        endA = m_rank[m_ports[m_links[failed].a].node];
+        endB = m_rank[m_ports[m_links[failed].b].node];
+    }
+    RouteTable t;
+    t.m_sets.assign(ns, {{}}); // set 0 of every switch: no route
+    t.m_setOf.assign(ns, std::vector<uint32_t>(na, 0));
+    // UpDown's root in each plane (switch component): its first switch.
+    std::vector<uint32_t> root(ns, NONE);
+    for (uint32_t s = 0; s < ns; ++s)
+    {
+        if (root[s] != NONE)
+        {
+            continue;
+        }
+        std::vector<uint32_t> stack{s};
+        root[s] = s;
+        while (!stack.empty())
+        {
+            const uint32_t x = stack.back();
+            stack.pop_back();
+            for (auto [nb, port] : adj[x])
+            {
+                if (root[nb] == NONE)
+                {
+                    root[nb] = s;
+                    stack.push_back(nb);
+                }
+            }
+        }
+    }
+    // Per home switch, computed once: each switch's ports toward it, and the set index it got.
+    std::map<uint32_t, std::vector<uint32_t>> setAt; // home -> set index at every switch
+    for (uint32_t a = 0; a < na; ++a)
+    {
+        const uint32_t peer = Peer(addresses[a]);
+        const GraphPort& hp = m_ports[peer];
+        if (m_nodes[hp.node].host)
+        {
+            continue; // cabled to another host: no switch routes it
+        }
+        const uint32_t home = m_rank[hp.node];
+        auto it = setAt.find(home);
+        if (it == setAt.end())
+        {
+            const auto before = RoutePorts(routing, adj, home, root[home]);
+            const auto now = failed == NONE ? before : RoutePorts(routing, after, home, root[home]);
+            std::vector<uint32_t> index(ns, 0);
+            for (uint32_t s = 0; s < ns; ++s)
+            {
+                const bool reconverged = s == endA || s == endB || !stale;
+                const auto& ports = (failed != NONE && reconverged) ? now[s] : before[s];
+                if (s != home && !ports.empty())
+                {
+                    index[s] = t.m_sets[s].size();
+                    t.m_sets[s].push_back(ports);
+                }
+            }
+            it = setAt.emplace(home, std::move(index)).first;
+        }
+        for (uint32_t s = 0; s < ns; ++s)
+        {
+            t.m_setOf[s][a] = it->second[s];
+        }
+        t.m_setOf[home][a] = t.m_sets[home].size();
+        t.m_sets[home].push_back({hp.number});
+    }
+    return t;
+}
+
+} // namespace lfsim

@@ -1,0 +1,196 @@
+/*
+ * The network as a graph, whatever the link technology: hosts and switches, their ports, and
+ * the cables between ports. Topology generators and files produce one; each fabric turns it
+ * into devices and channels of its technology (FC N_Ports and E_Ports, Ethernet ports), and
+ * the routing every fabric's switches use is computed on it.
+ */
+#ifndef LFSIM_GRAPH_H
+#define LFSIM_GRAPH_H
+
+#include "lfsim-routing.h"
+
+#include "ns3/nstime.h"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace lfsim
+{
+
+constexpr uint32_t NONE = std::numeric_limits<uint32_t>::max();
+
+struct GraphNode
+{
+    std::string name;
+    bool host = false;
+    std::vector<uint32_t> ports; ///< its ports, by port number
+};
+
+struct GraphPort
+{
+    uint32_t node = NONE;
+    uint32_t number = 0;  ///< on its node: 0, 1, ...
+    std::string name;     ///< optional, for a host port (e.g. the plane "A")
+    uint32_t link = NONE; ///< the cable it is on
+};
+
+/// One cable between two ports.
+struct GraphLink
+{
+    uint32_t a = NONE; ///< port
+    uint32_t b = NONE; ///< port
+    /// Line rate by the fabric's name for it ("25GbE", "32GFC"); empty: the device's default.
+    std::string speed;
+    /// Where the speed was given (e.g. "topology.HostSpeed", "links[3].speed"), for errors.
+    std::string speedKey;
+    double length = -1;      ///< metres; < 0: the channel's default Length
+    ns3::Time delay{-1};     ///< >= 0: propagation delay instead of a length
+    /// Attributes set on this cable's channel and its two devices only: (TypeId, name, value).
+    std::vector<std::array<std::string, 3>> attributes;
+    std::string where; ///< e.g. "links[3]" or "topology.txt line 12", for errors
+};
+
+/// A route: the switch ports toward one destination address at every switch.
+class RouteTable
+{
+  public:
+    /// Ports of switch `s` toward address `a` (empty: no route).
+    const std::vector<uint32_t>&
+    Ports(uint32_t s, uint32_t a) const
+    {
+        return m_sets[s][m_setOf[s][a]];
+    }
+    uint32_t
+    Switches() const
+    {
+        return m_setOf.size();
+    }
+    uint32_t
+    Addresses() const
+    {
+        return m_setOf.empty() ? 0 : m_setOf[0].size();
+    }
+    /// Per switch: the distinct port sets, and which one each address uses (most addresses
+    /// share a set, so a 10,000-host fabric holds a few sets per switch, not 10,000 vectors).
+    std::vector<std::vector<std::vector<uint32_t>>> m_sets;
+    std::vector<std::vector<uint32_t>> m_setOf;
+};
+
+class Graph
+{
+  public:
+    /// Throws std::invalid_argument if the name is taken or empty.
+    uint32_t AddNode(const std::string& name, bool host);
+    /// A new port on `node`, numbered after its others.
+    uint32_t AddPort(uint32_t node, const std::string& name = "");
+    /// A cable between two free ports.
+    uint32_t AddLink(uint32_t portA, uint32_t portB, const std::string& speed = "",
+                     const std::string& speedKey = "");
+    /// A new port on each node and a cable between them; returns the link.
+    uint32_t Connect(uint32_t nodeA, uint32_t nodeB, const std::string& speed = "",
+                     const std::string& speedKey = "");
+    /// Adds `node` to a named group (e.g. "leaf0", "pod1"): host selections may use its name.
+    void AddToGroup(const std::string& group, uint32_t node);
+
+    const std::vector<GraphNode>&
+    Nodes() const
+    {
+        return m_nodes;
+    }
+    const std::vector<GraphPort>&
+    Ports() const
+    {
+        return m_ports;
+    }
+    std::vector<GraphLink>&
+    Links()
+    {
+        return m_links;
+    }
+    const std::vector<GraphLink>&
+    Links() const
+    {
+        return m_links;
+    }
+    const std::map<std::string, std::vector<uint32_t>>&
+    Groups() const
+    {
+        return m_groups;
+    }
+    /// Node by name, or NONE.
+    uint32_t FindNode(const std::string& name) const;
+
+    /// Node index of every host, in host order (the order they were added).
+    const std::vector<uint32_t>&
+    Hosts() const
+    {
+        return m_hosts;
+    }
+    /// Node index of every switch, in switch order.
+    const std::vector<uint32_t>&
+    Switches() const
+    {
+        return m_switches;
+    }
+    /// Host number (0..) of a host node, switch number of a switch node.
+    uint32_t
+    Rank(uint32_t node) const
+    {
+        return m_rank[node];
+    }
+    /// The port at the other end of a port's cable (NONE if it has none).
+    uint32_t Peer(uint32_t port) const;
+
+    /// Host ports in address order: host by host, each host's ports by number. A fabric
+    /// numbers its addresses (FC N_Ports, IP addresses) in this order.
+    std::vector<uint32_t> HostPorts() const;
+    /// Address (index in HostPorts()) of each host port; NONE for switch ports.
+    std::vector<uint32_t> AddressOfPort() const;
+    /// The addresses of host `h` (host number), by port number.
+    std::vector<uint32_t> AddressesOf(uint32_t h) const;
+
+    /// A port's label: a one-port host's name ("h3"); "h3/A" or "h3/p1" for a host with
+    /// several ports (its port's name, else its number); "leaf0/p2" for a switch port.
+    std::string PortLabel(uint32_t port) const;
+
+    /// Hosts (host numbers) selected by `expr`: comma-separated items, each `all`, a node
+    /// name, a name range `h1-h16` (same prefix, numeric suffixes), an index range `0-15`
+    /// (host numbers), or a group name; an item starting with `!` removes what it selects.
+    /// Order: as the items list them (each group in host order), repeats dropped. Throws
+    /// std::invalid_argument "KEY: got 'EXPR'; accepted: ..." when an item selects nothing.
+    std::vector<uint32_t> SelectHosts(const std::string& expr, const std::string& key) const;
+
+    /// Throws std::invalid_argument when the graph cannot be built: a port without a cable, a
+    /// host with no port, a cable between two ports of one node, switches that are not all
+    /// reachable from every host.
+    void Check(const std::string& key) const;
+
+    /// The inter-switch links as routing sees them: per switch number, (neighbour switch,
+    /// local port number) per cable, by port number. `without`: a link to leave out (NONE:
+    /// none).
+    SwitchGraph Adjacency(uint32_t without = NONE) const;
+
+    /// Every switch's ports toward every address (HostPorts() order), as `routing` fills the
+    /// tables. With `failed` (a link index), the switches at its ends route around it, and so
+    /// does every other switch unless `stale` (their tables still from before the failure).
+    RouteTable Routes(Routing routing, uint32_t failed = NONE, bool stale = false) const;
+
+  private:
+    std::vector<GraphNode> m_nodes;
+    std::vector<GraphPort> m_ports;
+    std::vector<GraphLink> m_links;
+    std::vector<uint32_t> m_hosts;
+    std::vector<uint32_t> m_switches;
+    std::vector<uint32_t> m_rank;
+    std::unordered_map<std::string, uint32_t> m_byName;
+    std::map<std::string, std::vector<uint32_t>> m_groups;
+};
+
+} // namespace lfsim
+
+#endif

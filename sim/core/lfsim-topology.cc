@@ -1,0 +1,337 @@
+#include "lfsim-topology.h"
+
+#include "lfsim-attributes.h"
+
+#include "ns3/boolean.h"
+#include "ns3/enum.h"
+#include "ns3/object-factory.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(Topology);
+
+TypeId
+Topology::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::Topology")
+              .SetParent<Object>()
+              .SetGroupName("Lfsim")
+              .AddAttribute("Routing",
+                            "How switches fill their tables: ShortestPath (every equal-cost "
+                            "shortest path, as FSPF or OSPF/BGP with ECMP converge to), UpDown "
+                            "(up*/down* from the first switch of each plane: no cycle of buffer "
+                            "dependencies) or Clockwise (Ring only: always toward the next "
+                            "switch, a cyclic buffer dependency).",
+                            EnumValue(int(lfsim::SHORTEST_PATH)),
+                            MakeEnumAccessor(&Topology::m_routing), lfsim::RoutingChecker())
+              .AddAttribute("Planes",
+                            "1, or 2 for dual fabrics: the generator's switches built twice, "
+                            "planes A and B side by side (switches A/leaf0, B/leaf0), every host "
+                            "cabled to both (ports h0/A and h0/B).",
+                            UintegerValue(1), MakeUintegerAccessor(&Topology::m_planes),
+                            MakeUintegerChecker<uint32_t>(1, 2))
+              .AddAttribute("HostSpeed",
+                            "Line rate of host links, by the fabric's name for it (25GbE, "
+                            "32GFC, ...); empty: the port's own default (RoceNetDevice::Speed, "
+                            "FcNetDevice::Speed).",
+                            StringValue(""), MakeStringAccessor(&Topology::m_hostSpeed),
+                            MakeStringChecker())
+              .AddAttribute("UplinkSpeed",
+                            "Line rate of switch-to-switch links; empty: HostSpeed.",
+                            StringValue(""), MakeStringAccessor(&Topology::m_uplinkSpeed),
+                            MakeStringChecker())
+              .AddAttribute("LinkFailure",
+                            "The link between two switches, named A-B (e.g. leaf0-spine0), is "
+                            "down for the whole run; empty: none. Routes avoid it (see "
+                            "StaleRoutes).",
+                            StringValue(""), MakeStringAccessor(&Topology::m_linkFailure),
+                            MakeStringChecker())
+              .AddAttribute("StaleRoutes",
+                            "With LinkFailure: only the two switches at its ends have "
+                            "reconverged; every other switch still forwards with its tables from "
+                            "before the failure, the transient in which routing loops form (Hu "
+                            "et al., HotNets 2016). False: every switch has reconverged.",
+                            BooleanValue(false), MakeBooleanAccessor(&Topology::m_staleRoutes),
+                            MakeBooleanChecker());
+    return tid;
+}
+
+uint32_t
+Topology::HostLink(lfsim::Graph& g, uint32_t host, uint32_t sw) const
+{
+    return g.Connect(host, sw, m_hostSpeed, std::string(KEY) + ".HostSpeed");
+}
+
+uint32_t
+Topology::Uplink(lfsim::Graph& g, uint32_t a, uint32_t b) const
+{
+    const bool own = !m_uplinkSpeed.empty();
+    return g.Connect(a, b, own ? m_uplinkSpeed : m_hostSpeed,
+                     std::string(KEY) + (own ? ".UplinkSpeed" : ".HostSpeed"));
+}
+
+namespace
+{
+
+/// Plane A and plane B of a one-plane graph: hosts once, switches twice, every link twice.
+lfsim::Graph
+TwoPlanes(const lfsim::Graph& g)
+{
+    lfsim::Graph d;
+    const char* plane[2] = {"A", "B"};
+    std::vector<uint32_t> node[2];
+    for (int k = 0; k < 2; ++k)
+    {
+        node[k].resize(g.Nodes().size());
+    }
+    for (uint32_t n = 0; n < g.Nodes().size(); ++n)
+    {
+        if (g.Nodes()[n].host)
+        {
+            node[0][n] = node[1][n] = d.AddNode(g.Nodes()[n].name, true);
+        }
+    }
+    for (int k = 0; k < 2; ++k)
+    {
+        for (uint32_t n = 0; n < g.Nodes().size(); ++n)
+        {
+            if (!g.Nodes()[n].host)
+            {
+                node[k][n] = d.AddNode(std::string(plane[k]) + "/" + g.Nodes()[n].name, false);
+            }
+        }
+    }
+    for (int k = 0; k < 2; ++k)
+    {
+        for (const lfsim::GraphLink& l : g.Links())
+        {
+            const lfsim::GraphPort& a = g.Ports()[l.a];
+            const lfsim::GraphPort& b = g.Ports()[l.b];
+            const uint32_t pa = d.AddPort(node[k][a.node], g.Nodes()[a.node].host ? plane[k] : "");
+            const uint32_t pb = d.AddPort(node[k][b.node], g.Nodes()[b.node].host ? plane[k] : "");
+            lfsim::GraphLink& copy = d.Links()[d.AddLink(pa, pb)];
+            const std::string where = copy.where;
+            copy = l;
+            copy.a = pa;
+            copy.b = pb;
+            copy.where = std::string(plane[k]) + ": " + l.where;
+        }
+    }
+    for (const auto& [group, members] : g.Groups())
+    {
+        for (uint32_t n : members)
+        {
+            if (g.Nodes()[n].host)
+            {
+                d.AddToGroup(group, node[0][n]);
+            }
+        }
+    }
+    for (int k = 0; k < 2; ++k)
+    {
+        for (uint32_t n : g.Switches())
+        {
+            d.AddToGroup(plane[k], node[k][n]);
+        }
+    }
+    return d;
+}
+
+} // namespace
+
+lfsim::Graph
+Topology::Build()
+{
+    lfsim::Graph g;
+    Generate(g);
+    if (m_planes == 2)
+    {
+        if (g.Switches().empty())
+        {
+            throw std::invalid_argument("topology.Planes: got 2; accepted: 1 for a topology "
+                                        "without switches");
+        }
+        g = TwoPlanes(g);
+    }
+    g.Check(KEY);
+    m_failed = lfsim::NONE;
+    if (!m_linkFailure.empty())
+    {
+        // Node names may contain '-': try every split into two switch names.
+        const std::string& v = m_linkFailure;
+        for (size_t dash = v.find('-'); dash != std::string::npos && m_failed == lfsim::NONE;
+             dash = v.find('-', dash + 1))
+        {
+            const uint32_t a = g.FindNode(v.substr(0, dash));
+            const uint32_t b = g.FindNode(v.substr(dash + 1));
+            if (a == lfsim::NONE || b == lfsim::NONE || g.Nodes()[a].host || g.Nodes()[b].host)
+            {
+                continue;
+            }
+            for (uint32_t p : g.Nodes()[a].ports)
+            {
+                if (g.Ports()[g.Peer(p)].node == b)
+                {
+                    m_failed = g.Ports()[p].link;
+                    break;
+                }
+            }
+        }
+        if (m_failed == lfsim::NONE)
+        {
+            throw std::invalid_argument("topology.LinkFailure: got '" + v
+                                        + "'; accepted: two switches joined by a link, as "
+                                          "A-B (e.g. leaf0-spine0), or empty");
+        }
+    }
+    if (lfsim::Routing(m_routing) == lfsim::CLOCKWISE)
+    {
+        const lfsim::SwitchGraph adj = g.Adjacency();
+        for (uint32_t s = 0; s < adj.size(); ++s)
+        {
+            const uint32_t next = (s + 1) % adj.size();
+            bool found = false;
+            for (auto [nb, port] : adj[s])
+            {
+                found = found || nb == next;
+            }
+            if (!found || adj.size() < 3)
+            {
+                throw std::invalid_argument("topology.Routing: Clockwise needs a ring (switch s "
+                                            "linked to s+1 mod n); accepted: ShortestPath or "
+                                            "UpDown, or generator Ring");
+            }
+        }
+    }
+    return g;
+}
+
+} // namespace ns3
+
+namespace lfsim
+{
+
+static std::vector<TopologyInfo>&
+TopologyRegistry()
+{
+    static std::vector<TopologyInfo> r;
+    return r;
+}
+
+bool
+RegisterTopology(TopologyInfo info)
+{
+    TopologyRegistry().push_back(std::move(info));
+    return true;
+}
+
+const std::vector<TopologyInfo>&
+Topologies()
+{
+    return TopologyRegistry();
+}
+
+const TopologyInfo&
+FindTopology(const std::string& name)
+{
+    std::string accepted;
+    for (const auto& t : Topologies())
+    {
+        if (t.name == name)
+        {
+            return t;
+        }
+        accepted += (accepted.empty() ? "" : ", ") + t.name;
+    }
+    throw std::invalid_argument("topology.generator: got '" + name + "'; accepted: one of "
+                                + accepted);
+}
+
+ns3::Ptr<ns3::Object>
+CreateWithAttributes(const std::string& typeId,
+                     const std::vector<std::pair<std::string, std::string>>& attrs,
+                     const std::string& prefix)
+{
+    ns3::ObjectFactory f(typeId);
+    for (const auto& [name, value] : attrs)
+    {
+        std::string why = CheckValue(typeId, name, value);
+        if (!why.empty())
+        {
+            throw std::invalid_argument(prefix + "." + name + ": got '" + value
+                                        + "'; accepted: " + why);
+        }
+        f.Set(name, ns3::StringValue(value));
+    }
+    return f.Create<ns3::Object>();
+}
+
+ns3::Ptr<ns3::Topology>
+MakeTopology(const InstanceConfig& cfg)
+{
+    ns3::Ptr<ns3::Topology> t
+        = CreateWithAttributes(cfg.typeId, cfg.attributes, "topology")->GetObject<ns3::Topology>();
+    if (!t)
+    {
+        throw std::invalid_argument("topology: " + cfg.typeId + " is not a topology generator");
+    }
+    t->SetTables(cfg.tables);
+    return t;
+}
+
+std::vector<uint32_t>
+ParseRunLengths(const std::string& text, const std::string& key)
+{
+    std::vector<uint32_t> out;
+    size_t start = 0;
+    auto fail = [&]()
+    {
+        throw std::invalid_argument(key + ": got '" + text
+                                    + "'; accepted: a comma-separated list of numbers, x*n "
+                                      "repeating x n times, e.g. 0,1*16,0");
+    };
+    while (start < text.size())
+    {
+        size_t end = text.find(',', start);
+        if (end == std::string::npos)
+        {
+            end = text.size();
+        }
+        std::string item = text.substr(start, end - start);
+        start = end + 1;
+        item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
+        size_t star = item.find('*');
+        std::string v = item.substr(0, star);
+        std::string n = star == std::string::npos ? "1" : item.substr(star + 1);
+        auto number = [&](const std::string& s) -> unsigned long
+        {
+            if (s.empty() || s.size() > 7
+                || !std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
+            {
+                fail();
+            }
+            return std::stoul(s);
+        };
+        const unsigned long value = number(v);
+        const unsigned long count = number(n);
+        if (count == 0 || out.size() + count > 10000000)
+        {
+            fail();
+        }
+        out.insert(out.end(), count, value);
+    }
+    if (out.empty())
+    {
+        fail();
+    }
+    return out;
+}
+
+} // namespace lfsim

@@ -1,0 +1,215 @@
+"""Readers of the HPCC simulator's input files (github.com/alibaba-edu/High-Precision-Congestion-
+Control, also ns3-datacenter): ``topology.txt`` and ``flow.txt``, into lfsim's graph and flow
+lists. Every error names the file, the line and the field.
+
+topology.txt: a first line ``NODES SWITCHES LINKS``, a line of the switches' node ids, then one
+line per link ``SRC DST RATE DELAY ERROR_RATE`` (e.g. ``0 320 100Gbps 1000ns 0``). Node ids not
+listed as switches are hosts. Names: host id k is ``hk``, switch id k ``swk``.
+
+flow.txt: a first line with the number of flows N, then N lines ``SRC DST PRIORITY DPORT SIZE
+START`` (SIZE in bytes, START in seconds); lines after the N-th are not read (the simulator
+does the same, and its example file ends with notes).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from .errors import ScenarioError, quote
+
+# Ethernet rates lfsim models (RoceNetDevice): an HPCC rate maps to one of these.
+ETHERNET_GBPS = (10, 25, 40, 50, 100, 200, 400)
+_RATE_RE = re.compile(r"(\d+(?:\.\d+)?)(Gbps|Mbps|Kbps|bps)")
+_UNIT_BPS = {"Gbps": 10**9, "Mbps": 10**6, "Kbps": 10**3, "bps": 1}
+
+
+class Located(dict):
+    """A mapping read from a file, with where it came from (for error messages)."""
+
+    def __init__(self, data: dict, source: str, line: int):
+        super().__init__(data)
+        self.source = source
+        self.line = line
+
+
+def host_name(node_id: int) -> str:
+    return f"h{node_id}"
+
+
+def switch_name(node_id: int) -> str:
+    return f"sw{node_id}"
+
+
+def _lines(path: Path) -> list[tuple[int, list[str]]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ScenarioError(f"{path}: cannot read ({reason}); accepted: a readable text file")
+    return [(n, line.split()) for n, line in enumerate(text.splitlines(), start=1)]
+
+
+def _int(path: Path, line: int, field: str, text: str, lo: int, hi: int) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = None
+    if v is None or not lo <= v <= hi:
+        raise ScenarioError(
+            f"{path} line {line}, field {field}: got {quote(text)}; accepted: an integer in "
+            f"{lo}..{hi}"
+        )
+    return v
+
+
+def ethernet_speed(path: Path, line: int, text: str) -> str:
+    """``100Gbps`` -> ``100GbE``."""
+    m = _RATE_RE.fullmatch(text)
+    accepted = ", ".join(f"{g}Gbps" for g in ETHERNET_GBPS)
+    if m:
+        bps = Decimal(m.group(1)) * _UNIT_BPS[m.group(2)]
+        for g in ETHERNET_GBPS:
+            if bps == g * 10**9:
+                return f"{g}GbE"
+    raise ScenarioError(
+        f"{path} line {line}, field rate: got {quote(text)}; accepted: one of {accepted} (the "
+        "Ethernet rates lfsim models)"
+    )
+
+
+def read_topology(path: Path) -> dict:
+    """A topology.txt -> {"nodes": [...], "links": [...]} in the scenario's graph form."""
+    lines = [(n, f) for n, f in _lines(path) if f]
+    if len(lines) < 2:
+        raise ScenarioError(
+            f"{path}: {len(lines)} non-empty line(s); accepted: 'NODES SWITCHES LINKS', the "
+            "switch ids, then one line per link"
+        )
+    n0, head = lines[0]
+    if len(head) != 3:
+        raise ScenarioError(
+            f"{path} line {n0}: got {quote(' '.join(head))}; accepted: 'NODES SWITCHES LINKS'"
+        )
+    nodes = _int(path, n0, "nodes", head[0], 2, 10**7)
+    switches = _int(path, n0, "switches", head[1], 0, nodes)
+    links = _int(path, n0, "links", head[2], 1, 10**8)
+    n1, ids = lines[1]
+    if len(ids) != switches:
+        raise ScenarioError(
+            f"{path} line {n1}: {len(ids)} switch ids; accepted: {switches} (the first line's "
+            "SWITCHES), each a node id"
+        )
+    switch_ids = set()
+    for i, text in enumerate(ids):
+        v = _int(path, n1, f"switch {i + 1}", text, 0, nodes - 1)
+        if v in switch_ids:
+            raise ScenarioError(f"{path} line {n1}: switch id {v} twice; accepted: each once")
+        switch_ids.add(v)
+    body = lines[2:]
+    if len(body) != links:
+        raise ScenarioError(
+            f"{path}: {len(body)} link lines; accepted: {links} (the first line's LINKS)"
+        )
+    name = {k: (switch_name(k) if k in switch_ids else host_name(k)) for k in range(nodes)}
+    out_nodes = [{"name": name[k], "kind": "host"} for k in range(nodes) if k not in switch_ids]
+    out_nodes += [{"name": name[k], "kind": "switch"} for k in sorted(switch_ids)]
+    out_links = []
+    for n, f in body:
+        if len(f) != 5:
+            raise ScenarioError(
+                f"{path} line {n}: got {quote(' '.join(f))}; accepted: 'SRC DST RATE DELAY "
+                "ERROR_RATE'"
+            )
+        a = _int(path, n, "src", f[0], 0, nodes - 1)
+        b = _int(path, n, "dst", f[1], 0, nodes - 1)
+        if a == b:
+            raise ScenarioError(f"{path} line {n}, field dst: got {quote(f[1])}; accepted: a node other than src")
+        speed = ethernet_speed(path, n, f[2])
+        delay = f[3]
+        from .scenario import time_seconds  # noqa: PLC0415
+
+        if time_seconds(delay) is None or time_seconds(delay) < 0:
+            raise ScenarioError(
+                f"{path} line {n}, field delay: got {quote(delay)}; accepted: a time >= 0 with "
+                "a unit, e.g. 1000ns"
+            )
+        try:
+            err = float(f[4])
+        except ValueError:
+            err = None
+        if err != 0:
+            raise ScenarioError(
+                f"{path} line {n}, field error_rate: got {quote(f[4])}; accepted: 0 (lfsim's "
+                "Ethernet links do not corrupt frames)"
+            )
+        out_links.append(
+            Located({"a": name[a], "b": name[b], "speed": speed, "delay": delay}, str(path), n)
+        )
+    return {"nodes": out_nodes, "links": out_links}
+
+
+def seconds_to_time(path: Path, line: int, text: str) -> str:
+    """``2.000001`` (seconds) -> ``2000001000000ps`` exactly."""
+    try:
+        s = Decimal(text)
+    except InvalidOperation:
+        s = None
+    if s is None or not s.is_finite() or s < 0 or s > 10**6:
+        raise ScenarioError(
+            f"{path} line {line}, field start_time: got {quote(text)}; accepted: seconds >= 0"
+        )
+    ps = s * 10**12
+    if ps != ps.to_integral_value():
+        raise ScenarioError(
+            f"{path} line {line}, field start_time: got {quote(text)}; accepted: seconds to "
+            "the picosecond"
+        )
+    return f"{int(ps)}ps"
+
+
+def read_flows(path: Path) -> list[dict]:
+    """A flow.txt -> the flow list of a Flows workload."""
+    lines = [(n, f) for n, f in _lines(path) if f]
+    if not lines:
+        raise ScenarioError(f"{path}: empty; accepted: the number of flows, then one per line")
+    n0, head = lines[0]
+    if len(head) != 1:
+        raise ScenarioError(
+            f"{path} line {n0}: got {quote(' '.join(head))}; accepted: the number of flows"
+        )
+    count = _int(path, n0, "flows", head[0], 1, 10**8)
+    body = lines[1 : 1 + count]
+    if len(body) < count:
+        raise ScenarioError(
+            f"{path}: {len(body)} flow lines; accepted: {count} (the first line's count)"
+        )
+    flows = []
+    for n, f in body:
+        if len(f) != 6:
+            raise ScenarioError(
+                f"{path} line {n}: got {quote(' '.join(f))}; accepted: 'SRC DST PRIORITY DPORT "
+                "SIZE START_TIME'"
+            )
+        src = _int(path, n, "src", f[0], 0, 10**7)
+        dst = _int(path, n, "dst", f[1], 0, 10**7)
+        prio = _int(path, n, "priority", f[2], 0, 7)
+        _int(path, n, "dport", f[3], 0, 65535)
+        size = _int(path, n, "size", f[4], 1, 2**31)
+        start = seconds_to_time(path, n, f[5])
+        flows.append(
+            Located(
+                {
+                    "src": host_name(src),
+                    "dst": host_name(dst),
+                    "size": size,
+                    "start": start,
+                    "priority": prio,
+                    "messages": 1,
+                },
+                str(path),
+                n,
+            )
+        )
+    return flows

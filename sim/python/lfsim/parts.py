@@ -1,0 +1,564 @@
+"""The shared parts of a scenario besides the fabric: its topology and its workloads.
+
+``topology:`` names a generator and its attributes, or lists a graph (inline or in a file: a
+YAML file of nodes and links, or an HPCC/ns3-datacenter ``topology.txt``). ``workload:`` maps
+names to patterns and their attributes (a ``Flows`` pattern also takes a flow list, inline or
+from a YAML file or an HPCC ``flow.txt``). Both are resolved here, before anything runs, into
+the form ``config.yaml`` keeps (every attribute with its value, files embedded) and into what
+``_core.run`` takes.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from . import core as _core
+from . import hpcc
+from .errors import ScenarioError, quote
+
+GENERATOR = "generator"
+PATTERN = "pattern"
+# Keys of a topology section that are not attributes.
+TOPOLOGY_KEYS = (GENERATOR, "file", "nodes", "links", "groups")
+# Keys of a workload item that are not attributes.
+WORKLOAD_KEYS = (PATTERN, "flows", "file")
+GRAPH = "Graph"
+FLOWS = "Flows"
+
+
+def _topologies() -> dict[str, dict]:
+    return {t["name"]: t for t in _core.core().topologies()}
+
+
+def _patterns() -> dict[str, dict]:
+    return {w["name"]: w for w in _core.core().workloads()}
+
+
+def instance_attributes(type_id: str) -> list[dict]:
+    """Attributes an instance of ``type_id`` takes: its ancestors' (below ns3::Object), then its
+    own."""
+    out: list[dict] = []
+    for parent in [*_core.core().parents(type_id), type_id]:
+        out.extend(_core.attributes(parent))
+    return out
+
+
+def _resolve_attributes(key: str, type_id: str, given: Mapping[str, Any]) -> dict[str, str]:
+    """Every attribute of the instance as a string: given values checked, defaults filled."""
+    from .scenario import to_core_string  # noqa: PLC0415 (scenario imports this module)
+
+    attrs = instance_attributes(type_id)
+    known = [a["name"] for a in attrs]
+    values: dict[str, str] = {}
+    for attr, value in given.items():
+        attr = str(attr)
+        if attr not in known:
+            raise ScenarioError(f"{key}.{attr} does not exist; accepted: {', '.join(known)}")
+        text = to_core_string(value)
+        if text is None:
+            raise ScenarioError(f"{key}.{attr}: got {quote(value)}; accepted: a single value")
+        phrase = _core.check_value(type_id, attr, text)
+        if phrase is not None:
+            raise ScenarioError(f"{key}.{attr}: got {quote(text)}; accepted: {phrase}")
+        values[attr] = text
+    return {a["name"]: values.get(a["name"], str(a["default"])) for a in attrs}
+
+
+def _where(item: Any, fallback: str) -> str:
+    line = getattr(item, "line", None)
+    source = getattr(item, "source", None)
+    if line is not None and source is not None:
+        return f"{source} line {line}"
+    return fallback
+
+
+# ---------------------------------------------------------------------------------------------
+# Topology
+
+
+def _read_graph_file(path: Path, key: str) -> dict:
+    """A topology file: YAML with nodes/links (and groups), or an HPCC topology.txt."""
+    from .scenario import read_yaml  # noqa: PLC0415
+
+    if not path.is_file():
+        raise ScenarioError(
+            f"{key}: file '{path}' does not exist; accepted: a YAML file of nodes and links or "
+            "an HPCC topology.txt"
+        )
+    if path.suffix in (".yaml", ".yml"):
+        raw = read_yaml(path)
+        if not isinstance(raw, dict) or "links" not in raw:
+            raise ScenarioError(
+                f"{path}: got {quote(raw)}; accepted: a YAML mapping with nodes: (or hosts: and "
+                "switches:) and links:"
+            )
+        return raw
+    return hpcc.read_topology(path)
+
+
+def _node_list(section: dict, key: str) -> list[dict]:
+    """nodes: [{name, kind, groups}] or hosts: [...] and switches: [...] -> normalized list."""
+    nodes: list[dict] = []
+    if "nodes" in section:
+        raw = section["nodes"]
+        if not isinstance(raw, list) or not raw:
+            raise ScenarioError(
+                f"{key}.nodes: got {quote(raw)}; accepted: a list of nodes, each "
+                "{name: h0, kind: host} or {name: sw0, kind: switch}"
+            )
+        for i, n in enumerate(raw):
+            where = _where(n, f"{key}.nodes[{i}]")
+            if not isinstance(n, dict) or not isinstance(n.get("name"), str | int):
+                raise ScenarioError(
+                    f"{where}: got {quote(n)}; accepted: {{name: NAME, kind: host or switch}}"
+                )
+            extra = set(n) - {"name", "kind", "groups"}
+            if extra:
+                raise ScenarioError(
+                    f"{where}: key '{sorted(extra)[0]}' does not exist; accepted: name, kind, "
+                    "groups"
+                )
+            kind = n.get("kind")
+            if kind not in ("host", "switch"):
+                raise ScenarioError(f"{where}.kind: got {quote(kind)}; accepted: host or switch")
+            groups = n.get("groups", [])
+            if isinstance(groups, str):
+                groups = [g.strip() for g in groups.split(",") if g.strip()]
+            if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
+                raise ScenarioError(
+                    f"{where}.groups: got {quote(groups)}; accepted: a list of group names"
+                )
+            nodes.append({"name": str(n["name"]), "kind": kind, "groups": list(groups)})
+    for kind, plural in (("host", "hosts"), ("switch", "switches")):
+        if plural in section:
+            names = section[plural]
+            if not isinstance(names, list) or not all(isinstance(x, str | int) for x in names):
+                raise ScenarioError(
+                    f"{key}.{plural}: got {quote(names)}; accepted: a list of node names"
+                )
+            nodes.extend({"name": str(x), "kind": kind, "groups": []} for x in names)
+    groups = section.get("groups")
+    if groups is not None:
+        if not isinstance(groups, dict):
+            raise ScenarioError(
+                f"{key}.groups: got {quote(groups)}; accepted: a mapping of group name to a "
+                "list of node names"
+            )
+        by_name = {n["name"]: n for n in nodes}
+        for group, members in groups.items():
+            if not isinstance(members, list):
+                raise ScenarioError(
+                    f"{key}.groups.{group}: got {quote(members)}; accepted: a list of node names"
+                )
+            for m in members:
+                if str(m) not in by_name:
+                    raise ScenarioError(
+                        f"{key}.groups.{group}: got {quote(m)}; accepted: names of nodes"
+                    )
+                by_name[str(m)]["groups"].append(str(group))
+    seen: set[str] = set()
+    for n in nodes:
+        if n["name"] in seen:
+            raise ScenarioError(
+                f"{key}: node '{n['name']}' listed twice; accepted: each node once"
+            )
+        seen.add(n["name"])
+    if not nodes:
+        raise ScenarioError(
+            f"{key}: no nodes; accepted: nodes: (or hosts: and switches:) with the links"
+        )
+    return nodes
+
+
+def _link_list(section: dict, key: str, nodes: list[dict], classes: Mapping[str, str]) -> list:
+    from .scenario import time_seconds, to_core_string  # noqa: PLC0415
+
+    raw = section.get("links")
+    if not isinstance(raw, list) or not raw:
+        raise ScenarioError(
+            f"{key}.links: got {quote(raw)}; accepted: a list of links, each {{a: h0, b: sw0}} "
+            "with optional speed, length (m) or delay, count and set"
+        )
+    names = {n["name"] for n in nodes}
+    links = []
+    for i, item in enumerate(raw):
+        where = _where(item, f"{key}.links[{i}]")
+        if isinstance(item, str):
+            parts = item.split()
+            if len(parts) not in (2, 3):
+                raise ScenarioError(
+                    f"{where}: got {quote(item)}; accepted: 'A B [SPEED]' or {{a: A, b: B}}"
+                )
+            item = {"a": parts[0], "b": parts[1], **({"speed": parts[2]} if parts[2:] else {})}
+        if not isinstance(item, dict):
+            raise ScenarioError(f"{where}: got {quote(item)}; accepted: {{a: A, b: B, ...}}")
+        extra = set(item) - {"a", "b", "speed", "length", "delay", "count", "set"}
+        if extra:
+            raise ScenarioError(
+                f"{where}: key '{sorted(extra)[0]}' does not exist; accepted: a, b, speed, "
+                "length, delay, count, set"
+            )
+        link: dict[str, Any] = {}
+        for end in ("a", "b"):
+            v = item.get(end)
+            if v is None or str(v) not in names:
+                raise ScenarioError(
+                    f"{where}.{end}: got {quote(v)}; accepted: the name of a node in nodes"
+                )
+            link[end] = str(v)
+        if link["a"] == link["b"]:
+            raise ScenarioError(f"{where}.b: got {quote(link['b'])}; accepted: a node other than a")
+        if "speed" in item:
+            if not isinstance(item["speed"], str) or not item["speed"].strip():
+                raise ScenarioError(
+                    f"{where}.speed: got {quote(item['speed'])}; accepted: a line rate such as "
+                    "25GbE or 32GFC"
+                )
+            link["speed"] = item["speed"].strip()
+        if "length" in item:
+            v = item["length"]
+            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1e7:
+                raise ScenarioError(f"{where}.length: got {quote(v)}; accepted: metres in 0..1e7")
+            link["length"] = v
+        if "delay" in item:
+            v = item["delay"]
+            s = time_seconds(v) if isinstance(v, str) else None
+            if s is None or s < 0:
+                raise ScenarioError(
+                    f"{where}.delay: got {quote(v)}; accepted: a time >= 0 with a unit, e.g. 1us"
+                )
+            link["delay"] = v.strip()
+        if "length" in link and "delay" in link:
+            raise ScenarioError(f"{where}: both length and delay; accepted: one of them")
+        count = item.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1024:
+            raise ScenarioError(
+                f"{where}.count: got {quote(count)}; accepted: parallel cables, 1..1024"
+            )
+        sets = item.get("set", {})
+        if not isinstance(sets, dict):
+            raise ScenarioError(
+                f"{where}.set: got {quote(sets)}; accepted: a mapping Class.Attribute: value "
+                "for this cable's channel and ports"
+            )
+        checked = {}
+        for k, v in sets.items():
+            cls, _, attr = str(k).partition(".")
+            if cls not in classes or not attr:
+                raise ScenarioError(
+                    f"{where}.set: key {quote(k)}; accepted: Class.Attribute with Class one of "
+                    f"{', '.join(sorted(classes))}"
+                )
+            text = to_core_string(v)
+            phrase = None if text is None else _core.check_value(classes[cls], attr, text)
+            if text is None or phrase is not None:
+                raise ScenarioError(
+                    f"{where}.set.{k}: got {quote(v)}; accepted: {phrase or 'a single value'}"
+                )
+            checked[f"{cls}.{attr}"] = text
+        if checked:
+            link["set"] = checked
+        if getattr(item, "line", None) is not None:
+            link["where"] = where  # read from a file: its line, for errors at build time
+        for _ in range(count):
+            links.append(dict(link))
+    return links
+
+
+def resolve_topology(
+    raw: Any, classes: Mapping[str, str], base_dir: Path | None, key: str = "topology"
+) -> dict:
+    """The scenario's ``topology:`` -> its resolved form (generator and every attribute; a
+    listed graph's nodes and links embedded)."""
+    generators = _topologies()
+    accepted = (
+        f"a mapping with {GENERATOR}: one of {', '.join(generators)} and its attributes, or "
+        "nodes: and links:, or file: a topology file"
+    )
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{key}: got {quote(raw)}; accepted: {accepted}")
+    section = dict(raw)
+    graph: dict | None = None
+    if "file" in section:
+        f = section.pop("file")
+        if not isinstance(f, str) or not f:
+            raise ScenarioError(f"{key}.file: got {quote(f)}; accepted: a path to a file")
+        path = Path(f)
+        if not path.is_absolute() and base_dir is not None:
+            path = base_dir / path
+        graph = _read_graph_file(path, f"{key}.file")
+    elif "nodes" in section or "links" in section or "hosts" in section:
+        graph = {k: section.pop(k) for k in ("nodes", "links", "hosts", "switches", "groups") if k in section}
+    name = section.pop(GENERATOR, None)
+    if graph is not None:
+        if name not in (None, GRAPH):
+            raise ScenarioError(
+                f"{key}.{GENERATOR}: got {quote(name)} with a listed graph; accepted: no "
+                "generator with nodes/links or file"
+            )
+        name = GRAPH
+    if name is None:
+        raise ScenarioError(f"{key}: no {GENERATOR}; accepted: {accepted}")
+    if name not in generators:
+        raise ScenarioError(
+            f"{key}.{GENERATOR}: got {quote(name)}; accepted: one of {', '.join(generators)}"
+        )
+    if name == GRAPH and graph is None:
+        raise ScenarioError(f"{key}: generator Graph without nodes and links; accepted: {accepted}")
+    for k in list(section):
+        if k in ("hosts", "switches", "groups"):
+            raise ScenarioError(f"{key}.{k}: only with a listed graph; accepted: nodes: and links:")
+    out: dict[str, Any] = {GENERATOR: name}
+    out.update(_resolve_attributes(key, generators[name]["type_id"], section))
+    if graph is not None:
+        nodes = _node_list(graph, key)
+        out["nodes"] = nodes
+        out["links"] = _link_list(graph, key, nodes, classes)
+    return out
+
+
+def topology_core(resolved: dict, classes: Mapping[str, str]) -> dict:
+    """The resolved topology -> ``_core.run``'s {"type_id", "attributes", "tables"}."""
+    generators = _topologies()
+    name = resolved[GENERATOR]
+    attrs = {k: v for k, v in resolved.items() if k not in TOPOLOGY_KEYS}
+    out: dict[str, Any] = {"type_id": generators[name]["type_id"], "attributes": attrs}
+    if "nodes" in resolved:
+        nodes = [
+            {"name": n["name"], "kind": n["kind"], "groups": ",".join(n.get("groups", []))}
+            for n in resolved["nodes"]
+        ]
+        links = []
+        for i, link in enumerate(resolved["links"]):
+            row = {
+                "a": link["a"],
+                "b": link["b"],
+                "where": link.get("where", f"topology.links[{i}]"),
+            }
+            for k in ("speed", "length", "delay"):
+                if k in link:
+                    row[k] = str(link[k])
+            for k, v in link.get("set", {}).items():
+                cls, _, attr = k.partition(".")
+                row[f"{classes[cls]}::{attr}"] = str(v)
+            links.append(row)
+        out["tables"] = {"nodes": nodes, "links": links}
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Workloads
+
+
+def _read_flows_file(path: Path, key: str) -> list:
+    from .scenario import read_yaml  # noqa: PLC0415
+
+    if not path.is_file():
+        raise ScenarioError(
+            f"{key}: file '{path}' does not exist; accepted: a YAML list of flows or an HPCC "
+            "flow.txt"
+        )
+    if path.suffix in (".yaml", ".yml"):
+        raw = read_yaml(path)
+        if not isinstance(raw, list):
+            raise ScenarioError(f"{path}: got {quote(raw)}; accepted: a YAML list of flows")
+        return raw
+    return hpcc.read_flows(path)
+
+
+_FLOW_KEYS = ("src", "dst", "size", "start", "messages", "depth", "priority")
+
+
+def _flow_list(raw: Any, key: str) -> list[dict]:
+    from .scenario import time_seconds  # noqa: PLC0415
+
+    if not isinstance(raw, list) or not raw:
+        raise ScenarioError(
+            f"{key}: got {quote(raw)}; accepted: a list of flows, each {{src: h1, dst: h0, "
+            "size: 65536, start: 1ms}} (size, start, messages, depth and priority optional)"
+        )
+    flows = []
+    for i, f in enumerate(raw):
+        where = _where(f, f"{key}[{i}]")
+        if isinstance(f, str):
+            a, sep, b = f.partition(">")
+            if not sep:
+                raise ScenarioError(f"{where}: got {quote(f)}; accepted: 'SRC>DST' or a mapping")
+            f = {"src": a.strip(), "dst": b.strip()}
+        if not isinstance(f, dict):
+            raise ScenarioError(f"{where}: got {quote(f)}; accepted: {{src: h1, dst: h0, ...}}")
+        extra = set(f) - set(_FLOW_KEYS) - {"where"}
+        if extra:
+            raise ScenarioError(
+                f"{where}: key '{sorted(extra)[0]}' does not exist; accepted: "
+                f"{', '.join(_FLOW_KEYS)}"
+            )
+        flow: dict[str, Any] = {}
+        for k in ("src", "dst"):
+            if not isinstance(f.get(k), str | int):
+                raise ScenarioError(f"{where}.{k}: got {quote(f.get(k))}; accepted: a host name")
+            flow[k] = str(f[k])
+        for k, lo, hi in (("size", 1, 2**31), ("messages", 0, 10**9), ("depth", 1, 4096),
+                          ("priority", 0, 7)):
+            if k in f:
+                v = f[k]
+                if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                    raise ScenarioError(
+                        f"{where}.{k}: got {quote(v)}; accepted: an integer in {lo}..{hi}"
+                    )
+                flow[k] = v
+        if "start" in f:
+            v = f["start"]
+            s = time_seconds(v) if isinstance(v, str) else None
+            if s is None or s < 0:
+                raise ScenarioError(
+                    f"{where}.start: got {quote(v)}; accepted: a time >= 0 with a unit, e.g. 1ms"
+                )
+            flow["start"] = v.strip()
+        if getattr(f, "line", None) is not None:
+            flow["where"] = where  # read from a file: its line, for errors at build time
+        flows.append(flow)
+    return flows
+
+
+def resolve_workloads(raw: Any, fabric: str, base_dir: Path | None) -> dict[str, dict]:
+    """The scenario's ``workload:`` -> name -> resolved item (pattern and every attribute; a flow
+    list embedded)."""
+    patterns = _patterns()
+    form = (
+        "a mapping of workload names to {pattern: NAME, ...attributes}, e.g. "
+        "{incast: {pattern: Incast, Hosts: h1-h16, Destinations: h0}}"
+    )
+    if not isinstance(raw, dict) or not raw:
+        raise ScenarioError(f"workload: got {quote(raw)}; accepted: {form}")
+    out: dict[str, dict] = {}
+    for name, item in raw.items():
+        key = f"workload.{name}"
+        from .scenario import NAME_RE  # noqa: PLC0415
+
+        if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+            raise ScenarioError(
+                f"workload: name {quote(name)} is not a name; accepted: letters, digits, '_', "
+                "'-' and '.'"
+            )
+        if not isinstance(item, dict):
+            raise ScenarioError(f"{key}: got {quote(item)}; accepted: {form}")
+        item = dict(item)
+        pattern = item.pop(PATTERN, None)
+        if pattern not in patterns:
+            raise ScenarioError(
+                f"{key}.{PATTERN}: got {quote(pattern)}; accepted: one of {', '.join(patterns)}"
+            )
+        info = patterns[pattern]
+        if info["fabrics"] and fabric not in info["fabrics"]:
+            raise ScenarioError(
+                f"{key}.{PATTERN}: got {quote(pattern)} with fabric {fabric}; accepted: fabric "
+                f"{', '.join(info['fabrics'])} for this pattern"
+            )
+        flows = None
+        if "file" in item:
+            f = item.pop("file")
+            if pattern != FLOWS or not isinstance(f, str):
+                raise ScenarioError(
+                    f"{key}.file: got {quote(f)}; accepted: a flow file with pattern Flows"
+                )
+            path = Path(f)
+            if not path.is_absolute() and base_dir is not None:
+                path = base_dir / path
+            flows = _flow_list(_read_flows_file(path, f"{key}.file"), f"{key}.flows")
+        if "flows" in item:
+            if pattern != FLOWS or flows is not None:
+                raise ScenarioError(
+                    f"{key}.flows: accepted only with pattern Flows, and not with file"
+                )
+            flows = _flow_list(item.pop("flows"), f"{key}.flows")
+        if pattern == FLOWS and flows is None:
+            raise ScenarioError(
+                f"{key}: pattern Flows without flows; accepted: flows: [{{src: h1, dst: h0}}, "
+                "...] or file: FILE"
+            )
+        resolved: dict[str, Any] = {PATTERN: pattern}
+        resolved.update(_resolve_attributes(key, info["type_id"], item))
+        if flows is not None:
+            resolved["flows"] = flows
+        out[name] = resolved
+    return out
+
+
+def workloads_core(resolved: dict[str, dict]) -> list[dict]:
+    patterns = _patterns()
+    out = []
+    for name, item in resolved.items():
+        attrs = {k: v for k, v in item.items() if k not in WORKLOAD_KEYS}
+        entry: dict[str, Any] = {
+            "name": name,
+            "type_id": patterns[item[PATTERN]]["type_id"],
+            "attributes": attrs,
+        }
+        if "flows" in item:
+            entry["tables"] = {
+                "flows": [{k: str(v) for k, v in f.items()} for f in item["flows"]]
+            }
+        out.append(entry)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Modes and overrides
+
+
+def _same_shape(base: dict, mode: dict, key: str) -> bool:
+    """Whether a mode's section refines the base's (merged attribute by attribute) rather than
+    replacing it (another generator or pattern, or another graph)."""
+    for k in (key, "file", "nodes", "links", "hosts"):
+        if k in mode and mode.get(k) != base.get(k):
+            return False
+    return True
+
+
+def merge_topology(base: Any, mode: Any) -> Any:
+    if isinstance(base, dict) and isinstance(mode, dict) and _same_shape(base, mode, GENERATOR):
+        return {**base, **mode}
+    return copy.deepcopy(mode)
+
+
+def merge_workloads(base: Any, mode: Any) -> Any:
+    if not isinstance(base, dict) or not isinstance(mode, dict):
+        return copy.deepcopy(mode)
+    out = dict(base)
+    for name, item in mode.items():
+        if item is None:
+            out.pop(name, None)  # a mode removes a workload with `name: null`
+        elif isinstance(out.get(name), dict) and isinstance(item, dict) and _same_shape(
+            out[name], item, PATTERN
+        ):
+            out[name] = {**out[name], **item}
+        else:
+            out[name] = copy.deepcopy(item)
+    return out
+
+
+def apply_override(raw: dict, key: str, value: Any) -> None:
+    """``topology.Attr`` or ``workload.NAME.Attr`` set in the raw scenario."""
+    part, _, rest = key.partition(".")
+    if part == "topology":
+        if not rest or "." in rest:
+            raise ScenarioError(f"{key}: accepted: topology.Attribute, e.g. topology.Leaves")
+        section = raw.get("topology")
+        if not isinstance(section, dict):
+            raise ScenarioError(f"{key}: the scenario has no topology; accepted: a topology")
+        raw["topology"] = {**section, rest: value}
+        return
+    name, _, attr = rest.partition(".")
+    section = raw.get("workload")
+    if not name or not attr or "." in attr:
+        raise ScenarioError(
+            f"{key}: accepted: workload.NAME.Attribute, e.g. workload.incast.Load"
+        )
+    if not isinstance(section, dict) or name not in section or not isinstance(section[name], dict):
+        names = ", ".join(section) if isinstance(section, dict) else "(none)"
+        raise ScenarioError(f"{key}: workload '{name}' does not exist; accepted: one of {names}")
+    raw["workload"] = {**section, name: {**section[name], attr: value}}
