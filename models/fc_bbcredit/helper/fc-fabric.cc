@@ -170,7 +170,8 @@ class FcFabric : public lfsim::Fabric
         m_net.topology = helper.Build(g, routes);
         FcTopology& t = m_net.topology;
         int64_t stream = 1000;
-        stream += helper.AssignStreams(t, stream);
+        m_net.deviceStreams = helper.AssignStreams(t, stream);
+        stream += m_net.deviceStreams;
         m_net.start = CreateObject<UniformRandomVariable>();
         m_net.start->SetStream(stream++);
         m_net.stream = stream;

@@ -237,7 +237,8 @@ class RoceFabric : public lfsim::Fabric
         m_net.topology = helper.Build(g, m_routes);
         RoceTopology& t = m_net.topology;
         int64_t stream = 2000;
-        stream += helper.AssignStreams(t, stream);
+        m_net.deviceStreams = helper.AssignStreams(t, stream);
+        stream += m_net.deviceStreams;
         m_start = CreateObject<UniformRandomVariable>();
         m_start->SetStream(stream++);
         m_net.stream = stream;

@@ -18,6 +18,8 @@ struct RoceNetwork : public lfsim::FabricNetwork
 {
     RoceTopology topology;
     int64_t stream = 0; ///< next free RNG stream; an installer takes what it uses
+    /// Streams the devices took (switches' ECN marking, fibres' errors), from their base.
+    int64_t deviceStreams = 0;
 };
 
 } // namespace ns3
