@@ -438,12 +438,14 @@ class FcFabric : public lfsim::Fabric
         return {};
     }
 
-    /// A message alone on the empty fabric, as an FCP WRITE exchange: FCP_CMND, the data as
-    /// MaxPayload frames, each frame followed by MinIdleWords idle words, at the slowest link
-    /// of the path, plus the propagation and switch latency of the path, then FCP_RSP back.
-    /// Cut-through switches add their latency per frame; store-and-forward ones the frame too,
-    /// which this bound leaves out. BB_Credit is assumed plentiful (a long fibre with few
-    /// credits makes even a lone flow slower than this).
+    /// A message alone on the empty fabric, as an FCP WRITE exchange: FCP_CMND and the data
+    /// frames back to back (MinIdleWords idle words after each frame), then FCP_RSP back. A
+    /// frame reaches the far end of a fibre at its EOF; a cut-through switch starts it on the
+    /// output once its header is in plus ForwardingLatency, never so early that a faster
+    /// output would overtake the input; a store-and-forward one at its EOF plus the latency;
+    /// an output sends one frame at a time. The receiver's R_RDY for the last frame goes out
+    /// before FCP_RSP when it frees buffers at once. With enough BB_Credit this is exactly a
+    /// lone flow's FCT; a long fibre with few credits makes even a lone flow slower.
     Time
     IdealFct(uint32_t f)
     {
@@ -460,42 +462,96 @@ class FcFabric : public lfsim::Fabric
         const uint64_t mp = maxPayload.Get();
         const uint64_t n = (s.size + mp - 1) / mp;
         const uint64_t lastPayload = s.size - (n - 1) * mp;
+        auto wire = [&](uint32_t port, uint64_t bytes)
+        { return FcWireTime(t.ports[port]->GetSpeed(), bytes); };
         auto frame = [&](uint32_t port, uint64_t payload)
+        { return wire(port, FcFrameWireBytes(payload)); };
+        // How long a port is busy with a frame: the frame and the idle words after it.
+        auto period = [&](uint32_t port, uint64_t payload)
         {
             UintegerValue idles;
             t.ports[port]->GetAttribute("MinIdleWords", idles);
-            return FcWireTime(t.ports[port]->GetSpeed(),
-                              FcFrameWireBytes(payload) + FC_WORD * idles.Get());
+            return frame(port, payload) + wire(port, FC_WORD) * int64_t(idles.Get());
         };
-        auto fixed = [&](const std::vector<uint32_t>& path)
+        auto prop = [&](uint32_t port)
+        { return DynamicCast<FcChannel>(t.ports[port]->GetChannel())->GetPropagationDelay(); };
+        // From a frame's SOF leaving path[m] to its being ready at path[m + 1].
+        auto delay = [&](const std::vector<uint32_t>& path, size_t m, uint64_t payload)
         {
-            Time x;
-            for (uint32_t p : path)
+            const Ptr<FcSwitch> sw = t.switches[t.portSwitch[t.peer[path[m]]]];
+            TimeValue latency;
+            sw->GetAttribute("ForwardingLatency", latency);
+            EnumValue mode;
+            sw->GetAttribute("Switching", mode);
+            const Time in = frame(path[m], payload);
+            if (mode.Get() == FcSwitch::STORE_AND_FORWARD)
             {
-                x += DynamicCast<FcChannel>(t.ports[p]->GetChannel())->GetPropagationDelay();
-                const int32_t sw = t.portSwitch[t.peer[p]];
-                if (sw >= 0)
+                return prop(path[m]) + in + latency.Get();
+            }
+            return prop(path[m]) + std::max(wire(path[m], FC_SOF + FC_HEADER) + latency.Get(),
+                                             in - frame(path[m + 1], payload));
+        };
+        const size_t L = fwd.size();
+        // SOF of the FCP_CMND on every link.
+        std::vector<Time> cmnd(L);
+        for (size_t i = 1; i < L; ++i)
+        {
+            cmnd[i] = cmnd[i - 1] + delay(fwd, i - 1, FCP_CMND_BYTES);
+        }
+        // The frame before the last one (and how long it holds each port): the CMND, or the
+        // last of the n - 1 full frames. Those are identical, so the k-th starts on link i at
+        // the latest of: the first one on some link j <= i, k - 1 periods of link j, and the
+        // delays from j to i (a tandem of equal frames, in max-plus algebra).
+        std::vector<Time> before = cmnd;
+        std::vector<Time> held(L);
+        for (size_t i = 0; i < L; ++i)
+        {
+            held[i] = period(fwd[i], FCP_CMND_BYTES);
+        }
+        if (n > 1)
+        {
+            std::vector<Time> firstFull(L);
+            for (size_t i = 0; i < L; ++i)
+            {
+                firstFull[i] = cmnd[i] + held[i];
+                if (i > 0)
                 {
-                    TimeValue lat;
-                    t.switches[sw]->GetAttribute("ForwardingLatency", lat);
-                    x += lat.Get();
+                    firstFull[i] = std::max(firstFull[i], firstFull[i - 1] + delay(fwd, i - 1, mp));
                 }
             }
-            return x;
-        };
-        Time data;
-        for (uint32_t p : fwd)
-        {
-            const Time all
-                = frame(p, FCP_CMND_BYTES) + frame(p, mp) * int64_t(n - 1) + frame(p, lastPayload);
-            data = std::max(data, all);
+            for (size_t i = 0; i < L; ++i)
+            {
+                Time latest;
+                for (size_t j = 0; j <= i; ++j)
+                {
+                    Time x = firstFull[j] + period(fwd[j], mp) * int64_t(n - 2);
+                    for (size_t m = j; m < i; ++m)
+                    {
+                        x += delay(fwd, m, mp);
+                    }
+                    latest = std::max(latest, x);
+                }
+                before[i] = latest;
+                held[i] = period(fwd[i], mp);
+            }
         }
-        Time rsp;
-        for (uint32_t p : back)
+        Time last = before[0] + held[0];
+        for (size_t i = 1; i < L; ++i)
         {
-            rsp = std::max(rsp, frame(p, FCP_RSP_BYTES));
+            last = std::max(last + delay(fwd, i - 1, lastPayload), before[i] + held[i]);
         }
-        return fixed(fwd) + data + fixed(back) + rsp;
+        Time rsp = last + frame(fwd.back(), lastPayload) + prop(fwd.back());
+        TimeValue rxDelay;
+        t.ports[m_flows[f].dstAddr]->GetAttribute("RxProcessingDelay", rxDelay);
+        if (rxDelay.Get().IsZero())
+        {
+            rsp += wire(back[0], FC_WORD); // the R_RDY for the last data frame goes first
+        }
+        for (size_t i = 0; i + 1 < back.size(); ++i)
+        {
+            rsp += delay(back, i, FCP_RSP_BYTES);
+        }
+        return rsp + frame(back.back(), FCP_RSP_BYTES) + prop(back.back());
     }
 
     /// One deadlock detector over every port's transmit queue, armed by credit stalls.

@@ -129,22 +129,29 @@ FcHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
             a->SetAttribute("Speed", s);
             b->SetAttribute("Speed", s);
         }
-        if (l.delay >= Time(0))
+        if (l.delay >= Time(0) || l.length >= 0)
         {
-            TimeValue perMetre;
-            ch->GetAttribute("PropagationDelayPerMeter", perMetre);
-            if (!perMetre.Get().IsStrictlyPositive())
+            double metres = l.length;
+            std::string key = l.where + ".length";
+            if (l.delay >= Time(0))
             {
-                throw std::invalid_argument(l.where + ".delay: got a delay; accepted: a length "
-                                                      "when FcChannel::PropagationDelayPerMeter "
-                                                      "is 0");
+                TimeValue perMetre;
+                ch->GetAttribute("PropagationDelayPerMeter", perMetre);
+                if (!perMetre.Get().IsStrictlyPositive())
+                {
+                    throw std::invalid_argument(l.where + ".delay: got a delay; accepted: a length "
+                                                          "when FcChannel::PropagationDelayPerMeter "
+                                                          "is 0");
+                }
+                metres = double(l.delay.GetPicoSeconds()) / double(perMetre.Get().GetPicoSeconds());
+                key = l.where + ".delay";
             }
-            ch->SetAttribute("Length", DoubleValue(double(l.delay.GetPicoSeconds())
-                                                   / double(perMetre.Get().GetPicoSeconds())));
-        }
-        else if (l.length >= 0)
-        {
-            ch->SetAttribute("Length", DoubleValue(l.length));
+            if (!ch->SetAttributeFailSafe("Length", DoubleValue(metres)))
+            {
+                throw std::invalid_argument(key + ": got " + std::to_string(metres)
+                                            + " m of cable; accepted: a length FcChannel::Length "
+                                              "takes (its range)");
+            }
         }
         a->Attach(ch);
         b->Attach(ch);

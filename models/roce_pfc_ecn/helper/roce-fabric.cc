@@ -525,9 +525,11 @@ class RoceFabric : public lfsim::Fabric
 
     /// A message alone on the empty fabric: every packet store-and-forwarded at line rate,
     /// each switch adding its forwarding latency, and the ACK (or, for a READ, the request
-    /// first) on the way back. The time is the largest over the links of: the first packet up
-    /// to the link, every packet through it, the last packet from it on; a lower bound that a
-    /// lone flow meets when the sender paces at line rate. NIC host-interface time not counted.
+    /// first) on the way back. A frame reaches the far end of a cable at its last bit
+    /// (preamble and frame); the inter-frame gap only spaces it from the next. The time is the
+    /// largest over the links of: the first packet up to the link, every packet through it
+    /// back to back, the last packet from it on — a lower bound each, met by a lone flow whose
+    /// sender runs at line rate. NIC host-interface time is not counted.
     Time
     IdealFct(uint32_t index)
     {
@@ -548,13 +550,13 @@ class RoceFabric : public lfsim::Fabric
         const uint64_t mtu = t.nics[f.srcAddr]->GetPathMtu();
         const uint64_t n = std::max<uint64_t>(1, (s.size + mtu - 1) / mtu);
         const uint64_t lastPayload = s.size - (n - 1) * mtu;
-        // Line bytes of the first, a middle and the last data packet.
+        // Line bytes (frame, FCS, preamble and gap) of the first, a middle and the last packet.
         const bool write = s.op == lfsim::Operation::WRITE;
         const bool readResp = s.op == lfsim::Operation::READ;
         const uint32_t firstExtra = write ? IB_RETH : readResp ? IB_AETH : 0;
         const uint32_t lastExtra = readResp ? IB_AETH : 0;
         uint64_t first;
-        uint64_t middle = EthLineBytes(base + padded(mtu));
+        const uint64_t middle = EthLineBytes(base + padded(mtu));
         uint64_t last;
         if (n == 1)
         {
@@ -567,25 +569,29 @@ class RoceFabric : public lfsim::Fabric
         }
         const uint64_t ack = EthLineBytes(base + IB_AETH);
         const uint64_t request = EthLineBytes(base + IB_RETH);
-        auto ser = [&](uint32_t port, uint64_t bytes)
+        auto wire = [&](uint32_t port, uint64_t bytes)
         { return EthWireTime(t.ports[port]->GetSpeed(), bytes); };
-        auto prop = [&](uint32_t port) { return t.ports[port]->GetRoceChannel()->GetPropagationDelay(); };
-        auto fwdLatency = [&](uint32_t port)
+        // Until a frame's last bit is across: its line bytes but the gap after it.
+        auto frame = [&](uint32_t port, uint64_t line) { return wire(port, line - ETH_IFG); };
+        // Propagation, then the forwarding latency of the switch at the far end (if any).
+        auto hop = [&](uint32_t port)
         {
-            // The latency of the switch this port's frames arrive at (none at a host).
             const int32_t sw = t.portSwitch[t.peer[port]];
-            return sw < 0 ? Time(0) : m_forwarding[sw];
+            return t.ports[port]->GetRoceChannel()->GetPropagationDelay()
+                   + (sw < 0 ? Time(0) : m_forwarding[sw]);
         };
-        // One frame of `bytes` along a path.
-        auto along = [&](const std::vector<uint32_t>& path, uint64_t bytes)
+        // One frame along a path.
+        auto along = [&](const std::vector<uint32_t>& path, uint64_t line)
         {
             Time x;
             for (uint32_t p : path)
             {
-                x += ser(p, bytes) + prop(p) + fwdLatency(p);
+                x += frame(p, line) + hop(p);
             }
             return x;
         };
+        // Every packet's line bytes, back to back.
+        const uint64_t total = n == 1 ? first : first + last + (n - 2) * middle;
         auto data = [&](const std::vector<uint32_t>& path)
         {
             Time best;
@@ -594,13 +600,12 @@ class RoceFabric : public lfsim::Fabric
                 Time x;
                 for (size_t m = 0; m < i; ++m)
                 {
-                    x += ser(path[m], first) + prop(path[m]) + fwdLatency(path[m]);
+                    x += frame(path[m], first) + hop(path[m]);
                 }
-                x += ser(path[i], n == 1 ? first : first + last + (n - 2) * middle)
-                     + prop(path[i]) + fwdLatency(path[i]);
+                x += frame(path[i], total) + hop(path[i]);
                 for (size_t m = i + 1; m < path.size(); ++m)
                 {
-                    x += ser(path[m], last) + prop(path[m]) + fwdLatency(path[m]);
+                    x += frame(path[m], last) + hop(path[m]);
                 }
                 best = std::max(best, x);
             }

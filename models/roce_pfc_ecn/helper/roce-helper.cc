@@ -111,22 +111,29 @@ RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
             throw std::invalid_argument(l.where + ": its two ports have different Speeds; "
                                                   "accepted: one speed per cable");
         }
-        if (l.delay >= Time(0))
+        if (l.delay >= Time(0) || l.length >= 0)
         {
-            TimeValue perMetre;
-            ch->GetAttribute("PropagationDelayPerMeter", perMetre);
-            if (!perMetre.Get().IsStrictlyPositive())
+            double metres = l.length;
+            std::string key = l.where + ".length";
+            if (l.delay >= Time(0))
             {
-                throw std::invalid_argument(l.where + ".delay: got a delay; accepted: a length "
-                                                      "when RoceChannel::PropagationDelayPerMeter "
-                                                      "is 0");
+                TimeValue perMetre;
+                ch->GetAttribute("PropagationDelayPerMeter", perMetre);
+                if (!perMetre.Get().IsStrictlyPositive())
+                {
+                    throw std::invalid_argument(l.where + ".delay: got a delay; accepted: a length "
+                                                          "when RoceChannel::PropagationDelayPerMeter "
+                                                          "is 0");
+                }
+                metres = double(l.delay.GetPicoSeconds()) / double(perMetre.Get().GetPicoSeconds());
+                key = l.where + ".delay";
             }
-            ch->SetAttribute("Length", DoubleValue(double(l.delay.GetPicoSeconds())
-                                                   / double(perMetre.Get().GetPicoSeconds())));
-        }
-        else if (l.length >= 0)
-        {
-            ch->SetAttribute("Length", DoubleValue(l.length));
+            if (!ch->SetAttributeFailSafe("Length", DoubleValue(metres)))
+            {
+                throw std::invalid_argument(key + ": got " + std::to_string(metres)
+                                            + " m of cable; accepted: a length RoceChannel::Length "
+                                              "takes (its range)");
+            }
         }
         a->Attach(ch);
         b->Attach(ch);

@@ -27,7 +27,8 @@ RoceChannel::GetTypeId()
               .AddAttribute("PropagationDelayPerMeter",
                             "Propagation delay per metre (about 5 ns/m in fibre and twinax).",
                             TimeValue(NanoSeconds(5)),
-                            MakeTimeAccessor(&RoceChannel::SetDelayPerMeter),
+                            MakeTimeAccessor(&RoceChannel::SetDelayPerMeter,
+                                             &RoceChannel::GetDelayPerMeter),
                             MakeTimeChecker(Time(0)));
     return tid;
 }

@@ -30,6 +30,11 @@ class RoceChannel : public Channel
     {
         return m_length;
     }
+    Time
+    GetDelayPerMeter() const
+    {
+        return m_delayPerMeter;
+    }
     /// The last bit of `frame` reaches the peer `frameTime` plus the propagation delay from now.
     void Transmit(Ptr<const RoceNetDevice> src, Ptr<Packet> frame, Time frameTime);
 

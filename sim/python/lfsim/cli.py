@@ -1,4 +1,4 @@
-"""The ``lfsim`` command: run, sweep, list, validate, depth, compare-fio.
+"""The ``lfsim`` command: run, sweep, list, validate, depth, compare-fio, convert.
 
 Bad input (scenario, --set, --grid, paths, options) prints exactly one line
 ``lfsim: error: ...`` on stderr and exits 2, before anything runs or is written.
@@ -151,6 +151,16 @@ def _cmd_depth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from .convert import convert_hpcc
+
+    out = Path(args.out)
+    summary = convert_hpcc(Path(args.topology), Path(args.flows), out)
+    print(summary)
+    print(f"scenario: {out}")
+    return 0
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -265,6 +275,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--json", action="store_true", help="print the comparison as JSON")
     c.set_defaults(func=_cmd_compare_fio)
+
+    cv = sub.add_parser(
+        "convert",
+        help="write an lfsim scenario from another simulator's input files",
+    )
+    cv_sub = cv.add_subparsers(dest="format", required=True, metavar="FORMAT")
+    h = cv_sub.add_parser(
+        "hpcc",
+        help="the HPCC simulator's (and ns3-datacenter's) topology.txt and flow.txt -> a roce "
+        "scenario with the graph and the flow list",
+    )
+    h.add_argument("topology", metavar="TOPOLOGY", help="topology.txt")
+    h.add_argument("flows", metavar="FLOWS", help="flow.txt")
+    h.add_argument("-o", "--out", required=True, metavar="SCENARIO.yaml", help="file to write")
+    h.set_defaults(func=_cmd_convert)
     return p
 
 
