@@ -24,12 +24,69 @@ Table::Table(std::vector<std::string> columns)
 }
 
 void
-Table::Append(std::initializer_list<double> row)
+Table::AppendRow(const double* row)
 {
-    size_t i = 0;
-    for (double v : row)
+    for (size_t i = 0; i < m_data.size(); ++i)
     {
-        m_data[i++].push_back(v);
+        m_data[i].push_back(row[i]);
+    }
+    if (m_spillRows && m_data[0].size() >= m_spillRows)
+    {
+        Spill();
+    }
+}
+
+Table::~Table()
+{
+    for (std::FILE* f : m_files)
+    {
+        std::fclose(f);
+    }
+}
+
+void
+Table::SpillTo(const std::string& path, size_t rows)
+{
+    m_spillPath = path;
+    m_spillRows = rows;
+    for (size_t i = 0; i < m_columns.size(); ++i)
+    {
+        const std::string name = path + "." + std::to_string(i) + ".f64";
+        std::FILE* f = std::fopen(name.c_str(), "wb");
+        if (!f)
+        {
+            throw std::invalid_argument("spill_dir: cannot write '" + name
+                                        + "'; accepted: a writable directory");
+        }
+        m_files.push_back(f);
+    }
+}
+
+void
+Table::Spill()
+{
+    const size_t n = Rows();
+    for (size_t i = 0; i < m_data.size(); ++i)
+    {
+        if (std::fwrite(m_data[i].data(), sizeof(double), n, m_files[i]) != n)
+        {
+            throw std::runtime_error("spill: cannot write " + m_spillPath + " (disk full?)");
+        }
+        m_data[i].clear(); // keeps its capacity: no reallocation for the next rows
+    }
+    m_spilled += n;
+}
+
+void
+Table::FlushSpill()
+{
+    if (!m_files.empty() && Rows() > 0)
+    {
+        Spill();
+    }
+    for (std::FILE* f : m_files)
+    {
+        std::fflush(f);
     }
 }
 
@@ -80,7 +137,12 @@ RunContext::Series(const std::string& name, const std::vector<std::string>& valu
 {
     std::vector<std::string> cols{"time_s", "id"};
     cols.insert(cols.end(), valueColumns.begin(), valueColumns.end());
-    return series.emplace(name, Table(cols)).first->second;
+    Table& t = series.emplace(name, Table(cols)).first->second;
+    if (!config.spillDir.empty())
+    {
+        t.SpillTo(config.spillDir + "/" + name, config.spillRows);
+    }
+    return t;
 }
 
 Table&
@@ -360,6 +422,13 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
         r.simTimeS = ns3::Simulator::Now().GetSeconds();
         r.events = ns3::Simulator::GetEventCount() - eventsBefore - prog.events;
         fabric->Finish(ctx);
+        for (auto& [name, t] : ctx.series)
+        {
+            if (!t.SpillPath().empty())
+            {
+                t.FlushSpill(); // every row in its files, none left in memory
+            }
+        }
     }
     catch (...)
     {

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
@@ -36,12 +37,44 @@ class Table
     Table() = default;
     explicit Table(std::vector<std::string> columns);
 
-    void Append(std::initializer_list<double> row);
+    void
+    Append(std::initializer_list<double> row)
+    {
+        size_t i = 0;
+        for (double v : row)
+        {
+            m_data[i++].push_back(v);
+        }
+        if (m_spillRows && m_data[0].size() >= m_spillRows)
+        {
+            Spill();
+        }
+    }
+    /// One row of Columns().size() values.
+    void AppendRow(const double* row);
+    /// Rows in memory (not spilled).
     size_t
     Rows() const
     {
         return m_data.empty() ? 0 : m_data[0].size();
     }
+    /// Bounded memory: whenever `rows` rows are in memory they are appended to raw files
+    /// `<path>.<column index>.f64` (doubles in the machine's order) and dropped from memory.
+    /// Throws std::invalid_argument if a file cannot be opened.
+    void SpillTo(const std::string& path, size_t rows);
+    /// Rows written to the spill files so far (they come before the rows in memory).
+    uint64_t
+    Spilled() const
+    {
+        return m_spilled;
+    }
+    const std::string&
+    SpillPath() const
+    {
+        return m_spillPath;
+    }
+    /// Writes the rows in memory too (a spilling table then has all its rows in its files).
+    void FlushSpill();
     const std::vector<std::string>&
     Columns() const
     {
@@ -55,9 +88,19 @@ class Table
     const std::vector<double>& Column(const std::string& name) const;
     void Reserve(size_t rows);
 
+    Table(Table&&) = default;
+    Table& operator=(Table&&) = default;
+    ~Table();
+
   private:
+    void Spill();
+
     std::vector<std::string> m_columns;
     std::vector<std::vector<double>> m_data;
+    size_t m_spillRows = 0;
+    std::string m_spillPath;
+    std::vector<std::FILE*> m_files;
+    uint64_t m_spilled = 0;
 };
 
 using MetricValue
@@ -78,6 +121,10 @@ struct RunConfig
     std::vector<std::string> pcapPorts;
     /// End the run as soon as the fabric's DeadlockDetector reports a deadlock.
     bool stopOnDeadlock = false;
+    /// Bounded memory for time series: a directory where each series spills its rows once
+    /// `spillRows` are in memory (empty: series stay in memory).
+    std::string spillDir;
+    size_t spillRows = size_t(1) << 20;
     /// The topology generator and its attributes (and tables, for a listed graph).
     InstanceConfig topology;
     /// The workloads, in order (the first one's metrics are the run's headline metrics).

@@ -129,6 +129,14 @@ RunPy(const py::dict& config, const py::object& progress)
             cfg.workloads.push_back(Instance(w, Str(w.cast<py::dict>()["name"])));
         }
     }
+    if (config.contains("spill_dir") && !config["spill_dir"].is_none())
+    {
+        cfg.spillDir = Str(config["spill_dir"]);
+        if (config.contains("spill_rows"))
+        {
+            cfg.spillRows = config["spill_rows"].cast<size_t>();
+        }
+    }
     if (config.contains("stop_on_deadlock"))
     {
         cfg.stopOnDeadlock = config["stop_on_deadlock"].cast<bool>();
@@ -198,6 +206,20 @@ RunPy(const py::dict& config, const py::object& progress)
     out["sim_time_s"] = r.simTimeS;
     out["events"] = r.events;
     out["metrics"] = metrics;
+    // Series that spilled to files (spill_dir): their rows are there, not in the arrays.
+    py::dict spilled;
+    for (const auto& [name, t] : r.series)
+    {
+        if (!t.SpillPath().empty())
+        {
+            py::dict d;
+            d["path"] = t.SpillPath();
+            d["rows"] = t.Spilled();
+            d["columns"] = t.Columns();
+            spilled[py::str(name)] = d;
+        }
+    }
+    out["spilled"] = spilled;
     out["series"] = TablesToDict(r.series);
     out["tables"] = TablesToDict(r.tables);
     out["labels"] = py::cast(r.labels);

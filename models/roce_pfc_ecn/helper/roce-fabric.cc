@@ -489,10 +489,17 @@ class RoceFabric : public lfsim::Fabric
         m_report.MessageDone(index, fct);
         PostMore(index);
         const lfsim::FlowSpec& s = m_specs[index];
-        if (s.messages && m_report.Completed(index) == s.messages && ++m_flowsDone == m_finite
-            && m_finite == m_flows.size())
+        if (s.messages && m_report.Completed(index) == s.messages)
         {
-            lfsim::StopRunNow();
+            // Done: out of the NICs' transmit rounds (open-loop runs make thousands of QPs).
+            Flow& f = m_flows[index];
+            f.requester->GetNic()->Retire(f.requester);
+            const Ptr<RdmaQueuePair> other = f.requester == f.sender ? f.sink : f.sender;
+            other->GetNic()->Retire(other);
+            if (++m_flowsDone == m_finite && m_finite == m_flows.size())
+            {
+                lfsim::StopRunNow();
+            }
         }
     }
 
@@ -794,10 +801,7 @@ class RoceFabric : public lfsim::Fabric
                     row[0] = Simulator::Now().GetSeconds();
                     row[1] = double(k);
                     qp.GetNic()->GetCongestionControl()->GetState(qp, row.data() + 2);
-                    for (size_t c = 0; c < row.size(); ++c)
-                    {
-                        tab->Column(c).push_back(row[c]);
-                    }
+                    tab->AppendRow(row.data());
                 }
             });
     }

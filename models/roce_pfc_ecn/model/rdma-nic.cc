@@ -584,7 +584,9 @@ RdmaNic::Connect(Ptr<RdmaNic> peer)
     b->m_nic = PeekPointer(peer);
     a->m_qpn = m_qpnBase + m_qps.size();
     b->m_qpn = peer->m_qpnBase + peer->m_qps.size();
+    m_live.push_back(m_qps.size());
     m_qps.push_back(a);
+    peer->m_live.push_back(peer->m_qps.size());
     peer->m_qps.push_back(b);
     for (auto [x, y] : {std::make_pair(a, b), std::make_pair(b, a)})
     {
@@ -613,6 +615,17 @@ RdmaQueuePair::SetPriority(uint8_t prio)
 }
 
 void
+RdmaNic::Retire(Ptr<RdmaQueuePair> qp)
+{
+    const uint32_t index = qp->m_qpn - m_qpnBase;
+    auto it = std::lower_bound(m_live.begin(), m_live.end(), index);
+    if (it != m_live.end() && *it == index)
+    {
+        m_live.erase(it);
+    }
+}
+
+void
 RdmaNic::Wake(uint8_t prio)
 {
     m_port->SetSourceReady(prio, true);
@@ -631,10 +644,13 @@ RdmaNic::Pull(uint8_t prio)
         return nullptr;
     }
     const size_t n = m_qps.size();
+    const size_t live = m_live.size();
+    // The live QPs from m_rr on, wrapping: a scan of every QP from m_rr in the same order.
+    const size_t first = std::lower_bound(m_live.begin(), m_live.end(), m_rr) - m_live.begin();
     Time earliest = Time::Max();
-    for (size_t k = 0; k < n; ++k)
+    for (size_t k = 0; k < live; ++k)
     {
-        const size_t i = (m_rr + k) % n;
+        const size_t i = m_live[(first + k) % live];
         RdmaQueuePair& qp = *m_qps[i];
         if (qp.m_prio != prio || !qp.HasData())
         {
@@ -1096,6 +1112,7 @@ RdmaNic::DoDispose()
     }
     m_xoffRefresh.Cancel();
     m_qps.clear();
+    m_live.clear();
     m_port = nullptr;
     m_cc = nullptr;
     Object::DoDispose();

@@ -314,6 +314,11 @@ class RdmaNic : public Object
         return m_pathMtu;
     }
 
+    /// A QP whose work is done (every message completed) leaves the transmit scheduler's
+    /// round, so that a NIC that served thousands of flows does not scan them per packet. It
+    /// still answers what arrives for it and keeps its counters. The round is unchanged: it
+    /// visits the other QPs in the same order as before.
+    void Retire(Ptr<RdmaQueuePair> qp);
     /// Connect a QP of this NIC with a QP of `peer` (what RDMA CM does). Returns (local, remote).
     std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<RdmaNic> peer);
     const std::vector<Ptr<RdmaQueuePair>>&
@@ -390,6 +395,7 @@ class RdmaNic : public Object
     Ipv4Address m_ip;
     Mac48Address m_nextHop;
     std::vector<Ptr<RdmaQueuePair>> m_qps;
+    std::vector<uint32_t> m_live; ///< indices of the QPs not retired, increasing
     uint32_t m_qpnBase = 0x100;
     size_t m_rr = 0;
     uint16_t m_ipId = 0;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import sys
 import time
 from collections.abc import Mapping
@@ -90,7 +91,15 @@ class Result:
             raise KeyError(f"no {kind} named '{name}' in this result{hint}; available: {have}")
         key = (kind, name)
         if key not in self._frames:
-            self._frames[key] = make_frame(source[name], self._labels.get(name))
+            columns = source[name]
+            if isinstance(columns, Spilled):
+                import pandas as pd
+
+                # Written to disk during the run (bounded memory); read on request.
+                if self.out is not None and (self.out / "series" / f"{name}.parquet").is_file():
+                    return pd.read_parquet(self.out / "series" / f"{name}.parquet")
+                columns = columns.arrays()
+            self._frames[key] = make_frame(columns, self._labels.get(name))
         return self._frames[key]
 
     def __repr__(self) -> str:
@@ -101,6 +110,70 @@ class Result:
             f"events={s['events']} series={self.series_names} tables={self.table_names} "
             f"out={str(self.out) if self.out else None}>"
         )
+
+
+# Rows of a time series kept in memory during a run with an output directory; beyond that they
+# go to disk (about 8 bytes x columns x rows of memory per series).
+SPILL_ROWS = 1 << 20
+
+
+class Spilled:
+    """A time series the C++ core wrote to raw files while running (``spill_dir``): one file of
+    doubles per column, ``<path>.<i>.f64``. Kept on disk until written as Parquet in chunks,
+    so a long run's series never has to fit in memory."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self, path: str, rows: int, columns: list[str]):
+        self.path = path
+        self.rows = int(rows)
+        self.columns = list(columns)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        import numpy as np
+
+        return {
+            c: np.fromfile(f"{self.path}.{i}.f64", dtype=np.float64, count=self.rows)
+            for i, c in enumerate(self.columns)
+        }
+
+    def write_parquet(self, target: Path, labels: list[str] | None) -> None:
+        """Chunk by chunk through memory maps, with the label column ``make_frame`` adds."""
+        import numpy as np
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        maps = [
+            np.memmap(f"{self.path}.{i}.f64", dtype=np.float64, mode="r", shape=(self.rows,))
+            if self.rows
+            else np.zeros(0)
+            for i in range(len(self.columns))
+        ]
+        writer = None
+        try:
+            for lo in range(0, max(self.rows, 1), self.CHUNK):
+                part = {
+                    c: np.asarray(m[lo : lo + self.CHUNK])
+                    for c, m in zip(self.columns, maps, strict=True)
+                }
+                frame = make_frame(part, labels)
+                table = pa.Table.from_pandas(frame, preserve_index=False)
+                if "label" in table.column_names:
+                    # One label type for every chunk (each chunk's categories may differ).
+                    i = table.column_names.index("label")
+                    kind = pa.dictionary(pa.int32(), pa.string())
+                    table = table.set_column(i, "label", table.column(i).cast(kind))
+                if writer is None:
+                    writer = pq.ParquetWriter(target, table.schema)
+                writer.write_table(table)
+        finally:
+            if writer is not None:
+                writer.close()
+            del maps
+
+    def remove(self) -> None:
+        for i in range(len(self.columns)):
+            Path(f"{self.path}.{i}.f64").unlink(missing_ok=True)
 
 
 def make_frame(columns: Mapping[str, np.ndarray], labels: list[str] | None) -> pd.DataFrame:
@@ -174,11 +247,16 @@ def execute(
     progress: bool = False,
     pcap_dir: Path | None = None,
     pcap_ports: list[str] | None = None,
+    spill_dir: Path | None = None,
 ) -> tuple[dict, float]:
     """Call ``_core.run``; a ValueError from C++ becomes a ScenarioError. Returns (raw, wall).
 
-    With ``pcap_dir`` the fabric writes packet captures of ``pcap_ports`` there."""
+    With ``pcap_dir`` the fabric writes packet captures of ``pcap_ports`` there; with
+    ``spill_dir`` time series go to raw files there as they grow (bounded memory)."""
     cfg = scenario.core_config()
+    if spill_dir is not None:
+        cfg["spill_dir"] = str(spill_dir)
+        cfg["spill_rows"] = SPILL_ROWS
     if pcap_dir is not None:
         cfg["pcap_dir"] = str(pcap_dir)
         cfg["pcap_ports"] = list(pcap_ports or ["all"])
@@ -212,6 +290,8 @@ def _metric(value: Any) -> Any:
 
 def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
     series = dict(raw.get("series") or {})
+    for name, info in (raw.get("spilled") or {}).items():
+        series[name] = Spilled(info["path"], info["rows"], info["columns"])
     tables = dict(raw.get("tables") or {})
     summary = {
         "scenario": scenario.name,
@@ -285,7 +365,9 @@ def run(
         if ports is not None:
             pcap_dir = (tmp / "pcap").resolve()
             pcap_dir.mkdir()
-        raw, wall = execute(sc, progress, pcap_dir, ports)
+        spill = (tmp / ".spill").resolve()
+        spill.mkdir()
+        raw, wall = execute(sc, progress, pcap_dir, ports, spill)
         result = build_result(sc, raw, wall)
         if pcap_dir is not None:
             result.summary["pcap_files"] = sorted(
@@ -348,9 +430,12 @@ def _write_files(result: Result, tmp: Path, plot: bool) -> None:
     if result.series_names:
         (tmp / "series").mkdir()
     for name in result.series_names:
-        result.timeseries(name).to_parquet(
-            tmp / "series" / f"{_safe_file_name(name)}.parquet", index=False
-        )
+        target = tmp / "series" / f"{_safe_file_name(name)}.parquet"
+        columns = result._series[name]
+        if isinstance(columns, Spilled):
+            columns.write_parquet(target, result.labels(name))
+            continue
+        result.timeseries(name).to_parquet(target, index=False)
     for name in result.table_names:
         df = result.table(name)
         df.to_parquet(tmp / f"{_safe_file_name(name)}.parquet", index=False)
@@ -365,3 +450,6 @@ def _write_files(result: Result, tmp: Path, plot: bool) -> None:
         from .plotting import plot_result
 
         plot_result(result, tmp / "plots")
+    spill = tmp / ".spill"  # the raw files of spilled series, now in series/*.parquet
+    if spill.is_dir():
+        shutil.rmtree(spill, ignore_errors=True)
