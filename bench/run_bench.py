@@ -1,6 +1,7 @@
 """`make bench`: packet-hops/s and events/s of the FC and RoCE (PFC, DCQCN) incast scenarios,
 each beside a stock ns-3 baseline of a similar shape (UDP over PointToPoint through one IPv4
-router, same number of senders, line rate and payload), run in the same invocation."""
+router, same number of senders, line rate and payload), run in the same invocation; the deadlock
+detector's cost; and the open fabric at scale (bench/scale.py)."""
 
 from __future__ import annotations
 
@@ -138,9 +139,12 @@ def main() -> int:
             }
         )
     detector = detector_cost()
+    from scale import main as scale_main  # bench/scale.py: the open fabric at scale
+
     res = {
         "date": date.today().isoformat(),
         "deadlock_detector": detector,
+        "scale": scale_main(),
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "cases": results,
     }

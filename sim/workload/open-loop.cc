@@ -2,8 +2,9 @@
  * OpenLoop: flows arriving as Poisson processes, sizes drawn from an empirical CDF, as
  * datacenter congestion-control studies use (DCTCP's web search, Facebook's Hadoop). Every
  * host of Hosts starts flows at rate Load x its line rate / mean flow size, each to a host of
- * Destinations other than itself chosen uniformly, from Start until Stop. A flow is one message
- * of its size; its completion time is the transport's (RDMA: the last ACK; FC: FCP_RSP).
+ * Destinations other than itself chosen uniformly (or, with Pairs, to its own destinations in
+ * turn at random), from Start until Stop. A flow is one message of its size; its completion
+ * time is the transport's (RDMA: the last ACK; FC: FCP_RSP).
  */
 #include "lfsim-workload.h"
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -39,6 +41,13 @@ class OpenLoopWorkload : public Workload
                                 "cdf rising to 1 (sizes between points interpolated linearly).",
                                 StringValue("websearch"),
                                 MakeStringAccessor(&OpenLoopWorkload::m_cdf), MakeStringChecker())
+                  .AddAttribute("Pairs",
+                                "Given pairs instead of random ones: a comma list of SRC>DST "
+                                "host names (e.g. h0>h1,h2>h3); a source with several "
+                                "destinations picks one at random per flow. Empty: every host "
+                                "of Hosts to a random host of Destinations.",
+                                StringValue(""), MakeStringAccessor(&OpenLoopWorkload::m_pairs),
+                                MakeStringChecker())
                   .AddAttribute("Stop",
                                 "No flow starts at or after this time (0: stop_time).",
                                 TimeValue(Time(0)), MakeTimeAccessor(&OpenLoopWorkload::m_stop),
@@ -51,8 +60,18 @@ class OpenLoopWorkload : public Workload
              std::vector<lfsim::FlowSpec>& out) override
     {
         ReadCdf();
-        const std::vector<uint32_t> srcs = Sources(*env.graph);
-        const std::vector<uint32_t> dsts = Sinks(*env.graph);
+        std::vector<uint32_t> srcs;
+        std::map<uint32_t, std::vector<uint32_t>> given; // source -> its destinations
+        if (m_pairs.empty())
+        {
+            srcs = Sources(*env.graph);
+        }
+        else
+        {
+            ParsePairs(*env.graph, srcs, given);
+        }
+        const std::vector<uint32_t> dsts = m_pairs.empty() ? Sinks(*env.graph)
+                                                           : std::vector<uint32_t>();
         const Time stop = m_stop.IsStrictlyPositive() ? std::min(m_stop, env.stopTime)
                                                       : env.stopTime;
         Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
@@ -69,7 +88,7 @@ class OpenLoopWorkload : public Workload
         const size_t first = out.size();
         for (uint32_t src : srcs)
         {
-            std::vector<uint32_t> to;
+            std::vector<uint32_t> to = given.count(src) ? given[src] : std::vector<uint32_t>();
             for (uint32_t d : dsts)
             {
                 if (d != src)
@@ -110,6 +129,43 @@ class OpenLoopWorkload : public Workload
     }
 
   private:
+    /// Pairs "a>b,c>d" -> the sources in order of appearance and each one's destinations.
+    void
+    ParsePairs(const lfsim::Graph& g, std::vector<uint32_t>& srcs,
+               std::map<uint32_t, std::vector<uint32_t>>& given) const
+    {
+        size_t start = 0;
+        while (start <= m_pairs.size())
+        {
+            size_t end = m_pairs.find(',', start);
+            end = end == std::string::npos ? m_pairs.size() : end;
+            std::string item = m_pairs.substr(start, end - start);
+            start = end + 1;
+            item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
+            const size_t gt = item.find('>');
+            const uint32_t a = gt == std::string::npos ? lfsim::NONE : g.FindNode(item.substr(0, gt));
+            const uint32_t b = gt == std::string::npos ? lfsim::NONE : g.FindNode(item.substr(gt + 1));
+            if (a == lfsim::NONE || b == lfsim::NONE || a == b || !g.Nodes()[a].host
+                || !g.Nodes()[b].host)
+            {
+                throw std::invalid_argument(key + ".Pairs: got '" + m_pairs
+                                            + "'; accepted: a comma list of SRC>DST with two "
+                                              "different host names, e.g. h0>h1,h2>h3 ('"
+                                            + item + "' is not)");
+            }
+            const uint32_t src = g.Rank(a);
+            if (!given.count(src))
+            {
+                srcs.push_back(src);
+            }
+            given[src].push_back(g.Rank(b));
+            if (end == m_pairs.size())
+            {
+                break;
+            }
+        }
+    }
+
     /// Reads and checks the CDF (errors name the file, line and field) and its mean.
     void
     ReadCdf()
@@ -194,6 +250,7 @@ class OpenLoopWorkload : public Workload
     }
 
     std::string m_cdf;
+    std::string m_pairs;
     Time m_stop;
     std::vector<std::pair<double, double>> m_points;
     double m_mean = 1;

@@ -114,7 +114,7 @@ class Result:
 
 # Rows of a time series kept in memory during a run with an output directory; beyond that they
 # go to disk (about 8 bytes x columns x rows of memory per series).
-SPILL_ROWS = 1 << 20
+SPILL_ROWS = 1 << 18
 
 
 class Spilled:
@@ -122,7 +122,7 @@ class Spilled:
     doubles per column, ``<path>.<i>.f64``. Kept on disk until written as Parquet in chunks,
     so a long run's series never has to fit in memory."""
 
-    CHUNK = 1 << 20
+    CHUNK = 1 << 18
 
     def __init__(self, path: str, rows: int, columns: list[str]):
         self.path = path
@@ -138,23 +138,21 @@ class Spilled:
         }
 
     def write_parquet(self, target: Path, labels: list[str] | None) -> None:
-        """Chunk by chunk through memory maps, with the label column ``make_frame`` adds."""
+        """Chunk by chunk (read, not memory-mapped: mapped pages would count as resident),
+        with the label column ``make_frame`` adds."""
         import numpy as np
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        maps = [
-            np.memmap(f"{self.path}.{i}.f64", dtype=np.float64, mode="r", shape=(self.rows,))
-            if self.rows
-            else np.zeros(0)
-            for i in range(len(self.columns))
-        ]
         writer = None
         try:
             for lo in range(0, max(self.rows, 1), self.CHUNK):
+                count = min(self.CHUNK, self.rows - lo)
                 part = {
-                    c: np.asarray(m[lo : lo + self.CHUNK])
-                    for c, m in zip(self.columns, maps, strict=True)
+                    c: np.fromfile(
+                        f"{self.path}.{i}.f64", dtype=np.float64, count=count, offset=8 * lo
+                    )
+                    for i, c in enumerate(self.columns)
                 }
                 frame = make_frame(part, labels)
                 table = pa.Table.from_pandas(frame, preserve_index=False)
@@ -169,7 +167,6 @@ class Spilled:
         finally:
             if writer is not None:
                 writer.close()
-            del maps
 
     def remove(self) -> None:
         for i in range(len(self.columns)):

@@ -1,0 +1,98 @@
+"""`make bench`, part 2: the open fabric at scale. Each case runs in a fresh Python process so
+that its peak resident memory is its own (getrusage of the children).
+
+- building fabrics of 1,024 to 10,240 hosts (a two-tier leaf-spine, nothing sent): wall time
+  and peak memory of the whole process (Python start-up, the import of numpy and the extension
+  included);
+- clos_1024: 1,024 hosts, web-search flows at 30 % load for 10 ms, PFC;
+- a long run's time series: the incast scenario with the queue of every switch port recorded
+  at every change, 50 and 800 ms, written to an output directory (rows spill to disk as they
+  grow, so peak memory stays about the same while the series grows sixteenfold).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+PY = sys.executable
+
+BUILD = """
+import lfsim, sys
+n, leaves = int(sys.argv[1]), int(sys.argv[2])
+sc = {"fabric": "roce", "stop_time": "1ns",
+      "topology": {"generator": "LeafSpine", "Leaves": leaves, "Spines": 16,
+                   "HostsPerLeaf": n // leaves, "HostSpeed": "25GbE", "UplinkSpeed": "100GbE"}}
+r = lfsim.run(sc)
+print(r.summary["wall_time_s"])
+"""
+
+CLOS = """
+import json, lfsim
+r = lfsim.run("clos_1024")
+m = r.metrics
+print(json.dumps({k: m[k] for k in ("packet_hops", "flows", "flows_completed", "flows_in_flight",
+                                    "fct_slowdown_p50", "fct_slowdown_p99", "drops")}
+                 | {"events": r.summary["events"], "wall_time_s": r.summary["wall_time_s"]}))
+"""
+
+SERIES = """
+import json, sys, lfsim, pyarrow.parquet as pq
+out = sys.argv[2]
+r = lfsim.run("incast", {"mode": "pfc", "stop_time": sys.argv[1], "sample_interval": "0s",
+                         "record": "queue"}, out=out)
+rows = pq.ParquetFile(out + "/series/queue.parquet").metadata.num_rows
+print(json.dumps({"rows": rows, "wall_time_s": r.summary["wall_time_s"]}))
+"""
+
+
+def child(code: str, *args: str) -> tuple[str, float, float]:
+    """stdout, wall seconds and peak RSS (MiB) of a fresh interpreter running `code`."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as stdout:
+        proc = subprocess.Popen([PY, "-c", code, *args], stdout=stdout)
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise subprocess.CalledProcessError(proc.returncode, code)
+        stdout.seek(0)
+        text = stdout.read()
+    return text.strip().splitlines()[-1], wall, usage.ru_maxrss / 1024
+
+
+def main() -> dict:
+    res: dict = {"build": [], "series": []}
+    head = f"{'hosts':>7} {'run s':>7} {'process s':>10} {'peak MiB':>9}"
+    print(f"\n{'building (no traffic)':28} {head}")
+    for n, leaves in ((1024, 32), (4096, 128), (10240, 320)):
+        out, wall, peak = child(BUILD, str(n), str(leaves))
+        print(f"{'leaf-spine, 16 spines':28} {n:7,} {float(out):7.2f} {wall:10.2f} {peak:9.0f}")
+        res["build"].append({"hosts": n, "run_s": float(out), "process_s": wall, "peak_MiB": peak})
+    with tempfile.TemporaryDirectory() as tmp:
+        for stop in ("50ms", "800ms"):
+            out, wall, peak = child(SERIES, stop, f"{tmp}/{stop}")
+            d = json.loads(out)
+            print(
+                f"{'incast, queue on change':28} {stop:>7} rows {d['rows']:>10,} "
+                f"process {wall:6.1f} s peak {peak:6.0f} MiB"
+            )
+            res["series"].append({"stop_time": stop, **d, "process_s": wall, "peak_MiB": peak})
+    out, wall, peak = child(CLOS)
+    d = json.loads(out)
+    print(
+        f"{'clos_1024 (10 ms, 30 %, pfc)':28} process {wall:6.1f} s, peak {peak:6.0f} MiB, "
+        f"{d['packet_hops'] / d['wall_time_s']:,.0f} packet-hops/s, {d['flows']:.0f} flows "
+        f"({d['flows_completed']:.0f} completed), slowdown p50 {d['fct_slowdown_p50']:.2f} "
+        f"p99 {d['fct_slowdown_p99']:.1f}, drops {d['drops']:.0f}"
+    )
+    res["clos_1024"] = {**d, "process_s": wall, "peak_MiB": peak}
+    return res
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(), indent=2))
