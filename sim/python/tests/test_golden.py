@@ -87,8 +87,10 @@ def test_same_metrics_as_before_the_redesign(name, mode):
         assert key in r.metrics, key
         new = r.metrics[key]
         if key == "paused_time_us":
-            before = dict(zip([_relabel(name, x) for x in gold["labels"]["ports"]], old))
-            after = dict(zip(r.labels("ports"), new))
+            before = dict(
+                zip([_relabel(name, x) for x in gold["labels"]["ports"]], old, strict=True)
+            )
+            after = dict(zip(r.labels("ports"), new, strict=True))
             assert before == {k: after[k] for k in before}, key
         elif isinstance(old, str):
             assert _relabel(name, old) == new, key
