@@ -47,7 +47,9 @@ def _lines(path: Path) -> list[tuple[int, list[str]]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ScenarioError(f"{path}: cannot read ({reason}); accepted: a readable text file")
+        raise ScenarioError(
+            f"{path}: cannot read ({reason}); accepted: a readable text file"
+        ) from None
     return [(n, line.split()) for n, line in enumerate(text.splitlines(), start=1)]
 
 
@@ -125,7 +127,9 @@ def read_topology(path: Path) -> dict:
         a = _int(path, n, "src", f[0], 0, nodes - 1)
         b = _int(path, n, "dst", f[1], 0, nodes - 1)
         if a == b:
-            raise ScenarioError(f"{path} line {n}, field dst: got {quote(f[1])}; accepted: a node other than src")
+            raise ScenarioError(
+                f"{path} line {n}, field dst: got {quote(f[1])}; accepted: a node other than src"
+            )
         speed = ethernet_speed(path, n, f[2])
         delay = f[3]
         from .scenario import time_seconds  # noqa: PLC0415

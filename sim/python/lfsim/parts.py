@@ -162,9 +162,7 @@ def _node_list(section: dict, key: str) -> list[dict]:
     seen: set[str] = set()
     for n in nodes:
         if n["name"] in seen:
-            raise ScenarioError(
-                f"{key}: node '{n['name']}' listed twice; accepted: each node once"
-            )
+            raise ScenarioError(f"{key}: node '{n['name']}' listed twice; accepted: each node once")
         seen.add(n["name"])
     if not nodes:
         raise ScenarioError(
@@ -291,7 +289,11 @@ def resolve_topology(
             path = base_dir / path
         graph = _read_graph_file(path, f"{key}.file")
     elif "nodes" in section or "links" in section or "hosts" in section:
-        graph = {k: section.pop(k) for k in ("nodes", "links", "hosts", "switches", "groups") if k in section}
+        graph = {
+            k: section.pop(k)
+            for k in ("nodes", "links", "hosts", "switches", "groups")
+            if k in section
+        }
     name = section.pop(GENERATOR, None)
     if graph is not None:
         if name not in (None, GRAPH):
@@ -401,8 +403,12 @@ def _flow_list(raw: Any, key: str) -> list[dict]:
             if not isinstance(f.get(k), str | int):
                 raise ScenarioError(f"{where}.{k}: got {quote(f.get(k))}; accepted: a host name")
             flow[k] = str(f[k])
-        for k, lo, hi in (("size", 1, 2**31), ("messages", 0, 10**9), ("depth", 1, 4096),
-                          ("priority", 0, 7)):
+        for k, lo, hi in (
+            ("size", 1, 2**31),
+            ("messages", 0, 10**9),
+            ("depth", 1, 4096),
+            ("priority", 0, 7),
+        ):
             if k in f:
                 v = f[k]
                 if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
@@ -499,9 +505,7 @@ def workloads_core(resolved: dict[str, dict]) -> list[dict]:
             "attributes": attrs,
         }
         if "flows" in item:
-            entry["tables"] = {
-                "flows": [{k: str(v) for k, v in f.items()} for f in item["flows"]]
-            }
+            entry["tables"] = {"flows": [{k: str(v) for k, v in f.items()} for f in item["flows"]]}
         out.append(entry)
     return out
 
@@ -532,8 +536,10 @@ def merge_workloads(base: Any, mode: Any) -> Any:
     for name, item in mode.items():
         if item is None:
             out.pop(name, None)  # a mode removes a workload with `name: null`
-        elif isinstance(out.get(name), dict) and isinstance(item, dict) and _same_shape(
-            out[name], item, PATTERN
+        elif (
+            isinstance(out.get(name), dict)
+            and isinstance(item, dict)
+            and _same_shape(out[name], item, PATTERN)
         ):
             out[name] = {**out[name], **item}
         else:
@@ -555,9 +561,7 @@ def apply_override(raw: dict, key: str, value: Any) -> None:
     name, _, attr = rest.partition(".")
     section = raw.get("workload")
     if not name or not attr or "." in attr:
-        raise ScenarioError(
-            f"{key}: accepted: workload.NAME.Attribute, e.g. workload.incast.Load"
-        )
+        raise ScenarioError(f"{key}: accepted: workload.NAME.Attribute, e.g. workload.incast.Load")
     if not isinstance(section, dict) or name not in section or not isinstance(section[name], dict):
         names = ", ".join(section) if isinstance(section, dict) else "(none)"
         raise ScenarioError(f"{key}: workload '{name}' does not exist; accepted: one of {names}")
