@@ -951,7 +951,7 @@ def flow_cdf_figure(df: pd.DataFrame, title: str, workloads: Sequence[str] | Non
         ax.grid(alpha=0.3)
         if not drawn:
             ax.text(0.5, 0.5, "no flow completed a message", ha="center", transform=ax.transAxes)
-    if len(groups) > 1 or groups[0][0]:
+    if any(line.get_label() and not line.get_label().startswith("_") for line in axes[0].lines):
         axes[0].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     done = int(np.isfinite(df["fct_us"].to_numpy(dtype=float)).sum())
     title += f" — CDF over {len(df)} flows ({done} with a completed message)"

@@ -90,6 +90,15 @@ def test_flow_cdf_has_one_line_per_workload_through_every_completed_flow():
     assert plotting.flow_cdf_figure(flows_table().drop(columns="fct_us"), "t") is None
 
 
+def test_flow_cdf_of_flows_that_completed_nothing_says_so_without_a_legend(recwarn):
+    """A deadlocked run: every flow started, none completed a message."""
+    frozen = flows_table().assign(fct_us=np.nan, slowdown=np.nan)
+    fig = plotting.flow_cdf_figure(frozen, "flows", ["incast", "bulk"])
+    assert any("no flow completed a message" in t.get_text() for t in fig.axes[0].texts)
+    assert fig.axes[0].get_legend() is None and not recwarn.list
+    assert "(0 with a completed message)" in fig.get_suptitle()
+
+
 PORTS = ["h0", "h1", "sw0/p0", "sw0/p1", "A/sw1/p0", "A/sw1/p1"]
 
 
