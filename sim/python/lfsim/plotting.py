@@ -961,7 +961,7 @@ def flow_cdf_figure(df: pd.DataFrame, title: str, workloads: Sequence[str] | Non
 
 FLOW_AXIS = {
     "fct_us": "flow completion time, mean over the flow's messages (µs)",
-    "slowdown": "FCT slowdown (FCT / ideal FCT on the empty fabric)",
+    "slowdown": "FCT slowdown of the flow (its mean FCT / ideal FCT on the empty fabric)",
     "goodput_Gbps": "goodput of the flow (Gbit/s)",
 }
 
