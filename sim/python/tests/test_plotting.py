@@ -165,3 +165,16 @@ def test_other_columns_keep_the_generic_plot(tmp_path):
     assert plotting.goodput_figure(df, "goodput", T_END) is None
     assert plotting.plot_special("goodput", df, "t", tmp_path / "g.png") is None
     assert plotting.plot_special("credits", df, "t", tmp_path / "c.png") is None
+
+
+def test_goodput_of_many_flows_draws_them_thin_under_their_total():
+    """An open-loop run has hundreds of flows: no legend of hundreds, the total on top."""
+    n = plotting.MAX_LEGEND + 5
+    cols, labels = goodput_series(n_flows=n)
+    fig = plotting.goodput_figure(make_frame(cols, labels), "goodput", T_END)
+    ax = fig.axes[0]
+    lines = ax.get_lines()
+    assert len(lines) == n + 1 and lines[-1].get_label() == "total"
+    assert all(line.get_color() == "0.6" for line in lines[:-1])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["total"]
+    assert f"({n} flows)" in fig.get_suptitle()
