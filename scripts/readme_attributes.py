@@ -1,6 +1,20 @@
-"""Regenerates the attribute tables of README.md from the ns-3 TypeIds (between the markers
-<!-- attributes:FABRIC --> and <!-- /attributes:FABRIC -->), so the reference never drifts
-from the code. Run: .venv/bin/python scripts/readme_attributes.py [--check]"""
+"""Regenerates the attribute tables of README.md from the ns-3 TypeIds, so the reference never
+drifts from the code. Each table sits between two markers, <!-- attributes:NAME --> and
+<!-- /attributes:NAME -->, where NAME is
+
+- ``topology``: ns3::Topology (the attributes every generator takes) and each registered
+  generator (``_core.topologies()``) with its own attributes;
+- ``workload``: ns3::Workload, ns3::MessageWorkload and each registered pattern
+  (``_core.workloads()``) with its own attributes and the fabrics it is tied to;
+- ``report``: the classes every open fabric shares (ns3::Report);
+- a fabric's name: the classes of that fabric (``_core.fabrics()``).
+
+A generator or pattern also takes the attributes of its ancestors (``_core.parents``); its
+entry names them, and each ancestor that is not documented elsewhere in the same block gets its
+rows inline, marked with the class they come from. A marker without a block in the README, or a
+block without a marker, is an error of ``--check``.
+
+Run: .venv/bin/python scripts/readme_attributes.py [--check]"""
 
 from __future__ import annotations
 
@@ -9,9 +23,11 @@ import sys
 from pathlib import Path
 
 import lfsim._core as core
+from lfsim.core import SHARED_CLASSES
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 INT_MAX = {"uint8_t": 255, "uint16_t": 65535, "uint32_t": 2**32 - 1, "uint64_t": 2**64 - 1}
+HEADER = ["| attribute | default | accepted | meaning |", "|---|---|---|---|"]
 
 
 def accepted(a: dict) -> str:
@@ -26,7 +42,7 @@ def accepted(a: dict) -> str:
     if t == "StringValue":
         return "text"
     m = re.fullmatch(r"(\w+) ([-+\d.e]+):([-+\d.e]+)", info)
-    if m and t == "UintegerValue":
+    if m and t in ("UintegerValue", "IntegerValue"):
         lo, hi = int(m.group(2)), int(m.group(3))
         return f"integer >= {lo}" if hi == INT_MAX.get(m.group(1)) else f"integer {lo}..{hi}"
     if m and t == "DoubleValue":
@@ -34,55 +50,152 @@ def accepted(a: dict) -> str:
     return info
 
 
+def short(type_id: str) -> str:
+    return type_id.removeprefix("ns3::")
+
+
+def rows(type_id: str, origin: str = "") -> list[str]:
+    """One table row per attribute of the TypeId itself (``origin``: the class named after the
+    meaning of an inherited row)."""
+    out = []
+    for a in core.attributes(type_id):
+        help_ = " ".join(a["help"].split()).replace("|", "\\|")
+        if origin:
+            help_ += f" (from {origin})"
+        default = f"`{a['default']}`" if str(a["default"]) else "(empty)"
+        out.append(f"| {a['name']} | {default} | {accepted(a)} | {help_} |")
+    return out
+
+
+def presets(type_id: str) -> list[str]:
+    found = core.presets(type_id)
+    if not found:
+        return []
+    names = [p["name"] for p in found]
+    out = [
+        f"| Preset | (none) | {', '.join(names)} | sets the values below; values given "
+        "explicitly win |",
+        "",
+        f"Presets of {short(type_id)}:",
+        "",
+        "| attribute | " + " | ".join(names) + " |",
+        "|---" * (len(names) + 1) + "|",
+    ]
+    values: dict[str, dict[str, str]] = {}
+    for p in found:
+        for tid, attr, value in p["values"]:
+            values.setdefault(f"{short(tid)}.{attr}", {})[p["name"]] = value
+    for key, by_preset in values.items():
+        out.append(f"| {key} | " + " | ".join(f"`{by_preset.get(n, '')}`" for n in names) + " |")
+    return out
+
+
+def class_table(type_id: str, title: str, documented: set[str] = frozenset()) -> list[str]:
+    """A class's table: its own attributes, then those of ancestors not in ``documented``;
+    ancestors that are documented are named in a line above the table instead."""
+    parents = core.parents(type_id)
+    table = rows(type_id) + presets(type_id)
+    table += [r for p in parents if p not in documented for r in rows(p, short(p))]
+    refs = " and ".join(f"**{short(p)}**" for p in parents if p in documented)
+    out = [title, ""]
+    if refs and table:
+        out += [f"Takes the attributes of {refs}, and:", ""]
+    elif refs:
+        out += [f"Takes the attributes of {refs}; none of its own.", ""]
+    elif not table:
+        out += ["No attributes.", ""]
+    if table:
+        out += [*HEADER, *table, ""]
+    return out
+
+
+def topology_block() -> str:
+    base = "ns3::Topology"
+    out = class_table(base, f"**{short(base)}**: the attributes of every generator")
+    for t in core.topologies():
+        title = f"**{t['name']}** (`generator: {t['name']}`, {t['type_id']}): {t['description']}"
+        out += class_table(t["type_id"], title, {base})
+    return "\n".join(out)
+
+
+def workload_block() -> str:
+    bases = ["ns3::Workload", "ns3::MessageWorkload"]
+    patterns = core.workloads()
+    out = class_table(bases[0], f"**{short(bases[0])}**: the attributes of every pattern")
+    users = [w["name"] for w in patterns if bases[1] in core.parents(w["type_id"])]
+    out += class_table(
+        bases[1],
+        f"**{short(bases[1])}**: the attributes of the patterns of messages ({', '.join(users)})",
+        {bases[0]},
+    )
+    for w in patterns:
+        where = f"fabric {', '.join(w['fabrics'])} only" if w["fabrics"] else "every open fabric"
+        # The description of a tied pattern starts with "FC only: ", which `where` says.
+        about = re.sub(r"^\w+ only: ", "", w["description"]) if w["fabrics"] else w["description"]
+        title = f"**{w['name']}** (`pattern: {w['name']}`, {w['type_id']}; {where}): {about}"
+        out += class_table(w["type_id"], title, set(bases))
+    return "\n".join(out)
+
+
+def report_block() -> str:
+    out = []
+    for tid in SHARED_CLASSES:
+        out += class_table(tid, f"**{short(tid)}**")
+    return "\n".join(out)
+
+
 def fabrics() -> dict[str, dict]:
     return {f["name"]: f for f in core.fabrics()}
 
 
-def tables(fabric: str) -> str:
+def fabric_block(fabric: str) -> str:
+    info = fabrics()[fabric]
     out = []
-    for tid in fabrics()[fabric]["type_ids"]:
-        out += [f"**{tid.removeprefix('ns3::')}**", ""]
-        out += ["| attribute | default | accepted | meaning |", "|---|---|---|---|"]
-        for a in core.attributes(tid):
-            help_ = " ".join(a["help"].split()).replace("|", "\\|")
-            out.append(f"| {a['name']} | `{a['default']}` | {accepted(a)} | {help_} |")
-        presets = core.presets(tid)
-        if presets:
-            names = [p["name"] for p in presets]
-            out.append(
-                f"| Preset | (none) | {', '.join(names)} | sets the values below; values "
-                "given explicitly win |"
-            )
-            out += ["", f"Presets of {tid.removeprefix('ns3::')}:", ""]
-            out += ["| attribute | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
-            rows: dict[str, dict[str, str]] = {}
-            for p in presets:
-                for type_id, attr, value in p["values"]:
-                    rows.setdefault(f"{type_id.removeprefix('ns3::')}.{attr}", {})[p["name"]] = (
-                        value
-                    )
-            for key, values in rows.items():
-                out.append(
-                    f"| {key} | " + " | ".join(f"`{values.get(n, '')}`" for n in names) + " |"
-                )
-        out.append("")
+    for tid in info["type_ids"]:
+        out += [f"**{short(tid)}**", "", *HEADER, *rows(tid), *presets(tid), ""]
+    if info.get("open"):
+        shared = ", ".join(f"`{short(t)}`" for t in SHARED_CLASSES)
+        out += [
+            f"The fabric also takes the classes every open fabric shares ({shared}), a "
+            "`topology:` and a `workload:` (above).",
+            "",
+        ]
     return "\n".join(out)
+
+
+def blocks() -> dict[str, str]:
+    out = {"topology": topology_block(), "workload": workload_block(), "report": report_block()}
+    for fabric in fabrics():
+        out[fabric] = fabric_block(fabric)
+    return out
 
 
 def main() -> int:
     text = README.read_text()
     new = text
-    for fabric in fabrics():
-        pat = re.compile(
-            rf"(<!-- attributes:{fabric} -->\n).*?(<!-- /attributes:{fabric} -->)", re.S
-        )
-        new = pat.sub(lambda m, f=fabric: m.group(1) + tables(f) + m.group(2), new)
+    missing = []
+    for name, block in blocks().items():
+        pat = re.compile(rf"(<!-- attributes:{name} -->\n).*?(<!-- /attributes:{name} -->)", re.S)
+        if not pat.search(new):
+            missing.append(name)
+            continue
+        new = pat.sub(lambda m, b=block: m.group(1) + b + m.group(2), new)
+    unknown = sorted(set(re.findall(r"<!-- attributes:([\w-]+) -->", text)) - set(blocks()))
     if "--check" in sys.argv:
+        problems = []
         if new != text:
-            print("README.md attribute tables are out of date: run scripts/readme_attributes.py")
-            return 1
-        return 0
+            problems.append(
+                "the attribute tables are out of date: run scripts/readme_attributes.py"
+            )
+        if unknown:
+            problems.append(f"markers of no class group: {', '.join(unknown)}")
+        for p in problems:
+            print(f"README.md: {p}")
+        return 1 if problems else 0
     README.write_text(new)
+    if missing:
+        # A fabric without a table (iscsi_burst) is allowed; say so rather than fail.
+        print(f"README.md has no markers for: {', '.join(missing)}")
     return 0
 
 

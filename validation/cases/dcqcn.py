@@ -89,7 +89,7 @@ def _bps(text: str) -> float:
 def _speed_bps(text: str) -> float:
     m = re.fullmatch(r"(\d+)GbE", str(text))
     if not m:
-        raise ValueError(f"unexpected RoceScenario.HostSpeed {text!r}; expected e.g. '40GbE'")
+        raise ValueError(f"unexpected topology.HostSpeed {text!r}; expected e.g. '40GbE'")
     return float(m.group(1)) * 1e9
 
 
@@ -134,7 +134,8 @@ def fluid_params(cfg: dict):
             raise ValueError(f"Dcqcn.{key} = {dc[key]}: the fluid model assumes {value}")
     if str(sw["EcnEnabled"]) != "true":
         raise ValueError("the case needs RoceSwitch.EcnEnabled")
-    line_bps = _speed_bps(cfg["RoceScenario"]["HostSpeed"])
+    # The hosts' line rate: the topology's HostSpeed, or the port's own default when empty.
+    line_bps = _speed_bps(cfg["topology"]["HostSpeed"] or cfg["RoceNetDevice"]["Speed"])
     frame, line = packet_bytes(int(nic["PathMtu"]))
     params = fluid.FluidParams(
         mtu_bytes=line,  # rates, pacing and the byte counter count line bytes
@@ -199,10 +200,10 @@ def _at(lag_s: float) -> str:
 
 def _overrides(n: int) -> dict:
     return {
-        "RoceScenario.Senders": n,
+        "topology.Hosts": n + 1,  # the receiver h0 and the N senders on one switch
         "RdmaNic.PathMtu": MTU,
         "stop_time": f"{STOP_S * 1e3:g}ms",
-        "RoceScenario.Warmup": f"{WINDOW_S * 1e3:g}ms",
+        "Report.Warmup": f"{WINDOW_S * 1e3:g}ms",
     }
 
 
@@ -446,9 +447,9 @@ def _evaluate(ctx):
         "dcqcn",
         {
             **_overrides(8),
-            "RoceScenario.HostSpeed": FAST,
+            "topology.HostSpeed": FAST,
             "stop_time": f"{FAST_STOP_S * 1e3:g}ms",
-            "RoceScenario.Warmup": f"{FAST_WINDOW_S * 1e3:g}ms",
+            "Report.Warmup": f"{FAST_WINDOW_S * 1e3:g}ms",
         },
     )
     params, line_bps = fluid_params(r.config)

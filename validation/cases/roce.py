@@ -30,13 +30,9 @@ BASE = {
     "description": "seed 004 test 3: one client, 25GbE, NVMe-oF over RoCEv2 as its RDMA traffic",
     "seed": 1,
     "stop_time": "11ms",
-    "RoceScenario": {
-        "Topology": "Leaf",  # client and storage nodes on one switch
-        "HostSpeed": "25GbE",
-        "Messages": 0,
-        "QueueDepth": 4,
-        "Warmup": "1ms",
-    },
+    # Client and storage nodes on one switch: the client h0, the storage nodes h1, h2, ...
+    "topology": {"generator": "Star", "HostSpeed": "25GbE"},
+    "Report": {"Warmup": "1ms"},
     "RdmaNic": {"PathMtu": MTU},
 }
 
@@ -51,11 +47,25 @@ def wire_ceiling_mibps(message: int, extension_bytes: int) -> float:
     return LINE_BYTES_PER_S * message / line / MIB
 
 
-def _scenario(operation: str, workload: str, senders: int, message: int) -> dict:
+def _scenario(operation: str, pattern: str, storage_nodes: int, message: int) -> dict:
+    """The client h0 and `storage_nodes` storage nodes: an Incast (every storage node to h0)
+    or an Outcast (h0 to every storage node) of back-to-back messages, 4 in flight per flow."""
     sc = {k: (dict(v) if isinstance(v, dict) else v) for k, v in BASE.items()}
-    sc["RoceScenario"].update(
-        {"Operation": operation, "Workload": workload, "Senders": senders, "MessageSize": message}
-    )
+    sc["topology"]["Hosts"] = storage_nodes + 1
+    nodes = f"h1-h{storage_nodes}" if storage_nodes > 1 else "h1"
+    ends = {"Hosts": nodes, "Destinations": "h0"}
+    if pattern == "Outcast":
+        ends = {"Hosts": "h0", "Destinations": nodes}
+    sc["workload"] = {
+        "io": {
+            "pattern": pattern,
+            **ends,
+            "Operation": operation,
+            "MessageSize": message,
+            "Messages": 0,
+            "QueueDepth": 4,
+        }
+    }
     return sc
 
 

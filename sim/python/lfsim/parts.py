@@ -46,8 +46,11 @@ def instance_attributes(type_id: str) -> list[dict]:
     return out
 
 
-def _resolve_attributes(key: str, type_id: str, given: Mapping[str, Any]) -> dict[str, str]:
-    """Every attribute of the instance as a string: given values checked, defaults filled."""
+def _resolve_attributes(
+    key: str, type_id: str, given: Mapping[str, Any], of: str = ""
+) -> dict[str, str]:
+    """Every attribute of the instance as a string: given values checked, defaults filled.
+    ``of`` names the instance in errors ("generator Star", "pattern Incast")."""
     from .scenario import to_core_string  # noqa: PLC0415 (scenario imports this module)
 
     attrs = instance_attributes(type_id)
@@ -56,7 +59,8 @@ def _resolve_attributes(key: str, type_id: str, given: Mapping[str, Any]) -> dic
     for attr, value in given.items():
         attr = str(attr)
         if attr not in known:
-            raise ScenarioError(f"{key}.{attr} does not exist; accepted: {', '.join(known)}")
+            where = f" for {of}" if of else ""
+            raise ScenarioError(f"{key}.{attr} does not exist{where}; accepted: {', '.join(known)}")
         text = to_core_string(value)
         if text is None:
             raise ScenarioError(f"{key}.{attr}: got {quote(value)}; accepted: a single value")
@@ -67,12 +71,21 @@ def _resolve_attributes(key: str, type_id: str, given: Mapping[str, Any]) -> dic
     return {a["name"]: values.get(a["name"], str(a["default"])) for a in attrs}
 
 
-def _where(item: Any, fallback: str) -> str:
+def _where(item: Any, key: str) -> str:
+    """The key of an item (``topology.links[3]``), after its file and line when it was read from
+    a file (``graph.yaml line 12, topology.links[3]``): errors append ``.field``."""
     line = getattr(item, "line", None)
     source = getattr(item, "source", None)
     if line is not None and source is not None:
-        return f"{source} line {line}"
-    return fallback
+        return f"{source} line {line}, {key}"
+    return key
+
+
+def _names(names: list[str], limit: int = 8) -> str:
+    """The first names of a list, for an accepted form: 'h0, h1, sw0' or 'h0, ..., (40 nodes)'."""
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])}, ... ({len(names)} nodes)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,6 +194,7 @@ def _link_list(section: dict, key: str, nodes: list[dict], classes: Mapping[str,
             "with optional speed, length (m) or delay, count and set"
         )
     names = {n["name"] for n in nodes}
+    listed = _names([n["name"] for n in nodes])
     links = []
     for i, item in enumerate(raw):
         where = _where(item, f"{key}.links[{i}]")
@@ -204,7 +218,8 @@ def _link_list(section: dict, key: str, nodes: list[dict], classes: Mapping[str,
             v = item.get(end)
             if v is None or str(v) not in names:
                 raise ScenarioError(
-                    f"{where}.{end}: got {quote(v)}; accepted: the name of a node in nodes"
+                    f"{where}.{end}: got {quote(v)}; accepted: the name of a node in nodes "
+                    f"({listed})"
                 )
             link[end] = str(v)
         if link["a"] == link["b"]:
@@ -314,7 +329,7 @@ def resolve_topology(
         if k in ("hosts", "switches", "groups"):
             raise ScenarioError(f"{key}.{k}: only with a listed graph; accepted: nodes: and links:")
     out: dict[str, Any] = {GENERATOR: name}
-    out.update(_resolve_attributes(key, generators[name]["type_id"], section))
+    out.update(_resolve_attributes(key, generators[name]["type_id"], section, f"generator {name}"))
     if graph is not None:
         nodes = _node_list(graph, key)
         out["nodes"] = nodes
@@ -487,11 +502,27 @@ def resolve_workloads(raw: Any, fabric: str, base_dir: Path | None) -> dict[str,
                 "...] or file: FILE"
             )
         resolved: dict[str, Any] = {PATTERN: pattern}
-        resolved.update(_resolve_attributes(key, info["type_id"], item))
+        resolved.update(_resolve_attributes(key, info["type_id"], item, f"pattern {pattern}"))
+        _resolve_size_cdf(resolved, base_dir)
         if flows is not None:
             resolved["flows"] = flows
         out[name] = resolved
     return out
+
+
+SIZE_CDF = "SizeCdf"
+
+
+def _resolve_size_cdf(item: dict, base_dir: Path | None) -> None:
+    """A ``SizeCdf`` that names a file (it has a '/' or a '.', unlike the built-in websearch and
+    hadoop) is read from the scenario's directory, as topology and flow files are: the resolved
+    form keeps its absolute path."""
+    value = item.get(SIZE_CDF)
+    if not value or base_dir is None or not any(c in value for c in "/."):
+        return
+    path = Path(value)
+    if not path.is_absolute() and (base_dir / path).is_file():
+        item[SIZE_CDF] = str((base_dir / path).resolve())
 
 
 def workloads_core(resolved: dict[str, dict]) -> list[dict]:

@@ -5,13 +5,22 @@ plotting never changes the backend of an interactive session (e.g. a notebook).
 
 Most series get the generic plot (each value column against time, one line per id). A few
 recorders have a plot of their own, chosen by recorder name and columns (``SPECIAL``):
-``queue`` (bytes: the ports with the highest peaks, in KB), ``pause`` (prio, quanta, dir: a
+``queue`` (bytes: the ports with the highest peaks, in KiB), ``pause`` (prio, quanta, dir: a
 raster of the PAUSE frames each port sent), ``goodput`` (goodput_Gbps: per flow, plus their
 total), ``rate`` (rate_Gbps: per queue pair) and ``blocked`` (blocked, bytes: a pause map, the
 blocked spells of every queue, with the deadlock's cycle and instants from the metrics).
 
-A run with a ``links`` table also gets ``topology.png`` (instead of a plot of the table): its
-switches and hosts, and, after a deadlock, the wait-for cycle as arrows along the ring links.
+Tables: the shared report's get figures of their own (``plot_result``). ``flows`` (per flow:
+FCT, slowdown, goodput) -> ``flows.png``, the CDF over the flows of each, one line per
+workload; ``slowdown_by_size`` -> ``slowdown_by_size.png``, the FCT slowdown (p50, p99, log
+scale) per flow-size bucket, when the run has flows; ``links`` -> ``topology.png`` (its
+switches and hosts, and, after a deadlock, the wait-for cycle as arrows along the ring links)
+and ``link_util.png`` (a histogram of the utilisation of every link direction). Other tables
+keyed by ``id`` get one bar per row up to ``MAX_BARS`` rows, a CDF per column beyond; tables
+keyed by a value (e.g. ``pingpong``'s ``size_B``) a line per column against it.
+
+Column units follow their suffix (``axis_label``); ``_KB`` columns are KiB (lfsim's metrics
+divide by 1024), rates in ``MBps`` are 10^6 bytes per second.
 
 Sweeps get heat maps (``plot_heatmaps``): one metric over two grid keys, one panel per value of
 a third.
@@ -42,7 +51,7 @@ UNITS = {
     "ps": "ps",
     "B": "B",
     "bytes": "B",
-    "KB": "KB",
+    "KB": "KiB",  # lfsim's *_KB columns and metrics are bytes / 1024
     "MB": "MB",
     "GB": "GB",
     "KBps": "KB/s",
@@ -185,14 +194,17 @@ def _legend(ax, n: int) -> None:
         )
 
 
+KIB = 1024  # the queue plot's unit, as in the *_KB metrics
+
+
 def queue_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
-    """Egress queue in KB over time for the ``TOP_QUEUES`` ports with the highest peak."""
+    """Egress queue in KiB over time for the ``TOP_QUEUES`` ports with the highest peak."""
     if not {"time_s", "id", "bytes"} <= set(df.columns):
         return None
     t_end = _end_time(df, end_s)
     unit, factor = time_scale(t_end)
     t_all = df["time_s"].to_numpy()
-    v_all = df["bytes"].to_numpy() / 1e3
+    v_all = df["bytes"].to_numpy() / KIB
     groups = _groups(df)
     peaks = [(float(np.nanmax(v_all[idx])), label, idx) for label, idx in groups if len(idx)]
     peaks.sort(key=lambda p: -p[0])
@@ -207,13 +219,13 @@ def queue_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
             np.append(v, v[-1]),
             drawstyle="steps-post",
             linewidth=1.0,
-            label=f"{label} (peak {peak:.4g} KB)",
+            label=f"{label} (peak {peak:.4g} KiB)",
         )
     if not shown:
         ax.text(0.5, 0.5, "no queue build-up at any port", ha="center", transform=ax.transAxes)
         ax.set_xlim(0, t_end * factor or 1.0)
     ax.set_ylim(bottom=0)
-    ax.set_ylabel("egress queue (KB)")
+    ax.set_ylabel("egress queue (KiB)")
     ax.set_xlabel(f"simulated time ({UNITS[unit]})")
     ax.grid(alpha=0.3)
     _legend(ax, len(shown))
@@ -301,10 +313,12 @@ def flows_figure(df: pd.DataFrame, title: str, end_s: float | None = None, total
     groups = [(label, idx) for label, idx in _groups(df) if len(idx)]
     fig, axes = _new_figure(1)
     ax = axes[0]
+    many = len(groups) > MAX_LEGEND  # then thin grey lines without a legend, under the total
     for label, idx in groups:
         t, v = _reduce(t_all[idx], v_all[idx], "mean")
-        ax.plot(t * factor, v, linewidth=1.0, label=label or None)
-    n_legend = len(groups) if len(groups) <= MAX_LEGEND else 0
+        style = {"color": "0.6", "linewidth": 0.5} if many else {"linewidth": 1.0}
+        ax.plot(t * factor, v, label=None if many else (label or None), **style)
+    n_legend = 0 if many else len(groups)
     first = t_all[groups[0][1]] if groups else t_all
     same_instants = all(np.array_equal(t_all[idx], first) for _, idx in groups)
     if total and len(groups) > 1 and same_instants:
@@ -520,10 +534,15 @@ def blocked_figure(
     return fig
 
 
+_SWITCH_PORT = re.compile(r"(.+)/p\d+")
+
+
 def node_of(port: str) -> str:
-    """The switch or host a port belongs to: "ring0/p1" -> "ring0"; a host port "h3" is its
-    own node."""
-    return str(port).split("/", 1)[0]
+    """The switch or host a port belongs to: "ring0/p1" -> "ring0", "A/leaf0/p1" -> "A/leaf0"
+    (plane A of a dual fabric); a host port "h3" is its own node, "h0/A" (host h0's port on
+    plane A) belongs to h0."""
+    m = _SWITCH_PORT.fullmatch(str(port))
+    return m.group(1) if m else str(port).split("/", 1)[0]
 
 
 def queue_port(queue: str, ports) -> str | None:
@@ -556,7 +575,7 @@ def topology_graph(links: pd.DataFrame, port_labels: Sequence[str]):
     for pa, pb in link_peers(links, port_labels).items():
         u, v = node_of(pa), node_of(pb)
         for node, port in ((u, pa), (v, pb)):
-            switch = "/" in port or g.nodes.get(node, {}).get("kind") == "switch"
+            switch = not _is_host_port(port) or g.nodes.get(node, {}).get("kind") == "switch"
             g.add_node(node, kind="switch" if switch else "host")
         if g.has_edge(u, v):
             pairs = g.edges[u, v]["ports"]
@@ -641,6 +660,14 @@ def _tiered_layout(g) -> dict[str, tuple[float, float]] | None:
             below = [pos[m][0] for m in g.neighbors(n) if m in pos and tier[m] == t - 1]
             x = float(np.mean(below)) if t == 1 and below else width * ((i + 0.5) / len(row) - 0.5)
             pos[n] = (x, 1.2 * t)
+    # Switches over the same hosts (the planes of a dual fabric: A/leaf0, B/leaf0) side by side.
+    same: dict[tuple[float, float], list[str]] = {}
+    for n in switches:
+        same.setdefault((round(pos[n][0], 9), pos[n][1]), []).append(n)
+    for (x, y), members in same.items():
+        step = min(0.3, width / max(len(hosts), 1))
+        for k, n in enumerate(members):
+            pos[n] = (x + step * (k - (len(members) - 1) / 2), y)
     return pos
 
 
@@ -680,7 +707,8 @@ def topology_layout(g) -> dict[str, tuple[float, float]]:
 
 
 def _format_bytes(n: float) -> str:
-    for unit, scale in (("MB", 1e6), ("KB", 1e3)):
+    """Bytes in the binary units of the metrics (KiB, MiB)."""
+    for unit, scale in (("MiB", 1024.0**2), ("KiB", 1024.0)):
         if abs(n) >= scale:
             return f"{n / scale:.3g} {unit}"
     return f"{n:.0f} B"
@@ -838,8 +866,6 @@ SPECIAL = {
 }
 # Builders that also take the run's metrics (the deadlock's cycle and instants).
 WITH_METRICS = {"blocked"}
-# Tables with a figure of their own instead of plot_table's (links: topology.png).
-SPECIAL_TABLES = {"links"}
 
 
 def plot_special(
@@ -861,17 +887,229 @@ def plot_special(
     return path
 
 
-def plot_table(df: pd.DataFrame, title: str, path: Path) -> Path | None:
+# ---------------------------------------------------------------------------------------------
+# Tables. The shared report's (flows, slowdown_by_size, links) have figures of their own; other
+# tables keyed by id get bars (few rows) or a CDF per column (many rows).
+
+MAX_BARS = 20  # an id table with more rows than this gets CDFs instead of bars
+# Columns of id tables that name or place a row rather than measure it: not plotted.
+ROW_KEYS = ("id", "label", "workload", "src", "dst", "a", "b")
+FLOW_CDF_COLUMNS = ("fct_us", "slowdown", "goodput_Gbps")
+
+
+def _table_figure(rows: int, height: float = 2.4):
+    """A figure of ``rows`` panels one above the other, each with its own x axis."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8.0, 1.2 + height * rows), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(rows, 1, squeeze=False)[:, 0]
+
+
+def _spans_decades(values: np.ndarray) -> bool:
+    """Positive values whose largest is at least 100 times the smallest: a log axis."""
+    v = values[np.isfinite(values)]
+    return bool(len(v)) and v.min() > 0 and v.max() / v.min() >= 100
+
+
+def _cdf(ax, values: np.ndarray, label: str | None = None, **style) -> int:
+    """The empirical CDF of the finite values as steps (fraction of rows at or below x);
+    returns how many were drawn."""
+    v = np.sort(values[np.isfinite(values)])
+    if len(v):
+        y = np.arange(1, len(v) + 1) / len(v)
+        ax.step(np.r_[v[0], v], np.r_[0.0, y], where="post", label=label, **style)
+    return len(v)
+
+
+def flow_cdf_figure(df: pd.DataFrame, title: str, workloads: Sequence[str] | None = None):
+    """The ``flows`` table as CDFs over the flows, one line per workload: FCT (mean over the
+    flow's messages), slowdown (FCT / ideal FCT) and goodput. None without those columns."""
+    cols = [c for c in FLOW_CDF_COLUMNS if c in df.columns]
+    if "fct_us" not in cols or not len(df):
+        return None
+    fig, axes = _table_figure(len(cols), 2.2)
+    if "workload" in df.columns and workloads:
+        which = df["workload"].to_numpy().astype(int)
+        groups = [(str(w), which == i) for i, w in enumerate(workloads) if (which == i).any()]
+    else:
+        groups = [("", np.ones(len(df), dtype=bool))]
+    for ax, col in zip(axes, cols, strict=True):
+        v_all = df[col].to_numpy(dtype=float)
+        drawn = 0
+        for name, sel in groups:
+            n = _cdf(ax, v_all[sel], label=f"{name} ({int(sel.sum())} flows)" if name else None)
+            drawn += n
+        if _spans_decades(v_all):
+            ax.set_xscale("log")
+        if col == "slowdown":
+            ax.axvline(1.0, color="0.5", linestyle=":", linewidth=1.0)
+        ax.set_xlabel(FLOW_AXIS.get(col, axis_label(col)))
+        ax.set_ylabel("fraction of flows")
+        ax.set_ylim(0, 1.02)
+        ax.grid(alpha=0.3)
+        if not drawn:
+            ax.text(0.5, 0.5, "no flow completed a message", ha="center", transform=ax.transAxes)
+    if any(line.get_label() and not line.get_label().startswith("_") for line in axes[0].lines):
+        axes[0].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    done = int(np.isfinite(df["fct_us"].to_numpy(dtype=float)).sum())
+    title += f" — CDF over {len(df)} flows ({done} with a completed message)"
+    fig.suptitle(textwrap.fill(title, 90))
+    return fig
+
+
+FLOW_AXIS = {
+    "fct_us": "flow completion time, mean over the flow's messages (µs)",
+    "slowdown": "FCT slowdown of the flow (its mean FCT / ideal FCT on the empty fabric)",
+    "goodput_Gbps": "goodput of the flow (Gbit/s)",
+}
+
+
+def size_text(n: float) -> str:
+    """A bucket bound in bytes, as given (decimal): 10000 -> '10 kB', 1e6 -> '1 MB'."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:g} {unit}"
+    return f"{n:g} B"
+
+
+def bucket_names(lo: np.ndarray, hi: np.ndarray) -> list[str]:
+    """'< 10 kB', '10 kB - 100 kB', ..., '>= 10 MB' for the buckets [lo, hi)."""
+    names = []
+    for a, b in zip(lo, hi, strict=True):
+        if a <= 0:
+            names.append(f"< {size_text(b)}")
+        elif not np.isfinite(b):
+            names.append(f">= {size_text(a)}")
+        else:
+            names.append(f"{size_text(a)} - {size_text(b)}")
+    return names
+
+
+def slowdown_figure(df: pd.DataFrame, title: str):
+    """FCT slowdown per flow-size bucket (``slowdown_by_size``): p50 and p99 on a log scale,
+    each bucket named by its sizes and its number of messages. None for other columns."""
+    if not {"size_lo_B", "size_hi_B", "messages", "p50", "p99"} <= set(df.columns):
+        return None
+    lo, hi = df["size_lo_B"].to_numpy(dtype=float), df["size_hi_B"].to_numpy(dtype=float)
+    count = df["messages"].to_numpy(dtype=float)
+    p50, p99 = df["p50"].to_numpy(dtype=float), df["p99"].to_numpy(dtype=float)
+    fig, axes = _table_figure(1, 3.4)
+    ax = axes[0]
+    x = np.arange(len(df))
+    ok = (count > 0) & np.isfinite(p50) & np.isfinite(p99)
+    ax.plot(x[ok], p99[ok], "s--", color="tab:red", label="p99")
+    ax.plot(x[ok], p50[ok], "o-", color="tab:blue", label="p50")
+    ax.axhline(1.0, color="0.5", linestyle=":", linewidth=1.0, label="1: the ideal FCT")
+    ax.set_yscale("log")
+    from matplotlib.ticker import FuncFormatter
+
+    plain = FuncFormatter(lambda v, _: f"{v:g}")  # 2, 3, 4 rather than 2 x 10^0
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
+    names = [f"{n}\n{int(c)} msgs" for n, c in zip(bucket_names(lo, hi), count, strict=True)]
+    ax.set_xticks(x, names, fontsize="small")
+    ax.set_xlim(-0.5, len(df) - 0.5)
+    ax.set_xlabel("message size (bucket of Report.SizeBuckets) and messages completed in it")
+    ax.set_ylabel("FCT slowdown (FCT / ideal FCT)")
+    ax.grid(alpha=0.3, which="both", axis="y")
+    if ok.any():
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    else:
+        ax.text(0.5, 0.5, "no message completed after Warmup", ha="center", transform=ax.transAxes)
+    fig.suptitle(textwrap.fill(title, 90))
+    return fig
+
+
+def _is_host_port(label: str) -> bool:
+    """Host ports are labelled by their host (h3; h0/A in a dual fabric), switch ports by
+    switch/pN (leaf0/p1; A/leaf0/p1)."""
+    return _SWITCH_PORT.fullmatch(str(label)) is None
+
+
+def link_util_figure(links: pd.DataFrame, port_labels: Sequence[str], title: str):
+    """Histogram of the utilisation of every link direction (``links``: util_ab, util_ba),
+    host links and switch-to-switch links stacked. None for other columns."""
+    if not {"a", "b", "util_ab", "util_ba"} <= set(links.columns):
+        return None
+    a = links["a"].to_numpy().astype(int)
+    b = links["b"].to_numpy().astype(int)
+    host = np.array(
+        [
+            _is_host_port(port_labels[i]) or _is_host_port(port_labels[j])
+            for i, j in zip(a, b, strict=True)
+        ],
+        dtype=bool,
+    )
+    util = np.column_stack([links["util_ab"].to_numpy(float), links["util_ba"].to_numpy(float)])
+    fig, axes = _table_figure(1, 3.0)
+    ax = axes[0]
+    bins = np.linspace(0.0, 1.0, 21)
+    parts = [
+        (np.clip(util[host].ravel(), 0, 1), "host links", "tab:gray"),
+        (np.clip(util[~host].ravel(), 0, 1), "switch-to-switch links", "tab:blue"),
+    ]
+    parts = [p for p in parts if len(p[0])]
+    if parts:
+        ax.hist(
+            [p[0] for p in parts],
+            bins=bins,
+            stacked=True,
+            label=[f"{p[1]} ({len(p[0])} directions)" for p in parts],
+            color=[p[2] for p in parts],
+        )
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("utilisation of one direction of a link over the run (fraction of line rate)")
+    ax.set_ylabel("link directions")
+    ax.grid(alpha=0.3, axis="y")
+    if len(links):
+        title += (
+            f" — {len(links)} links, busiest direction {np.nanmax(util):.0%}, "
+            f"mean {np.nanmean(util):.0%}"
+        )
+    fig.suptitle(textwrap.fill(title, 90))
+    return fig
+
+
+def table_figure(df: pd.DataFrame, title: str, rows: str = "rows"):
+    """A table without a figure of its own: keyed by id, one bar per row (up to ``MAX_BARS``
+    rows) or the CDF of each column over the rows (``rows``: what a row is, e.g. "ports");
+    keyed by a value (its first column), each other column against it. Columns with one value
+    in every row are named in the title instead of drawn. None when there is nothing to draw."""
     cols = [c for c in df.columns if c != "label"]
-    if len(cols) < 2:
+    if len(cols) < 2 or not len(df):
         return None
     x = cols[0]
-    ys = [c for c in cols[1:] if c != "id"]
+    ys = [c for c in cols[1:] if c not in ROW_KEYS]
+    if x != "id":
+        # The same quantity in another unit (pingpong: size_KB beside size_B) adds nothing.
+        base = x.rpartition("_")[0] or x
+        ys = [c for c in ys if (c.rpartition("_")[0] or c) != base]
+    elif len(df) > 1:
+        flat = [c for c in ys if df[c].nunique(dropna=False) == 1]
+        if flat and len(flat) < len(ys):
+            ys = [c for c in ys if c not in flat]
+            same = ", ".join(f"{c} {df[c].iloc[0]:g}" for c in flat)
+            title += f" (the same in every row: {same})"
     if not ys:
         return None
-    fig, axes = _new_figure(len(ys))
-    if x == "id":
-        # Per-flow table: one bar per id, named by its label.
+    if x == "id" and len(df) > MAX_BARS:
+        fig, axes = _table_figure(len(ys), 2.0)
+        for ax, col in zip(axes, ys, strict=True):
+            v = df[col].to_numpy(dtype=float)
+            _cdf(ax, v)
+            if _spans_decades(v):
+                ax.set_xscale("log")
+            ax.set_xlabel(axis_label(col))
+            ax.set_ylabel(f"fraction of {rows}")
+            ax.set_ylim(0, 1.02)
+            ax.grid(alpha=0.3)
+        title = f"{title} — CDF over {len(df)} {rows}"
+    elif x == "id":
+        # One bar per id, named by its label.
+        fig, axes = _new_figure(len(ys))
         names = df["label"].astype(str).to_numpy() if "label" in df.columns else df["id"]
         pos = np.arange(len(df))
         for ax, col in zip(axes, ys, strict=True):
@@ -879,8 +1117,9 @@ def plot_table(df: pd.DataFrame, title: str, path: Path) -> Path | None:
             ax.set_ylabel(axis_label(col))
             ax.grid(alpha=0.3, axis="y")
         axes[-1].set_xticks(pos, names, rotation=45 if len(df) > 6 else 0, ha="right")
-        axes[-1].set_xlabel("flow")
+        axes[-1].set_xlabel(SINGULAR.get(rows, rows))
     else:
+        fig, axes = _new_figure(len(ys))
         groups = _groups(df)
         xv = df[x].to_numpy()
         for ax, col in zip(axes, ys, strict=True):
@@ -890,21 +1129,33 @@ def plot_table(df: pd.DataFrame, title: str, path: Path) -> Path | None:
                 ax.plot(xv[idx], yv[idx], marker="o", markersize=3, label=label or None)
             ax.set_ylabel(axis_label(col))
             ax.grid(alpha=0.3)
-        finite = xv[np.isfinite(xv)] if xv.dtype.kind == "f" else xv
         # Sizes spanning decades (e.g. 512 B .. 1 MB) read better on a log axis.
-        if len(finite) and finite.min() > 0 and finite.max() / finite.min() >= 100:
+        if xv.dtype.kind == "f" and _spans_decades(xv):
             axes[-1].set_xscale("log")
         axes[-1].set_xlabel(axis_label(x))
         if 1 < len(groups) <= MAX_LEGEND:
             axes[0].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(textwrap.fill(title, 90))
+    return fig
+
+
+def plot_table(df: pd.DataFrame, title: str, path: Path, rows: str = "rows") -> Path | None:
+    """``table_figure`` written to ``path``; None when the table has nothing to draw."""
+    return _save(table_figure(df, title, rows), path)
+
+
+def _save(fig, path: Path) -> Path | None:
+    if fig is None:
+        return None
     fig.savefig(path, dpi=110)
     return path
 
 
 def plot_result(result: Result, plots_dir: Path) -> list[Path]:
-    """Write one PNG per series and per table into ``plots_dir``; returns the files. A run
-    with a ``links`` table gets ``topology.png`` instead of a plot of that table."""
+    """Write one PNG per series and per table into ``plots_dir``; returns the files.
+
+    A ``links`` table gives ``topology.png`` and ``link_util.png`` instead of a plot of the
+    table; ``slowdown_by_size.png`` is drawn only when the run has flows."""
     from . import core as _core
 
     plots_dir.mkdir(parents=True, exist_ok=True)
@@ -921,16 +1172,39 @@ def plot_result(result: Result, plots_dir: Path) -> list[Path]:
             p = plot_series(df, title, path, end_s)
         if p:
             written.append(p)
-    topology = plot_topology(result, plots_dir / "topology.png")
-    if topology:
-        written.append(topology)
+    has_flows = "flows" in result.table_names and len(result.table("flows")) > 0
     for name in result.table_names:
-        if topology and name in SPECIAL_TABLES:
-            continue
-        p = plot_table(result.table(name), f"{scenario}: {name}", plots_dir / f"{name}.png")
+        title, path = f"{scenario}: {name}", plots_dir / f"{name}.png"
+        df = result.table(name)
+        p = None
+        if name == "links":
+            ports = labels_of(result, "links")
+            if ports:
+                title = f"{scenario}: link utilisation"
+                for q in (
+                    plot_topology(result, plots_dir / "topology.png"),
+                    _save(link_util_figure(df, ports, title), plots_dir / "link_util.png"),
+                ):
+                    if q:
+                        written.append(q)
+                continue
+        elif name == "flows":
+            p = _save(flow_cdf_figure(df, title, labels_of(result, "workloads")), path)
+        elif name == "slowdown_by_size":
+            if not has_flows:
+                continue
+            fig = slowdown_figure(df, f"{scenario}: FCT slowdown by message size")
+            p = _save(fig, path)
+        if p is None:
+            p = plot_table(df, title, path, TABLE_ROWS.get(name, "rows"))
         if p:
             written.append(p)
     return written
+
+
+# What a row of a table is, for axis labels.
+TABLE_ROWS = {"ports": "ports", "switches": "switches", "flows": "flows"}
+SINGULAR = {"rows": "row", "ports": "port", "switches": "switch", "flows": "flow"}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ import pytest
 
 # Small runs of the built-in fc_distance scenario: 2 ms of one 2GFC link, warm-up shortened
 # so that the throughput metric covers a real interval.
-SMALL = ["--set", "stop_time=2ms", "--set", "FcScenario.Warmup=200us"]
-SMALL_OVERRIDES = {"stop_time": "2ms", "FcScenario.Warmup": "200us"}
+SMALL = ["--set", "stop_time=2ms", "--set", "Report.Warmup=200us"]
+SMALL_OVERRIDES = {"stop_time": "2ms", "Report.Warmup": "200us"}
 
 
 def run_cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -36,21 +36,25 @@ def cli(tmp_path):
 
 # A scenario with modes on the fc fabric: one 2GFC link of 10 km with 8 BB_Credits, and three
 # variants. "near" and "far" change attributes (merged over the base), "pingpong" changes the
-# workload, its stop time and its recorders (top-level keys replace the base's).
+# topology and the workload (another generator and pattern replace the base's), its stop time
+# and its recorders (top-level keys replace the base's).
 MODES_YAML = """\
 description: one FC link in three variants
 fabric: fc
 seed: 1
 stop_time: 2ms
 record: [credits]
-FcScenario: {Topology: PointToPoint, Workload: Stream, Warmup: 200us}
+topology: {generator: PointToPoint}
+workload: {stream: {pattern: FcStream, Destinations: h0}}
+Report: {Warmup: 200us}
 FcNetDevice: {Speed: 2GFC, BbCredit: 8}
 FcChannel: {Length: 10000}
 modes:
   near: {FcChannel: {Length: 10}}
   far: {FcNetDevice: {BbCredit: 2}}
   pingpong:
-    FcScenario: {Topology: Star, Hosts: 2, Workload: PingPong}
+    topology: {generator: Star, Hosts: 2}
+    workload: {stream: null, pingpong: {pattern: FcPingPong, Hosts: h1, Destinations: h0}}
     FcPingPong: {MinSize: 1024, MaxSize: 4096, Step: 1024, RoundTrips: 2}
     stop_time: 1s
     record: []

@@ -96,7 +96,7 @@ def test_seed_drives_the_random_start_times():
     """fc_incast draws each initiator's start in [0, StartSpread) from the seed's RNG streams."""
     a = lfsim.run("fc_incast", {"stop_time": "3ms"}, seed=4)
     b = lfsim.run("fc_incast", {"stop_time": "3ms"}, seed=5)
-    c = lfsim.run("fc_incast", {"stop_time": "3ms", "FcScenario.StartSpread": "0s"}, seed=4)
-    d = lfsim.run("fc_incast", {"stop_time": "3ms", "FcScenario.StartSpread": "0s"}, seed=5)
+    c = lfsim.run("fc_incast", {"stop_time": "3ms", "workload.fcp.StartSpread": "0s"}, seed=4)
+    d = lfsim.run("fc_incast", {"stop_time": "3ms", "workload.fcp.StartSpread": "0s"}, seed=5)
     assert a.metrics != b.metrics
     assert c.metrics == d.metrics  # nothing random left: the seed must not matter

@@ -32,7 +32,7 @@ def test_run_writes_summary_config_and_series(cli, tmp_path):
     assert s["events"] > 0
 
     cfg = yaml.safe_load((out / "config.yaml").read_text())
-    assert cfg["stop_time"] == "2ms" and cfg["FcScenario"]["Warmup"] == "200us"
+    assert cfg["stop_time"] == "2ms" and cfg["Report"]["Warmup"] == "200us"
     assert cfg["record"] == ["credits", "rx_buffers"]
     assert "FcSwitch" in cfg  # every class, even one this topology does not use
 
@@ -130,7 +130,9 @@ def test_plot_writes_one_png_per_series_and_table(cli, tmp_path):
     s = _summary(out)
     assert s["series"] and s["tables"]
     pngs = sorted(x.stem for x in (out / "plots").glob("*.png"))
-    assert pngs == sorted(s["series"] + s["tables"])
+    # The links table is drawn as the topology and a histogram of the links' utilisation.
+    assert "links" in s["tables"]
+    assert pngs == sorted({*s["series"], *s["tables"], "topology", "link_util"} - {"links"})
     for png in (out / "plots").glob("*.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for table in s["tables"]:
@@ -138,6 +140,14 @@ def test_plot_writes_one_png_per_series_and_table(cli, tmp_path):
         csv = pd.read_csv(out / f"{table}.csv")
         assert list(csv.columns) == list(df.columns)
         assert len(csv) == len(df)
+
+
+def test_plot_of_a_run_with_flows_has_their_slowdown_by_size(cli, tmp_path):
+    p = cli("run", "incast", "--set", "stop_time=1100us", "--out", "inc", "--plot", "--quiet")
+    assert p.returncode == 0, p.stderr
+    plots = tmp_path / "inc" / "plots"
+    for name in ("flows", "slowdown_by_size", "link_util", "topology", "switches"):
+        assert (plots / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
 
 
 def test_list_and_version(cli):
@@ -220,16 +230,16 @@ BAD_INPUTS = [
     (["sweep", "fc_distance"], "--grid: none given"),
     (["sweep", "fc_distance", "--grid", "seed=1", "--jobs", "0"], "--jobs"),
     (
-        ["run", "fc_distance", "--set", "FcScenario.Warmup=30ms"],
-        "FcScenario.Warmup: got '30ms'; accepted: a time shorter than stop_time (20ms)",
+        ["run", "fc_distance", "--set", "Report.Warmup=30ms"],
+        "Report.Warmup: got '30ms'; accepted: a time shorter than stop_time (20ms)",
     ),
     (
         ["run", "incast", "--set", "stop_time=500us"],
-        "RoceScenario.Warmup: got '1ms'; accepted: a time shorter than stop_time (500us)",
+        "Report.Warmup: got '1ms'; accepted: a time shorter than stop_time (500us)",
     ),
     (
-        ["run", "dcqcn", "--set", "RoceScenario.Warmup=-1us"],
-        "RoceScenario.Warmup: got '-1us'; accepted: a time >= 0 with a unit",
+        ["run", "dcqcn", "--set", "Report.Warmup=-1us"],
+        "Report.Warmup: got '-1us'; accepted: a time >= 0 with a unit",
     ),
     (["run", "dcqcn", "--set", "Dcqcn.rpg_time_reset=0s"], "accepted: a time >= 1ns with a unit"),
     (
@@ -268,8 +278,8 @@ def test_builtin_scenarios_come_from_lfsim_scenarios(cli, tmp_path):
     d = tmp_path / "mine"
     d.mkdir()
     (d / "tiny.yaml").write_text(
-        "description: a tiny test scenario\nfabric: fc\nstop_time: 1ms\nFcNetDevice:\n"
-        "  Speed: 1GFC\n"
+        "description: a tiny test scenario\nfabric: fc\nstop_time: 1ms\n"
+        "topology: {generator: PointToPoint}\nFcNetDevice:\n  Speed: 1GFC\n"
     )
     env = {"LFSIM_SCENARIOS": str(d)}
     p = cli("list", env=env)

@@ -49,7 +49,7 @@ def test_explicit_values_beat_the_preset_in_any_class():
 
 
 def test_the_resolved_config_reruns_identically(tmp_path):
-    short = {"stop_time": "3ms", "RoceScenario.Warmup": "1ms"}
+    short = {"stop_time": "3ms", "Report.Warmup": "1ms"}
     first = lfsim.run("dcqcn", {"Dcqcn.Preset": "nic_default", **short}, out=tmp_path / "a")
     again = lfsim.run(tmp_path / "a" / "config.yaml", out=tmp_path / "b")
     assert again.config == first.config
@@ -73,16 +73,16 @@ def test_preset_on_a_class_without_presets_is_an_unknown_attribute():
 
 
 def test_same_seed_same_output_other_seed_other_marks():
-    a = lfsim.run("dcqcn", {"stop_time": "5ms", "RoceScenario.Warmup": "1ms"})
-    b = lfsim.run("dcqcn", {"stop_time": "5ms", "RoceScenario.Warmup": "1ms"})
-    c = lfsim.run("dcqcn", {"stop_time": "5ms", "RoceScenario.Warmup": "1ms"}, seed=2)
+    a = lfsim.run("dcqcn", {"stop_time": "5ms", "Report.Warmup": "1ms"})
+    b = lfsim.run("dcqcn", {"stop_time": "5ms", "Report.Warmup": "1ms"})
+    c = lfsim.run("dcqcn", {"stop_time": "5ms", "Report.Warmup": "1ms"}, seed=2)
     assert a.metrics == b.metrics
     pd.testing.assert_frame_equal(a.timeseries("cc"), b.timeseries("cc"))
     assert a.metrics["ecn_marked"] != c.metrics["ecn_marked"]  # RED marking draws from the seed
 
 
 def test_cuts_follow_cnps_and_alpha_stays_in_range():
-    r = lfsim.run("dcqcn", {"stop_time": "5ms", "RoceScenario.Warmup": "1ms"})
+    r = lfsim.run("dcqcn", {"stop_time": "5ms", "Report.Warmup": "1ms"})
     cc = r.timeseries("cc")
     assert r.metrics["cnps_sent"] > 0
     assert cc["alpha"].between(0, 1).all()
@@ -94,6 +94,7 @@ def test_cuts_follow_cnps_and_alpha_stays_in_range():
 # The incast scenario: 16 senders and a victim on a 2-leaf x 4-spine 25GbE fabric.
 
 LONG = "30ms"  # DCQCN recovers by R_AI per T: ~0.7 Gb/s per ms with the paper's values
+VICTIM = "h17>h18"  # the flow of workload victim: h17 (leaf 1) -> h18 (leaf 0)
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +105,9 @@ def incast():
         "pfc_dcqcn": lfsim.run("incast", {"mode": "pfc_dcqcn", **rec}),
         "pfc_long": lfsim.run("incast", {"mode": "pfc", "stop_time": LONG, **rec}),
         "dcqcn_long": lfsim.run("incast", {"mode": "pfc_dcqcn", "stop_time": LONG, **rec}),
-        # The victim's path without the incast: one sender only.
+        # The victim's path without the incast: one incast sender only.
         "alone_long": lfsim.run(
-            "incast", {"mode": "pfc", "stop_time": LONG, "RoceScenario.Senders": 1, **rec}
+            "incast", {"mode": "pfc", "stop_time": LONG, "workload.incast.Hosts": "h1", **rec}
         ),
     }
 
@@ -145,7 +146,7 @@ def test_the_victim_recovers_most_of_its_goodput(incast):
 
     def late_victim(r):
         g = r.timeseries("goodput")
-        g = g[(g["label"] == "victim") & (g["time_s"] > 25e-3)]
+        g = g[(g["label"] == VICTIM) & (g["time_s"] > 25e-3)]
         return g["goodput_Gbps"].mean()
 
     alone = late_victim(incast["alone_long"])

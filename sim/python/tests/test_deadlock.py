@@ -64,18 +64,21 @@ BAD = [
     (
         [
             "--set",
-            "mode=updown",
+            "mode=routing_converged",
             "--set",
-            "RoceScenario.Topology=Leaf",
-            "--set",
-            "RoceScenario.Routing=Clockwise",
+            "topology.Routing=Clockwise",
         ],
-        "RoceScenario.Routing: Clockwise needs a ring; accepted: ShortestPath or UpDown",
+        "topology.Routing: Clockwise needs a ring (switch s linked to s+1 mod n); accepted: "
+        "ShortestPath or UpDown, or generator Ring",
     ),
-    (["--set", "RoceScenario.RingHops=4"], "RoceScenario.RingHops: got 4; accepted: 1..3"),
     (
-        ["--set", "mode=routing_loop", "--set", "RoceScenario.LinkFailure=leaf0-spine7"],
-        "RoceScenario.LinkFailure: got 'leaf0-spine7'; accepted: leafL-spineS with L < 2 and S < 2",
+        ["--set", "workload.ring.Shift=4"],
+        "workload.ring.Shift: host 0 would send to itself; accepted: a shift that moves every host",
+    ),
+    (
+        ["--set", "mode=routing_loop", "--set", "topology.LinkFailure=leaf0-spine7"],
+        "topology.LinkFailure: got 'leaf0-spine7'; accepted: two switches joined by a link, as "
+        "A-B (e.g. leaf0-spine0), or empty",
     ),
     (
         ["--set", "DeadlockDetector.PersistenceTime=0s"],

@@ -24,16 +24,35 @@ def test_first_mode_is_the_default_and_merges_attribute_by_attribute(modes_file)
     # The mode names only Length: the base's other attributes are kept.
     assert sc.config["FcNetDevice"]["BbCredit"] == "8"
     assert sc.config["FcNetDevice"]["Speed"] == "2GFC"
-    assert sc.config["FcScenario"]["Warmup"] == "200us"
+    assert sc.config["Report"]["Warmup"] == "200us"
+    assert sc.config["topology"]["generator"] == "PointToPoint"
     assert sc.config["description"] == "one FC link in three variants"
 
 
 def test_top_level_keys_of_a_mode_replace_the_base(modes_file):
     sc = lfsim.load_scenario(modes_file, {"mode": "pingpong"})
     assert sc.stop_time == "1s" and sc.config["record"] == []
-    assert sc.config["FcScenario"]["Workload"] == "PingPong"
-    assert sc.config["FcScenario"]["Warmup"] == "200us"  # merged, not replaced
+    # Another generator replaces the base's topology; `stream: null` removes that workload.
+    assert sc.config["topology"]["generator"] == "Star" and sc.config["topology"]["Hosts"] == "2"
+    assert list(sc.config["workload"]) == ["pingpong"]
+    assert sc.config["workload"]["pingpong"]["pattern"] == "FcPingPong"
+    assert sc.config["Report"]["Warmup"] == "200us"  # a class section: merged, not replaced
     assert sc.seed == 1 and sc.config["sample_interval"] == "0s"
+
+
+def test_a_mode_refines_a_topology_and_a_workload_attribute_by_attribute(tmp_path):
+    """The same generator or pattern in a mode: its attributes merge over the base's."""
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        MODES_YAML
+        + "  bigger:\n    topology: {HostSpeed: 4GFC}\n    workload: {stream: {Start: 1us}}\n"
+    )
+    sc = lfsim.load_scenario(path, {"mode": "bigger"})
+    assert sc.config["topology"]["generator"] == "PointToPoint"
+    assert sc.config["topology"]["HostSpeed"] == "4GFC"
+    stream = sc.config["workload"]["stream"]
+    assert stream["pattern"] == "FcStream" and stream["Destinations"] == "h0"  # the base's
+    assert stream["Start"] == "1us"  # the mode's
 
 
 def test_precedence_file_mode_then_override_mode_then_class_overrides(tmp_path):
@@ -64,28 +83,47 @@ def test_resolved_config_resolves_to_itself(modes_file):
     assert again.config == sc.config and again.mode == "far"
 
 
-def test_a_mode_with_another_fabric_inherits_only_top_level_keys(monkeypatch, tmp_path):
-    """A second fabric made of some of fc's classes (only resolved here, never run)."""
+def test_a_mode_with_another_fabric_inherits_only_top_level_keys_and_shared_parts(
+    monkeypatch, tmp_path
+):
+    """A second fabric made of one of fc's classes (only resolved here, never run)."""
     real = dict(lfcore.fabrics())
     other = {
         "name": "fcx",
         "description": "test-only",
-        "type_ids": ["ns3::FcScenario", "ns3::FcChannel"],
+        "type_ids": ["ns3::FcChannel"],
         "recorders": {"credits": "test-only"},
+        "open": True,
     }
     monkeypatch.setattr(lfcore, "fabrics", lambda: {**real, "fcx": other})
     base = yaml.safe_load(MODES_YAML)
     base["record"] = ["credits", "rx_buffers"]
     base["sample_interval"] = "5us"
-    base["modes"]["x"] = {"fabric": "fcx", "record": ["credits"]}
+    # FcStream is tied to fc: the mode brings a pattern of every fabric.
+    workload = {"stream": {"pattern": "Incast", "Destinations": "h0"}}
+    base["modes"]["x"] = {"fabric": "fcx", "record": ["credits"], "workload": workload}
     sc = lfsim.load_scenario(base, {"mode": "x"})
     assert sc.fabric == "fcx" and sc.mode == "x"
-    assert set(sc.config) >= {"FcScenario", "FcChannel"}
+    assert set(sc.config) >= {"FcChannel", "Report", "topology", "workload"}
     assert "FcNetDevice" not in sc.config  # not a class of fcx: the base's section is dropped
     # The base's FcChannel section belongs to fc: fcx starts from the defaults.
     assert sc.config["FcChannel"] == _defaults("ns3::FcChannel")
+    # Topology and report are shared by every open fabric: they carry over.
+    assert sc.config["topology"]["generator"] == "PointToPoint"
+    assert sc.config["Report"]["Warmup"] == "200us"
+    assert sc.config["workload"]["stream"]["pattern"] == "Incast"
     assert sc.stop_time == "2ms" and sc.config["sample_interval"] == "5us"
     assert sc.description == "one FC link in three variants"
+
+    # Without its own workload, the base's fc-only pattern is refused on fcx.
+    del base["modes"]["x"]["workload"]
+    with pytest.raises(lfsim.ScenarioError) as err:
+        lfsim.load_scenario(base, {"mode": "x"})
+    assert str(err.value) == (
+        "mode x: workload.stream.pattern: got 'FcStream' with fabric fcx; accepted: fabric fc "
+        "for this pattern"
+    )
+    base["modes"]["x"]["workload"] = workload
 
     # Without its own record, the base's recorders must exist in the mode's fabric.
     del base["modes"]["x"]["record"]
@@ -120,7 +158,7 @@ def test_mode_errors(tmp_path, overrides, extra, expected):
     assert str(err.value).startswith(expected)
 
 
-BASE = "fabric: fc\nstop_time: 1ms\n"
+BASE = "fabric: fc\nstop_time: 1ms\ntopology: {generator: PointToPoint}\n"
 BAD_FILES = [
     ("modes: [a, b]\n", "modes: got '['a', 'b']'; accepted: a mapping of mode names to"),
     ("modes: {}\n", "modes: got '{}'; accepted: a mapping of mode names"),

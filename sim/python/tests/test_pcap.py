@@ -128,7 +128,7 @@ def _one_scenario_per_fabric():
     return sorted(seen.items())
 
 
-WARMUP_CLASS = {"roce": ("RoceScenario",), "fc": ("FcScenario",)}
+WARMUP_CLASS = {"roce": ("Report",), "fc": ("Report",)}
 
 
 @pytest.mark.parametrize(("fabric", "scenario"), _one_scenario_per_fabric())

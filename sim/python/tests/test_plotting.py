@@ -26,7 +26,7 @@ def _long_form(per_id: dict[int, tuple[np.ndarray, dict[str, np.ndarray]]]) -> d
 
 
 def queue_series(n_ports=12, dt=10e-6):
-    """Port k peaks at (k + 1) * 20 KB (port 0 never queues) between 1 and 3 ms."""
+    """Port k peaks at k * 20 kB (port 0 never queues) between 1 and 3 ms."""
     ts = np.arange(0, T_END, dt)
     shape = np.clip(np.sin(np.pi * (ts - 1e-3) / 2e-3), 0, None) * (ts < 3e-3)
     per_id = {k: (ts, {"bytes": (k * 20e3) * shape}) for k in range(n_ports)}
@@ -95,15 +95,17 @@ def test_plot_result_writes_one_png_per_series(tmp_path):
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_queue_shows_the_ports_with_the_highest_peaks_in_kb():
+def test_queue_shows_the_ports_with_the_highest_peaks_in_kib():
     df = _frame(queue_series())
     fig = plotting.queue_figure(df, "queue", T_END)
     ax = fig.axes[0]
     shown = [line.get_label().split(" ")[0] for line in ax.get_lines()]
     # Peaks grow with the port number: the top 8 of 12 are p11 .. p4, highest first.
     assert shown == [f"sw0/p{k}" for k in range(11, 3, -1)]
-    assert max(ax.get_lines()[0].get_ydata()) == pytest.approx(11 * 20e3 / 1e3, rel=1e-3)
-    assert "KB" in ax.get_ylabel()
+    # In KiB, as the *_KB metrics (bytes / 1024).
+    assert max(ax.get_lines()[0].get_ydata()) == pytest.approx(11 * 20e3 / 1024, rel=1e-3)
+    assert "KiB" in ax.get_ylabel()
+    assert ax.get_lines()[0].get_label() == f"sw0/p11 (peak {11 * 20e3 / 1024:.4g} KiB)"
     assert "top 8 of 12 ports" in fig.get_suptitle()
 
 
@@ -116,7 +118,7 @@ def test_long_queue_series_keep_their_peak():
     fig = plotting.queue_figure(df, "queue", T_END)
     y = fig.axes[0].get_lines()[0].get_ydata()
     assert len(y) < n // 10
-    assert max(y) == pytest.approx(5e3)
+    assert max(y) == pytest.approx(5e6 / 1024)
 
 
 def test_pause_raster_has_one_row_per_sending_port_with_its_counts():
@@ -163,3 +165,16 @@ def test_other_columns_keep_the_generic_plot(tmp_path):
     assert plotting.goodput_figure(df, "goodput", T_END) is None
     assert plotting.plot_special("goodput", df, "t", tmp_path / "g.png") is None
     assert plotting.plot_special("credits", df, "t", tmp_path / "c.png") is None
+
+
+def test_goodput_of_many_flows_draws_them_thin_under_their_total():
+    """An open-loop run has hundreds of flows: no legend of hundreds, the total on top."""
+    n = plotting.MAX_LEGEND + 5
+    cols, labels = goodput_series(n_flows=n)
+    fig = plotting.goodput_figure(make_frame(cols, labels), "goodput", T_END)
+    ax = fig.axes[0]
+    lines = ax.get_lines()
+    assert len(lines) == n + 1 and lines[-1].get_label() == "total"
+    assert all(line.get_color() == "0.6" for line in lines[:-1])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["total"]
+    assert f"({n} flows)" in fig.get_suptitle()

@@ -47,8 +47,10 @@ def test_resolved_config_has_every_class_and_attribute():
     sc = lfsim.load_scenario("fc_distance")
     fabric = {f["name"]: f for f in core.fabrics()}["fc"]
     cfg = sc.core_config()
-    assert sorted(cfg["attributes"]) == sorted(fabric["type_ids"])
-    for tid in fabric["type_ids"]:
+    # The fabric's classes and the report, which every open fabric shares.
+    classes = [*fabric["type_ids"], "ns3::Report"]
+    assert sorted(cfg["attributes"]) == sorted(classes)
+    for tid in classes:
         names = [a["name"] for a in core.attributes(tid)]
         assert list(cfg["attributes"][tid]) == names
         assert all(isinstance(v, str) for v in cfg["attributes"][tid].values())
@@ -58,6 +60,31 @@ def test_resolved_config_has_every_class_and_attribute():
     defaults = {a["name"]: a["default"] for a in core.attributes("ns3::FcSwitch")}
     assert cfg["attributes"]["ns3::FcSwitch"] == defaults
     assert sc.config["sample_interval"] == "0s"  # filled default
+    assert cfg["attributes"]["ns3::Report"]["Warmup"] == "2ms"
+
+
+def _instance_attributes(type_id):
+    """Names of the attributes an instance takes: its ancestors' first, then its own."""
+    return [a["name"] for t in [*core.parents(type_id), type_id] for a in core.attributes(t)]
+
+
+def test_topology_and_workload_are_resolved_with_inherited_attributes():
+    sc = lfsim.load_scenario("fc_incast")
+    cfg = sc.core_config()
+    topo = cfg["topology"]
+    assert topo["type_id"] == "ns3::StarTopology"
+    # ns3::Topology's attributes (Routing, HostSpeed, ...) and Star's own (Hosts).
+    assert list(topo["attributes"]) == _instance_attributes("ns3::StarTopology")
+    assert {"Routing", "HostSpeed", "Hosts"} <= set(topo["attributes"])
+    assert topo["attributes"]["Hosts"] == "9"
+    assert topo["attributes"]["Routing"] == "ShortestPath"  # a default of the parent
+    [fcp] = cfg["workloads"]
+    assert fcp["name"] == "fcp" and fcp["type_id"] == "ns3::FcpWorkload"
+    assert list(fcp["attributes"]) == _instance_attributes("ns3::FcpWorkload")
+    assert fcp["attributes"]["Hosts"] == "h1-h8" and fcp["attributes"]["StartSpread"] == "10us"
+    # The resolved form (config.yaml) keeps the generator and the pattern by name.
+    assert sc.config["topology"]["generator"] == "Star"
+    assert sc.config["workload"]["fcp"]["pattern"] == "Fcp"
 
 
 def test_precedence_scenario_then_overrides_then_seed():
@@ -71,7 +98,14 @@ def test_precedence_scenario_then_overrides_then_seed():
 
 
 def test_inline_mapping_and_errors_are_one_line():
-    sc = lfsim.load_scenario({"fabric": "fc", "stop_time": "1ms", "FcChannel": {"Length": 5}})
+    sc = lfsim.load_scenario(
+        {
+            "fabric": "fc",
+            "stop_time": "1ms",
+            "topology": {"generator": "PointToPoint"},
+            "FcChannel": {"Length": 5},
+        }
+    )
     assert sc.name == "scenario" and sc.config["FcChannel"]["Length"] == "5"
     with pytest.raises(lfsim.ScenarioError) as err:
         lfsim.load_scenario("fc_distance", {"FcNetDevice.BbCredit": -3})

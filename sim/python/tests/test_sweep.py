@@ -92,7 +92,7 @@ def test_a_script_without_a_main_guard_can_sweep(tmp_path):
 
 def test_a_point_that_fails_late_names_the_point():
     # Warmup >= stop_time is found by the C++ core when the point runs, in its worker.
-    with pytest.raises(lfsim.ScenarioError, match=r"stop_time=100us: FcScenario\.Warmup"):
+    with pytest.raises(lfsim.ScenarioError, match=r"stop_time=100us: Report\.Warmup"):
         lfsim.sweep("fc_distance", {"stop_time": ["2ms", "100us"]}, SMALL_OVERRIDES, jobs=2)
 
 

@@ -18,8 +18,10 @@ from decimal import Decimal
 
 import pandas as pd
 import pytest
+import yaml
 
 import lfsim
+from lfsim.paths import scenarios_dir
 from lfsim.scenario import time_seconds
 
 TSHARK = shutil.which("tshark")
@@ -28,11 +30,19 @@ pytestmark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed"
 MESSAGES = 2  # per sender
 OVERRIDES = {
     "mode": "pfc_ecn",
-    "RoceScenario.Victim": False,
-    "RoceScenario.Messages": MESSAGES,
-    "RoceScenario.Warmup": "0us",
+    "workload.incast.Messages": MESSAGES,
+    "Report.Warmup": "0us",
     "stop_time": "10ms",  # a bound: the run ends when both messages of every flow completed
 }
+
+
+def incast_without_victim() -> dict:
+    """scenarios/incast.yaml without its victim workload (its hosts h17, h18 stay idle)."""
+    raw = yaml.safe_load((scenarios_dir() / "incast.yaml").read_text())
+    del raw["workload"]["victim"]
+    raw["name"] = "incast_without_victim"
+    return raw
+
 
 # Frame sizes without FCS (captures omit it), from the standards: Ethernet 14, IPv4 20, UDP 8,
 # InfiniBand BTH 12, RETH 16, AETH 4, CNP reserved 16, ICRC 4; a PFC frame is a minimum frame.
@@ -120,7 +130,7 @@ def _rate(name: str) -> float:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    probe = lfsim.run("incast", OVERRIDES)
+    probe = lfsim.run(incast_without_victim(), OVERRIDES)
     ports = probe.table("ports").set_index("label")
     pfc = ports[ports[["pause_tx", "xon_tx", "pause_rx", "xon_rx"]].sum(axis=1) > 0].index
     facing_h0 = probe.metrics["bottleneck_port"]
@@ -128,7 +138,9 @@ def run(tmp_path_factory):
     sender = ports[ports["cnp_rx"] > 0].index[0]
     labels = list(dict.fromkeys(["h0", facing_h0, *pfc, upstream, sender]))
 
-    r = lfsim.run("incast", OVERRIDES, out=tmp_path_factory.mktemp("tshark") / "o", pcap=labels)
+    r = lfsim.run(
+        incast_without_victim(), OVERRIDES, out=tmp_path_factory.mktemp("tshark") / "o", pcap=labels
+    )
     files = {p.stem: p for p in r.pcap_files}
     assert sorted(files) == sorted(label.replace("/", "_") for label in labels)
     path = {label: files[label.replace("/", "_")] for label in labels}
@@ -157,7 +169,9 @@ def test_the_run_is_what_the_test_needs(run):
     # Captures change nothing in the simulation.
     pd.testing.assert_frame_equal(run["probe"].table("ports"), r.table("ports"))
     # Ended by completion, not by stop_time: every data frame reached host 0.
-    senders = int(r.config["RoceScenario"]["Senders"])
+    assert list(r.config["workload"]) == ["incast"]
+    senders = len(r.table("flows"))
+    assert senders == 16  # h1-h16 write to h0
     assert r.summary["sim_time_s"] < time_seconds(r.config["stop_time"])
     assert r.metrics["messages_completed"] == MESSAGES * senders
     assert r.metrics["drops"] == 0 and r.metrics["retransmitted_packets"] == 0
@@ -233,8 +247,8 @@ def test_pfc_frames_cross_the_link_in_one_frame_time(run):
     """The same PFC frames at both ends of a link: received 802.3 wire time + cable delay after
     they were sent (captures are taken at the start of transmission and at full reception)."""
     r = run["result"]
-    rate = _rate(r.config["RoceScenario"]["UplinkSpeed"])
-    assert rate == _rate(r.config["RoceScenario"]["HostSpeed"])
+    rate = _rate(r.config["topology"]["UplinkSpeed"])
+    assert rate == _rate(r.config["topology"]["HostSpeed"])
     ch = r.config["RoceChannel"]
     cable_s = float(ch["Length"]) * time_seconds(ch["PropagationDelayPerMeter"])
     delay_ns = ((PREAMBLE + PFC_FRAME + FCS) * 8 / rate + cable_s) * 1e9
@@ -288,7 +302,7 @@ def test_ce_marks_reach_host_0_and_it_answers_with_cnps(run):
 
 def test_rocev2_headers(run):
     r, frames = run["result"], run["frames"]
-    size = int(r.config["RoceScenario"]["MessageSize"])
+    size = int(r.config["workload"]["incast"]["MessageSize"])
     mtu = int(r.config["RdmaNic"]["PathMtu"])
     assert size % mtu == 0 and size // mtu > 2  # First, Middle..., Last
     lengths = {
@@ -324,7 +338,7 @@ def test_rocev2_headers(run):
 
 def test_frames_reach_host_0_one_wire_time_after_its_switch_port_sends_them(run):
     r, frames = run["result"], run["frames"]
-    rate = _rate(r.config["RoceScenario"]["HostSpeed"])
+    rate = _rate(r.config["topology"]["HostSpeed"])
     ch = r.config["RoceChannel"]
     cable_ns = float(ch["Length"]) * time_seconds(ch["PropagationDelayPerMeter"]) * 1e9
     ip = _h0_ip(frames)
@@ -358,21 +372,23 @@ def test_rdma_read_responses_fill_the_link_at_the_wire_arithmetic(tmp_path):
         "fabric": "roce",
         "seed": 1,
         "stop_time": "1ms",  # a bound: the run ends when the messages have completed
-        "RoceScenario": {
-            "Topology": "PointToPoint",
-            "Workload": "Incast",
-            "Senders": 1,
-            "Operation": "Read",
-            "MessageSize": size,
-            "Messages": 3,
-            "QueueDepth": 2,
-            "HostSpeed": "25GbE",
+        "topology": {"generator": "PointToPoint", "HostSpeed": "25GbE"},
+        "workload": {
+            "read": {
+                "pattern": "Incast",
+                "Hosts": "h1",
+                "Destinations": "h0",
+                "Operation": "Read",
+                "MessageSize": size,
+                "Messages": 3,
+                "QueueDepth": 2,
+            }
         },
         "RdmaNic": {"PathMtu": mtu},
     }
     r = lfsim.run(scenario, out=tmp_path / "o", pcap="h0,h1")
     assert r.metrics["messages_completed"] == 3
-    rate = _rate(r.config["RoceScenario"]["HostSpeed"])
+    rate = _rate(r.config["topology"]["HostSpeed"])
     frames = {p.stem: _decode(p) for p in r.pcap_files}
     ports = r.table("ports").set_index("label")
     for label, df in frames.items():

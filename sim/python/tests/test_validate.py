@@ -23,9 +23,9 @@ from lfsim.validate import Case, Row, read_measured
 
 def _short_link(ctx):
     measured = read_measured("link")
-    r = ctx.run("fc_distance", {"stop_time": "2ms", "FcScenario.Warmup": "200us",
+    r = ctx.run("fc_distance", {"stop_time": "2ms", "Report.Warmup": "200us",
                                 "FcChannel.Length": 10})
-    again = ctx.run("fc_distance", {"stop_time": "2ms", "FcScenario.Warmup": "200us",
+    again = ctx.run("fc_distance", {"stop_time": "2ms", "Report.Warmup": "200us",
                                     "FcChannel.Length": 10})
     assert again is r  # identical runs are cached
     credits = r.timeseries("credits")["credits"]
@@ -43,7 +43,7 @@ def _short_link(ctx):
 
 
 def _wrong(ctx):
-    r = ctx.run("fc_distance", {"stop_time": "2ms", "FcScenario.Warmup": "200us",
+    r = ctx.run("fc_distance", {"stop_time": "2ms", "Report.Warmup": "200us",
                                 "FcChannel.Length": 10})
     return [Row("throughput vs a wrong value", "MB/s", 100.0, r.metrics["throughput_MBps"],
                 tolerance=1.0, kind="absolute")]
