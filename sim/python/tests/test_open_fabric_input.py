@@ -225,11 +225,6 @@ def test_a_size_cdf_file_is_read_from_the_scenario_directory(cli, tmp_path):
     assert sizes.between(2000, 4000).all()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="RoceChannel::PropagationDelayPerMeter has a setter only: a roce link given by its "
-    "delay (every HPCC topology.txt link) aborts in RoceHelper (GetAttribute)",
-)
 def test_an_hpcc_topology_and_flow_file_run_on_roce(cli, tmp_path):
     """Two hosts on one switch, 1000 ns per link: a 2000-byte flow takes at least the two
     links' propagation."""
