@@ -188,6 +188,7 @@ class OpenLoopWorkload : public Workload
         m_points.clear();
         std::string line;
         uint32_t n = 0;
+        uint32_t last = 0; ///< the last line with a point
         auto fail = [&](const std::string& field, const std::string& got)
         {
             throw std::invalid_argument(key + ".SizeCdf: " + path + " line " + std::to_string(n)
@@ -228,11 +229,17 @@ class OpenLoopWorkload : public Workload
                 fail("2 (cdf)", b);
             }
             m_points.emplace_back(bytes, c);
+            last = n;
         }
         if (m_points.size() < 2 || std::abs(m_points.back().second - 1.0) > 1e-9)
         {
-            throw std::invalid_argument(key + ".SizeCdf: " + path
-                                        + ": the cdf does not rise to 1; accepted: " + accepted);
+            std::ostringstream got;
+            got << (m_points.empty() ? 0.0 : m_points.back().second);
+            throw std::invalid_argument(key + ".SizeCdf: " + path + " line " + std::to_string(last)
+                                        + ", field 2 (cdf): got '" + got.str()
+                                        + "' on the last line, the cdf does not rise to 1; "
+                                          "accepted: "
+                                        + accepted);
         }
         m_points.back().second = 1.0;
         // Mean of the piecewise-linear distribution (the first point's mass at its value).

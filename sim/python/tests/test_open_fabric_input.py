@@ -79,8 +79,8 @@ CASES = {
     "size CDF that does not rise to 1": (
         {"sizes.cdf": "1000 0.2\n10000 0.5\n100000 0.9\n"},
         BASE + STAR + "workload:\n  web: {pattern: OpenLoop, SizeCdf: sizes.cdf, Load: 0.3}\n",
-        "workload.web.SizeCdf: {dir}/sizes.cdf: the cdf does not rise to 1; accepted: lines of "
-        "'bytes cdf'",
+        "workload.web.SizeCdf: {dir}/sizes.cdf line 3, field 2 (cdf): got '0.9' on the last line, "
+        "the cdf does not rise to 1; accepted: lines of 'bytes cdf'",
     ),
     "size CDF that falls": (
         {"sizes.cdf": "1000 0.5\n10000 0.2\n100000 1\n"},
