@@ -731,6 +731,12 @@ class FioInstalled : public lfsim::InstalledWorkload
                 }
                 m_devices.push_back(std::move(d));
             }
+            // Devices are made initiator by initiator: this host's are the last ones.
+            m_hostDevices.emplace_back();
+            for (size_t k = m_devices.size() - m_targets.size(); k < m_devices.size(); ++k)
+            {
+                m_hostDevices.back().push_back(m_devices[k].mp.get());
+            }
         }
     }
 
@@ -1003,7 +1009,7 @@ class FioInstalled : public lfsim::InstalledWorkload
         Io& io = m_io[id];
         io.queued = Simulator::Now();
         const Job& j = m_jobs[io.job];
-        m_devices[j.device].mp->Submit(id, j.queue, m_dispatch);
+        m_devices[j.device].mp->Submit(id, j.queue, m_requests++, m_dispatch);
     }
 
     /// The request leaves the host by path `local` of its device, into the transport.
@@ -1043,13 +1049,8 @@ class FioInstalled : public lfsim::InstalledWorkload
         const Path& p = m_paths[io.path];
         Device& d = m_devices[p.device];
         d.mp->Release(p.local, m_jobs[io.job].queue);
-        // Devices are made initiator by initiator: this host's are next to each other, and a
-        // slot of a shared queue (can_queue) may let any of them go.
-        const uint32_t first = p.device - p.device % m_targets.size();
-        for (uint32_t k = first; k < first + m_targets.size(); ++k)
-        {
-            m_devices[k].mp->Drain(m_dispatch);
-        }
+        // A slot of a queue shared by the host's devices (can_queue) may let any of them go.
+        Multipath::Drain(m_hostDevices[p.device / m_targets.size()], m_dispatch);
         Simulator::Schedule(Half(io.bytes), &FioInstalled::Complete, this, id);
     }
 
@@ -1279,6 +1280,7 @@ class FioInstalled : public lfsim::InstalledWorkload
     std::vector<Path> m_paths;
     std::vector<std::string> m_pathLabels;
     std::vector<Device> m_devices;
+    std::vector<std::vector<Multipath*>> m_hostDevices; ///< per initiator, its devices
     uint32_t m_ioQueues = 1;
     std::vector<Channel> m_channels;
     std::map<uint32_t, Ptr<FcpInitiator>> m_fcp; ///< by initiator address
@@ -1289,6 +1291,7 @@ class FioInstalled : public lfsim::InstalledWorkload
     std::vector<std::string> m_jobOptions;
     std::map<uint64_t, Io> m_io;
     uint64_t m_nextIo = 0;
+    uint64_t m_requests = 0; ///< requests that reached the host queues, in order
     Multipath::Dispatch m_dispatch = [this](uint64_t id, uint32_t local) { Dispatch(id, local); };
     Time m_deviceTime[2]; ///< [write, read]: the targets' devices' time, after ramp_time
     uint64_t m_deviceIos[2] = {0, 0};

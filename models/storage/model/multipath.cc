@@ -87,8 +87,21 @@ Multipath::Take(uint32_t path, uint32_t q)
     }
 }
 
+bool
+Multipath::AnyRoom(uint32_t q) const
+{
+    for (uint32_t p = 0; p < m_paths.size(); ++p)
+    {
+        if (Room(p, q))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 void
-Multipath::Submit(uint64_t id, uint32_t q, const Dispatch& go)
+Multipath::Submit(uint64_t id, uint32_t q, uint64_t seq, const Dispatch& go)
 {
     auto& waiting = m_waiting[q];
     if (waiting.empty())
@@ -101,7 +114,7 @@ Multipath::Submit(uint64_t id, uint32_t q, const Dispatch& go)
             return;
         }
     }
-    waiting.push_back(id);
+    waiting.push_back({id, seq});
 }
 
 void
@@ -117,23 +130,34 @@ Multipath::Release(uint32_t path, uint32_t q)
 }
 
 void
-Multipath::Drain(const Dispatch& go)
+Multipath::Drain(const std::vector<Multipath*>& devices, const Dispatch& go)
 {
-    for (uint32_t q = 0; q < m_waiting.size(); ++q)
+    while (true)
     {
-        auto& waiting = m_waiting[q];
-        while (!waiting.empty())
+        Multipath* best = nullptr;
+        uint32_t bestQueue = 0;
+        for (Multipath* d : devices)
         {
-            const uint32_t p = Select(q);
-            if (p == m_paths.size())
+            for (uint32_t q = 0; q < d->m_waiting.size(); ++q)
             {
-                break;
+                const auto& w = d->m_waiting[q];
+                if (!w.empty() && (!best || w.front().seq < best->m_waiting[bestQueue].front().seq)
+                    && d->AnyRoom(q))
+                {
+                    best = d;
+                    bestQueue = q;
+                }
             }
-            const uint64_t id = waiting.front();
-            waiting.pop_front();
-            Take(p, q);
-            go(id, p);
         }
+        if (!best)
+        {
+            return;
+        }
+        const uint64_t id = best->m_waiting[bestQueue].front().id;
+        best->m_waiting[bestQueue].pop_front();
+        const uint32_t p = best->Select(bestQueue);
+        best->Take(p, bestQueue);
+        go(id, p);
     }
 }
 

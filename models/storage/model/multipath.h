@@ -54,13 +54,14 @@ class Multipath
 
     /// Called with a request and the path it goes on.
     using Dispatch = std::function<void(uint64_t id, uint32_t path)>;
-    /// A request of submission queue q: on a path now if one has room and none of q's waits
-    /// before it, else it waits.
-    void Submit(uint64_t id, uint32_t q, const Dispatch& go);
+    /// A request of submission queue q, `seq` its place in the order requests reach the
+    /// host: on a path now if one has room and none of q's waits before it, else it waits.
+    void Submit(uint64_t id, uint32_t q, uint64_t seq, const Dispatch& go);
     /// The request of submission queue q on `path` completed: its slots are free.
     void Release(uint32_t path, uint32_t q);
-    /// Waiting requests go while paths have room (after a Release here or on a shared queue).
-    void Drain(const Dispatch& go);
+    /// The waiting requests of `devices` (those that share host queues) go while paths have
+    /// room, the longest waiting first, as blk-mq wakes tag waiters in turn.
+    static void Drain(const std::vector<Multipath*>& devices, const Dispatch& go);
 
     uint32_t
     InFlight(uint32_t path) const
@@ -81,7 +82,14 @@ class Multipath
         uint32_t inFlight = 0;
     };
 
+    struct Waiting
+    {
+        uint64_t id;
+        uint64_t seq;
+    };
+
     bool Room(uint32_t path, uint32_t q) const;
+    bool AnyRoom(uint32_t q) const;
     /// The selector's choice among the paths with room for q, or paths.size() if none.
     uint32_t Select(uint32_t q);
     void Take(uint32_t path, uint32_t q);
@@ -89,8 +97,8 @@ class Multipath
     Selector m_selector;
     std::vector<HostQueue>* m_queues;
     std::vector<Path> m_paths;
-    std::deque<uint32_t> m_order; ///< the selector's path list, first preferred
-    std::vector<std::deque<uint64_t>> m_waiting;
+    std::deque<uint32_t> m_order;               ///< the selector's path list, first preferred
+    std::vector<std::deque<Waiting>> m_waiting; ///< per submission queue, in arrival order
 };
 
 } // namespace ns3
