@@ -1,6 +1,8 @@
 """Regenerates the attribute tables of README.md from the ns-3 TypeIds (between the markers
-<!-- attributes:FABRIC --> and <!-- /attributes:FABRIC -->), so the reference never drifts
-from the code. Run: .venv/bin/python scripts/readme_attributes.py [--check]"""
+<!-- attributes:FABRIC --> and <!-- /attributes:FABRIC -->, and <!-- attributes:types:T1,T2 -->
+and <!-- /attributes:types:T1,T2 --> for classes that belong to no fabric, such as a workload
+pattern's), so the reference never drifts from the code. Run:
+.venv/bin/python scripts/readme_attributes.py [--check]"""
 
 from __future__ import annotations
 
@@ -39,8 +41,12 @@ def fabrics() -> dict[str, dict]:
 
 
 def tables(fabric: str) -> str:
+    return type_tables(fabrics()[fabric]["type_ids"])
+
+
+def type_tables(type_ids: list[str]) -> str:
     out = []
-    for tid in fabrics()[fabric]["type_ids"]:
+    for tid in type_ids:
         out += [f"**{tid.removeprefix('ns3::')}**", ""]
         out += ["| attribute | default | accepted | meaning |", "|---|---|---|---|"]
         for a in core.attributes(tid):
@@ -77,6 +83,10 @@ def main() -> int:
             rf"(<!-- attributes:{fabric} -->\n).*?(<!-- /attributes:{fabric} -->)", re.S
         )
         new = pat.sub(lambda m, f=fabric: m.group(1) + tables(f) + m.group(2), new)
+    pat = re.compile(
+        r"(<!-- attributes:types:([\w:,]+) -->\n).*?(<!-- /attributes:types:\2 -->)", re.S
+    )
+    new = pat.sub(lambda m: m.group(1) + type_tables(m.group(2).split(",")) + m.group(3), new)
     if "--check" in sys.argv:
         if new != text:
             print("README.md attribute tables are out of date: run scripts/readme_attributes.py")
