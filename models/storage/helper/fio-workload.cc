@@ -1311,13 +1311,10 @@ const bool g_registered = lfsim::RegisterWorkload(
         lfsim::FabricNetwork& net) -> std::unique_ptr<lfsim::InstalledWorkload>
      { return std::make_unique<FioInstalled>(ctx, w, net); }});
 
-// The classes a Fio workload takes from the scenario, in the fabrics it runs on.
-const bool g_roceClasses = lfsim::ExtendFabric("roce", "ns3::FioJob")
-                           && lfsim::ExtendFabric("roce", "ns3::BlockTarget")
-                           && lfsim::ExtendFabric("roce", "ns3::RoceHostIp")
+// The classes of the roce fabric's IP hosts and iSCSI sessions, for the iscsi stack. FioJob and
+// BlockTarget belong to the workload: shared classes of every open fabric (lfsim/core.py).
+const bool g_roceClasses = lfsim::ExtendFabric("roce", "ns3::RoceHostIp")
                            && lfsim::ExtendFabric("roce", "ns3::IscsiSession");
-const bool g_fcClasses
-    = lfsim::ExtendFabric("fc", "ns3::FioJob") && lfsim::ExtendFabric("fc", "ns3::BlockTarget");
 
 } // namespace
 
