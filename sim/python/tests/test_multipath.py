@@ -229,3 +229,12 @@ def test_the_san_of_seed_000_runs_lossless_and_conserves_ios(mode):
     n = m["read_ios"] + m["write_ios"]
     lat = (m["read_lat_mean_us"] * m["read_ios"] + m["write_lat_mean_us"] * m["write_ios"]) / n
     assert (m["read_iops"] + m["write_iops"]) * lat * 1e-6 == pytest.approx(96, rel=0.03)
+
+
+def test_the_san_config_reruns_identically(tmp_path):
+    """config.yaml keeps the listed graph (with the file lines of its links) and reruns to the
+    same I/Os."""
+    a = lfsim.run("san_seed000", {"mode": "fcp", "FioJob.runtime": "3ms"}, out=tmp_path / "a")
+    b = lfsim.run(tmp_path / "a" / "config.yaml")
+    assert a.metrics == b.metrics
+    assert a.table("ios").equals(b.table("ios"))
