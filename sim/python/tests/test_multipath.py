@@ -238,3 +238,29 @@ def test_the_san_config_reruns_identically(tmp_path):
     b = lfsim.run(tmp_path / "a" / "config.yaml")
     assert a.metrics == b.metrics
     assert a.table("ios").equals(b.table("ios"))
+
+
+def test_two_fio_workloads_keep_their_own_pairs_and_metrics():
+    """Any initiator -> target pairs: one Fio workload per pair, h0 -> h2 over NVMe-oF and
+    h1 -> h3 over iSCSI, each with its own (prefixed) metrics and tables, each target serving
+    only its workload's I/Os; a target named by two workloads is refused."""
+    s = {
+        "fabric": "roce",
+        "stop_time": "20ms",
+        "topology": {"generator": "Star", "Hosts": 4, "HostSpeed": "25GbE"},
+        "workload": {
+            "a": {"pattern": "Fio", "Hosts": "h0", "Destinations": "h2"},
+            "b": {"pattern": "Fio", "Hosts": "h1", "Destinations": "h3", "Stack": "iscsi"},
+        },
+        "FioJob": {"runtime": "0s", "ramp_time": "0s", "iodepth": 4, "size": 300 * 4096},
+    }
+    r = lfsim.run(s)
+    m = r.metrics
+    assert m["read_ios"] == m["b_read_ios"] == 300
+    assert m["stack_depth"] == 6 and m["b_stack_depth"] == 7  # nvmeof_rdma, iscsi layers
+    assert r.table("targets").set_index("label")["requests"].to_dict() == {"h2": 300}
+    assert r.table("b_targets").set_index("label")["requests"].to_dict() == {"h3": 300}
+    assert list(r.table("b_paths")["label"]) == ["h1>h3"]
+    s["workload"]["b"]["Destinations"] = "h2"
+    with pytest.raises(lfsim.ScenarioError, match="workload.b.Destinations: h2 is a target of "):
+        lfsim.run(s)
