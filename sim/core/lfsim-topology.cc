@@ -1,7 +1,6 @@
 #include "lfsim-topology.h"
 
 #include "lfsim-attributes.h"
-
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/object-factory.h"
@@ -34,7 +33,8 @@ Topology::GetTypeId()
               .AddAttribute("Planes",
                             "1, or 2 for dual fabrics: the generator's switches built twice, "
                             "planes A and B side by side (switches A/leaf0, B/leaf0), every host "
-                            "cabled to both (ports h0/A and h0/B).",
+                            "cabled to both (ports h0/A and h0/B; a host with several ports has "
+                            "them in each plane: h0/A0, h0/A1, h0/B0, h0/B1).",
                             UintegerValue(1), MakeUintegerAccessor(&Topology::m_planes),
                             MakeUintegerChecker<uint32_t>(1, 2))
               .AddAttribute("HostSpeed",
@@ -43,8 +43,7 @@ Topology::GetTypeId()
                             "FcNetDevice::Speed).",
                             StringValue(""), MakeStringAccessor(&Topology::m_hostSpeed),
                             MakeStringChecker())
-              .AddAttribute("UplinkSpeed",
-                            "Line rate of switch-to-switch links; empty: HostSpeed.",
+              .AddAttribute("UplinkSpeed", "Line rate of switch-to-switch links; empty: HostSpeed.",
                             StringValue(""), MakeStringAccessor(&Topology::m_uplinkSpeed),
                             MakeStringChecker())
               .AddAttribute("LinkFailure",
@@ -80,6 +79,20 @@ Topology::Uplink(lfsim::Graph& g, uint32_t a, uint32_t b) const
 namespace
 {
 
+/// The name of a host port's copy in a plane: the plane ("A"), or the plane and the port's
+/// number ("A0", "A1") for a host with several ports in each plane (a storage array's front
+/// end), so that every label stays distinct. Switch ports have none.
+std::string
+PlanePortName(const lfsim::Graph& g, const lfsim::GraphPort& p, const std::string& plane)
+{
+    const lfsim::GraphNode& n = g.Nodes()[p.node];
+    if (!n.host)
+    {
+        return "";
+    }
+    return n.ports.size() > 1 ? plane + std::to_string(p.number) : plane;
+}
+
 /// Plane A and plane B of a one-plane graph: hosts once, switches twice, every link twice.
 lfsim::Graph
 TwoPlanes(const lfsim::Graph& g)
@@ -114,8 +127,8 @@ TwoPlanes(const lfsim::Graph& g)
         {
             const lfsim::GraphPort& a = g.Ports()[l.a];
             const lfsim::GraphPort& b = g.Ports()[l.b];
-            const uint32_t pa = d.AddPort(node[k][a.node], g.Nodes()[a.node].host ? plane[k] : "");
-            const uint32_t pb = d.AddPort(node[k][b.node], g.Nodes()[b.node].host ? plane[k] : "");
+            const uint32_t pa = d.AddPort(node[k][a.node], PlanePortName(g, a, plane[k]));
+            const uint32_t pb = d.AddPort(node[k][b.node], PlanePortName(g, b, plane[k]));
             lfsim::GraphLink& copy = d.Links()[d.AddLink(pa, pb)];
             const std::string where = copy.where;
             copy = l;
@@ -313,7 +326,8 @@ ParseRunLengths(const std::string& text, const std::string& key)
         auto number = [&](const std::string& s) -> unsigned long
         {
             if (s.empty() || s.size() > 7
-                || !std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }))
+                || !std::all_of(s.begin(), s.end(),
+                                [](unsigned char c) { return std::isdigit(c); }))
             {
                 fail();
             }

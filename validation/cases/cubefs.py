@@ -77,7 +77,7 @@ def _per_kib_us(layers: str) -> float:
 def _evaluate(ctx):
     meas = _measured()
     with open(scenarios_dir() / f"{SCENARIO}.yaml", encoding="utf-8") as f:
-        cfg = yaml.safe_load(f)["StorageScenario"]
+        cfg = yaml.safe_load(f)["workload"]["fio"]
     lat, sim = {}, {}
     for mode in ("rdma", "tcp"):
         for name, bs in SIZES:
@@ -198,7 +198,7 @@ CASES = [
         "side per message (system calls, TCP/IP stack) and 0.2 us/KiB on the client's receive "
         "path (42 Gb/s per core, Cai et al. SIGCOMM 2021) + 0.1 us/KiB send copy on the server; "
         "RDMA is zero-copy. A read larger than 128 KiB is carried as 128 KiB requests one "
-        "after the other (FUSE's max_read; StorageScenario.MaxRequestSize). Transports: "
+        "after the other (FUSE's max_read; the Fio workload's MaxRequestSize). Transports: "
         "nvmeof_rdma (SEND request, RDMA WRITE data, SEND answer) "
         "and iscsi used only as a TCP request/response transport, ns-3 TCP, MSS 1448, on a "
         "100GbE leaf.",

@@ -2,7 +2,7 @@
  * The "fc" fabric of lfsim: Fibre Channel with BB_Credit on any topology (lfsim::Graph). It
  * builds the N_Ports, switches and fibres of the scenario's topology (FcHelper), carries the
  * generic workloads' flows as FCP WRITE exchanges (FcMessageSender), installs the FC patterns
- * that drive their own applications (FcStream, FcPingPong, Fcp) and storage, records and
+ * that drive their own applications (FcStream, FcPingPong, Fcp) and Fio, records and
  * reports.
  */
 #ifndef FC_FABRIC_H

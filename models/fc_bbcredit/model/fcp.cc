@@ -86,12 +86,12 @@ FcpInitiator::SetWindow(Time from, Time to)
 }
 
 FcFrameHeader
-FcpInitiator::Header(uint8_t rCtl, uint16_t oxId, uint16_t rxId) const
+FcpInitiator::Header(uint8_t rCtl, uint16_t oxId, uint16_t rxId, uint32_t target) const
 {
     FcFrameHeader h;
     h.rCtl = rCtl;
     h.type = FcType::FCP;
-    h.dId = m_target;
+    h.dId = target;
     h.sId = m_port->GetFcId();
     h.oxId = oxId;
     h.rxId = rxId;
@@ -117,17 +117,17 @@ FcpInitiator::StopApplication()
 void
 FcpInitiator::Issue()
 {
-    IssueIo(m_direction == READ, m_ioSize, nullptr);
+    IssueIo(m_direction == READ, m_ioSize, nullptr, m_target);
 }
 
 void
-FcpInitiator::SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done)
+FcpInitiator::SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t targetId)
 {
-    IssueIo(read, bytes, std::move(done));
+    IssueIo(read, bytes, std::move(done), targetId ? targetId : m_target);
 }
 
 void
-FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done)
+FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t target)
 {
     uint16_t ox = m_nextOx;
     m_nextOx = (m_nextOx + 1) % 0xffff; // 0xFFFF is "unassigned"
@@ -135,6 +135,7 @@ FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done)
     io.start = Simulator::Now();
     io.sent = 0;
     io.bytes = bytes;
+    io.target = target;
     io.done = std::move(done);
 
     // FCP_CMND IU: FCP_LUN(8) FCP_CNTL(4) FCP_CDB(16) FCP_DL(4).
@@ -143,14 +144,14 @@ FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done)
     iu[12] = read ? 0x88 : 0x8a;       // READ(16) / WRITE(16)
     PutU32(iu + 12 + 10, bytes / 512); // transfer length in 512 B blocks
     PutU32(iu + 28, bytes);
-    FcFrameHeader h = Header(FcRctl::UNSOLICITED_CMD, ox, 0xffff);
+    FcFrameHeader h = Header(FcRctl::UNSOLICITED_CMD, ox, 0xffff, target);
     h.fCtl = FcFctl::FIRST_SEQUENCE | FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
     m_port->Enqueue(FrameWith(h, iu, FCP_CMND_SIZE));
 
     uint32_t first = std::min(m_firstBurst, bytes);
     if (!read && first > 0)
     {
-        FcFrameHeader d = Header(FcRctl::SOLICITED_DATA, ox, 0xffff);
+        FcFrameHeader d = Header(FcRctl::SOLICITED_DATA, ox, 0xffff, target);
         SendFcSequence(m_port, d, first, m_maxPayload, 0);
         io.sent = first;
     }
@@ -172,7 +173,7 @@ FcpInitiator::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const A
         ReadIu(frame, iu, FCP_XFER_RDY_SIZE);
         uint32_t offset = GetU32(iu);
         uint32_t len = GetU32(iu + 4);
-        FcFrameHeader d = Header(FcRctl::SOLICITED_DATA, h.oxId, h.rxId);
+        FcFrameHeader d = Header(FcRctl::SOLICITED_DATA, h.oxId, h.rxId, it->second.target);
         SendFcSequence(m_port, d, len, m_maxPayload, offset);
         it->second.sent += len;
     }

@@ -37,8 +37,10 @@ class FcpInitiator : public Application
     /// Only I/Os that complete in [from, to) count in the window statistics.
     void SetWindow(Time from, Time to);
     /// Issue one I/O for a workload that drives the initiator itself (the application is then
-    /// not started): `done` runs with the I/O's latency when its FCP_RSP arrives.
-    void SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done);
+    /// not started): `done` runs with the I/O's latency when its FCP_RSP arrives. `targetId`:
+    /// the N_Port it goes to (0: the one given to Setup), so that one N_Port reaches several
+    /// target ports, as an HBA port logged in to every target port of its fabric does.
+    void SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t targetId = 0);
 
     uint64_t
     GetCompleted() const
@@ -65,15 +67,16 @@ class FcpInitiator : public Application
         Time start;
         uint64_t sent = 0;
         uint32_t bytes = 0;
+        uint32_t target = 0;            ///< D_ID of its frames
         std::function<void(Time)> done; ///< set for SubmitIo
     };
 
     void StartApplication() override;
     void StopApplication() override;
     void Issue();
-    void IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done);
+    void IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t target);
     bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
-    FcFrameHeader Header(uint8_t rCtl, uint16_t oxId, uint16_t rxId) const;
+    FcFrameHeader Header(uint8_t rCtl, uint16_t oxId, uint16_t rxId, uint32_t target) const;
 
     Ptr<FcNetDevice> m_port;
     uint32_t m_target = 0;

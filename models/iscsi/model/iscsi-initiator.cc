@@ -97,6 +97,7 @@ IscsiInitiator::DoDispose()
 {
     m_conn.reset();
     m_socket = nullptr;
+    m_localDevice = nullptr;
     m_session = nullptr;
     Application::DoDispose();
 }
@@ -125,6 +126,10 @@ IscsiInitiator::StartApplication()
     m_running = true;
     m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     m_socket->Bind();
+    if (m_localDevice)
+    {
+        m_socket->BindToNetDevice(m_localDevice);
+    }
     m_socket->SetConnectCallback(MakeCallback(&IscsiInitiator::Connected, this),
                                  MakeCallback(&IscsiInitiator::ConnectFailed, this));
     m_socket->Connect(m_remote);

@@ -17,6 +17,7 @@
 #include "ns3/address.h"
 #include "ns3/application.h"
 #include "ns3/event-id.h"
+#include "ns3/net-device.h"
 #include "ns3/nstime.h"
 
 #include <deque>
@@ -50,6 +51,13 @@ class IscsiInitiator : public Application
     void Validate() const;
     /// Sends a NOP-Out ping now (after login); NopRtt fires when its NOP-In arrives.
     void Ping();
+    /// The host port the connection uses (an iSCSI interface bound to a NIC port, as
+    /// open-iscsi's iface.net_ifacename), on a host with several; else the routing table's.
+    void
+    SetLocalDevice(Ptr<NetDevice> port)
+    {
+        m_localDevice = port;
+    }
 
     /// A command submitted with Submit has its status: (latency from the SCSI Command).
     using IoDone = std::function<void(Time latency)>;
@@ -126,6 +134,7 @@ class IscsiInitiator : public Application
     Ptr<IscsiSession> m_session;
 
     Ptr<Socket> m_socket;
+    Ptr<NetDevice> m_localDevice;
     std::unique_ptr<IscsiConnection> m_conn;
     IscsiParams m_offer;
     IscsiNegotiated m_neg;

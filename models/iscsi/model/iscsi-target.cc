@@ -1,6 +1,7 @@
 #include "iscsi-target.h"
 
 #include "ns3/inet-socket-address.h"
+#include "ns3/ipv4.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -75,7 +76,7 @@ void
 IscsiTarget::DoDispose()
 {
     m_conns.clear();
-    m_listener = nullptr;
+    m_listeners.clear();
     m_session = nullptr;
     m_backend = nullptr;
     Application::DoDispose();
@@ -105,11 +106,28 @@ IscsiTarget::StartApplication()
     Validate();
     m_offer = m_session->GetParams();
     m_running = true;
-    m_listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
-    m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
-    m_listener->Listen();
-    m_listener->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
-                                  MakeCallback(&IscsiTarget::Accept, this));
+    Ptr<Ipv4> ipv4 = GetNode()->GetObject<Ipv4>();
+    const uint32_t interfaces = ipv4 ? ipv4->GetNInterfaces() : 0; // 0: the loopback
+    // One port: one portal on any address. Several: a portal per port, bound to it, so that a
+    // connection (forked with its listener's port) sends its SYN-ACK and data by that port.
+    const bool perPort = interfaces > 2;
+    for (uint32_t i = perPort ? 1 : 0; i < (perPort ? interfaces : 1); ++i)
+    {
+        Ptr<Socket> s = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+        if (perPort)
+        {
+            s->Bind(InetSocketAddress(ipv4->GetAddress(i, 0).GetLocal(), m_port));
+            s->BindToNetDevice(ipv4->GetNetDevice(i));
+        }
+        else
+        {
+            s->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
+        }
+        s->Listen();
+        s->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                             MakeCallback(&IscsiTarget::Accept, this));
+        m_listeners.push_back(s);
+    }
 }
 
 void
@@ -120,9 +138,9 @@ IscsiTarget::StopApplication()
     {
         c->io->Close();
     }
-    if (m_listener)
+    for (auto& s : m_listeners)
     {
-        m_listener->Close();
+        s->Close();
     }
 }
 

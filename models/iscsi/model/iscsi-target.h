@@ -103,7 +103,9 @@ class IscsiTarget : public Application
     Ptr<IscsiSession> m_session;
     IscsiBackend m_backend;
 
-    Ptr<Socket> m_listener;
+    /// One portal on any address, or one per port on a host with several (each bound to its
+    /// port, so that a connection's segments leave by the port it came in on).
+    std::vector<Ptr<Socket>> m_listeners;
     IscsiParams m_offer;
     std::vector<std::unique_ptr<Conn>> m_conns; ///< stable addresses for pending backend I/Os
     uint32_t m_nextTtt = 1;

@@ -2,7 +2,7 @@
  * The "roce" fabric of lfsim: RDMA over lossless Ethernet on any topology (lfsim::Graph). It
  * builds the devices of the scenario's topology (RoceHelper), carries the generic workloads'
  * flows on RC queue pairs (one per flow; the verb is the workload's Operation), installs the
- * patterns that install themselves (storage), records and reports.
+ * patterns that install themselves (Fio), records and reports.
  */
 #ifndef ROCE_FABRIC_H
 #define ROCE_FABRIC_H

@@ -108,8 +108,9 @@ RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
         }
         else if (a->GetSpeed() != b->GetSpeed())
         {
-            throw std::invalid_argument(l.where + ": its two ports have different Speeds; "
-                                                  "accepted: one speed per cable");
+            throw std::invalid_argument(l.where
+                                        + ": its two ports have different Speeds; "
+                                          "accepted: one speed per cable");
         }
         if (l.delay >= Time(0) || l.length >= 0)
         {
@@ -231,13 +232,8 @@ int64_t
 RoceHelper::InstallInternet(RoceTopology& t, int64_t stream)
 {
     const uint32_t nh = t.hosts.GetN();
-    if (t.hostPorts.size() != nh)
-    {
-        throw std::invalid_argument("topology: TCP/IP hosts (iscsi) with several ports; "
-                                    "accepted: one port per host (Planes 1)");
-    }
     t.hostIps.clear();
-    for (uint32_t i = 0; i < nh; ++i)
+    for (uint32_t a = 0; a < t.hostPorts.size(); ++a)
     {
         t.hostIps.push_back(m_hostIp.Create<RoceHostIp>());
     }
@@ -249,16 +245,20 @@ RoceHelper::InstallInternet(RoceTopology& t, int64_t stream)
     InternetStackHelper stack;
     stack.SetIpv6StackInstall(false);
     stack.Install(t.hosts);
-    for (uint32_t i = 0; i < nh; ++i)
+    for (uint32_t a = 0; a < t.hostPorts.size(); ++a)
     {
-        const Ipv4Address address(HOST_IP_BASE + i);
-        Ptr<Node> node = t.hosts.Get(i);
-        node->AggregateObject(t.hostIps[i]);
-        t.hostIps[i]->Setup(t.hostPorts[i], t.nics[i], address);
+        const Ipv4Address address(HOST_IP_BASE + a);
+        Ptr<Node> node = t.hosts.Get(t.hostOf[a]);
+        if (!node->GetObject<RoceHostIp>())
+        {
+            node->AggregateObject(t.hostIps[a]); // a node aggregates one: its first port's
+        }
+        t.hostIps[a]->Setup(t.hostPorts[a], t.nics[a], address);
         // By hand rather than Ipv4AddressHelper, which would put a queue disc in front of the
-        // port's traffic classes.
+        // port's traffic classes. Every port is in 10.0.0.0/8: on a host with several, a
+        // socket bound to a port (BindToNetDevice) leaves by it.
         Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
-        const int32_t ifc = ipv4->AddInterface(t.hostPorts[i]);
+        const int32_t ifc = ipv4->AddInterface(t.hostPorts[a]);
         ipv4->AddAddress(ifc, Ipv4InterfaceAddress(address, Ipv4Mask("255.0.0.0")));
         ipv4->SetMetric(ifc, 1);
         ipv4->SetUp(ifc);

@@ -38,7 +38,7 @@ struct RoceTopology
     std::vector<int32_t> portSwitch;       ///< switch index of each port, -1 for hosts
     std::vector<uint32_t> portIndex;       ///< port number on its node
     std::vector<uint32_t> peer;            ///< index of the port at the other end of the cable
-    std::vector<Ptr<RoceHostIp>> hostIps;  ///< after InstallInternet, one per host
+    std::vector<Ptr<RoceHostIp>> hostIps;  ///< after InstallInternet, one per address
 };
 
 class RoceHelper
@@ -72,7 +72,8 @@ class RoceHelper
     void SetHostIpAttribute(const std::string& name, const AttributeValue& value);
     /// Installs ns-3's internet stack (IPv4, TCP, UDP; no IPv6, no queue disc: the port's
     /// classes are the queues) on every host and gives each host the address the switches
-    /// route, HOST_IP_BASE + its address, in 10.0.0.0/8 on its port. Hosts with one port each.
+    /// route, HOST_IP_BASE + its address, in 10.0.0.0/8 on its port (a host with several ports
+    /// has an interface per port; its sockets choose theirs with BindToNetDevice).
     /// Sets ns3::TcpSocket::SegmentSize from RoceHostIp.Mtu (as an OS derives the MSS from the
     /// interface MTU). Call after building the topology; returns the number of RNG streams used.
     int64_t InstallInternet(RoceTopology& t, int64_t stream);

@@ -1,7 +1,7 @@
 /*
  * The IP side of a host on the lossless Ethernet fabric: the DSCP (hence traffic class) and
  * the MTU of the packets its ns-3 IP stack (TCP, UDP) sends through the host port, beside the
- * RDMA NIC's RoCE traffic. RoceHelper::InstallInternet creates one per host.
+ * RDMA NIC's RoCE traffic. RoceHelper::InstallInternet creates one per host port.
  */
 #ifndef ROCE_HOST_IP_H
 #define ROCE_HOST_IP_H

@@ -1,6 +1,6 @@
 /*
- * The storage fabric: NVMe-oF/RDMA and iSCSI/TCP I/O latency from the frames they send, and
- * device ceilings.
+ * The Fio workload on the roce and fc fabrics: NVMe-oF/RDMA and iSCSI/TCP I/O latency from the
+ * frames they send, FCP's extra round trip, device ceilings.
  */
 #include "ethernet-speed.h"
 #include "lfsim-run.h"
@@ -20,7 +20,7 @@ constexpr EthSpeed SPEED = EthSpeed::GBE100;
 const Time PROP = NanoSeconds(50); // 10 m at 5 ns/m, set below
 const Time FWD = NanoSeconds(500);
 
-/// Host -> leaf -> host time of one RoCE frame (store and forward, idle links).
+/// Host -> switch -> host time of one RoCE frame (store and forward, idle links).
 Time
 OneWay(uint8_t opcode, uint32_t payload)
 {
@@ -30,24 +30,73 @@ OneWay(uint8_t opcode, uint32_t payload)
     return hop + FWD + hop;
 }
 
+using Settings = std::vector<std::array<std::string, 3>>;
+
+/// Sets `name` in `attrs`, replacing an earlier value.
+void
+Set(std::vector<std::pair<std::string, std::string>>& attrs, const std::string& name,
+    const std::string& value)
+{
+    auto it
+        = std::find_if(attrs.begin(), attrs.end(), [&](const auto& a) { return a.first == name; });
+    if (it == attrs.end())
+    {
+        attrs.emplace_back(name, value);
+    }
+    else
+    {
+        it->second = value;
+    }
+}
+
+/// A Fio workload, h0 against h1 on one switch (topology Star), fabric roce at 100GbE (fc
+/// with Stack fcp). `extra`: ("workload", attribute, value) for the workload, ("topology",
+/// ...) for the topology, (TypeId, attribute, value) for the classes.
 lfsim::RunResult
-RunStorage(std::vector<std::array<std::string, 3>> extra)
+RunStorage(Settings extra)
 {
     lfsim::RunConfig cfg;
-    cfg.fabric = "storage";
+    cfg.fabric = "roce";
     cfg.stopTime = MilliSeconds(20);
-    cfg.attributes = {{"ns3::StorageScenario", "EthernetSpeed", "100GbE"},
-                      {"ns3::StorageScenario", "NvmeofLayers", "app:3us,block:1us,nvme:2us"},
-                      {"ns3::StorageScenario", "TargetDelay", "1500ns"},
-                      {"ns3::RoceChannel", "Length", "10"},
+    cfg.topology.name = "topology";
+    cfg.topology.typeId = "ns3::StarTopology";
+    cfg.topology.attributes = {{"Hosts", "2"}, {"HostSpeed", "100GbE"}};
+    lfsim::InstanceConfig fio;
+    fio.name = "fio";
+    fio.typeId = "ns3::FioWorkload";
+    fio.attributes = {{"Hosts", "h0"},
+                      {"Destinations", "h1"},
+                      {"NvmeofLayers", "app:3us,block:1us,nvme:2us"},
+                      {"TargetDelay", "1500ns"},
+                      {"MaxRequestSize", "0"}};
+    cfg.attributes = {{"ns3::RoceChannel", "Length", "10"},
                       {"ns3::RoceChannel", "PropagationDelayPerMeter", "5ns"},
                       {"ns3::RoceSwitch", "ForwardingLatency", "500ns"},
                       {"ns3::BlockTarget", "ReadServiceTime", "10us"},
                       {"ns3::BlockTarget", "WriteServiceTime", "15us"},
                       {"ns3::FioJob", "bs", "4096"},
-                      {"ns3::FioJob", "runtime", "2ms"},
-                      {"ns3::StorageScenario", "MaxRequestSize", "0"}};
-    cfg.attributes.insert(cfg.attributes.end(), extra.begin(), extra.end());
+                      {"ns3::FioJob", "runtime", "2ms"}};
+    for (const auto& [where, name, value] : extra)
+    {
+        if (where == "workload")
+        {
+            Set(fio.attributes, name, value);
+            if (name == "Stack" && value == "fcp")
+            {
+                cfg.fabric = "fc";
+                Set(cfg.topology.attributes, "HostSpeed", "32GFC");
+            }
+        }
+        else if (where == "topology")
+        {
+            Set(cfg.topology.attributes, name, value);
+        }
+        else
+        {
+            cfg.attributes.push_back({where, name, value});
+        }
+    }
+    cfg.workloads = {fio};
     return lfsim::Run(cfg);
 }
 
@@ -92,8 +141,8 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(rd, "read_iops"), 1.0 / read.GetSeconds(),
                                   0.01 / read.GetSeconds(), "IOPS = 1 / latency at QD1");
 
-        lfsim::RunResult wr = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
-                                          {"ns3::StorageScenario", "NvmeofInlineData", "0"}});
+        lfsim::RunResult wr = RunStorage(
+            {{"ns3::FioJob", "rw", "randwrite"}, {"workload", "NvmeofInlineData", "0"}});
         const Time pull = OneWay(IbOpcode::RDMA_READ_REQUEST, 0)
                           + OneWay(IbOpcode::RDMA_READ_RESPONSE_ONLY, 4096);
         const Time write = stack + target * 2 + MicroSeconds(15) + cmd + pull + cpl;
@@ -103,8 +152,8 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
         // In-capsule data (the 4096-byte default): the 4160-byte capsule is two packets at
         // PathMtu 4096 (SEND_FIRST of 4096, SEND_LAST of 64); the second lands one IFG and its
         // own serialization after the first; no RDMA READ round trip.
-        lfsim::RunResult inl = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
-                                           {"ns3::StorageScenario", "NvmeofInlineData", "4096"}});
+        lfsim::RunResult inl = RunStorage(
+            {{"ns3::FioJob", "rw", "randwrite"}, {"workload", "NvmeofInlineData", "4096"}});
         const uint32_t lastFrame = RoceHeaderBytes(IbOpcode::SEND_LAST, false) + 64 + IB_ICRC;
         const Time capsule
             = OneWay(IbOpcode::SEND_FIRST, 4096)
@@ -116,8 +165,9 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
 
         // Three copies: the write waits for the replicas' devices and answers as well.
         lfsim::RunResult rep = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
-                                           {"ns3::StorageScenario", "NvmeofInlineData", "0"},
-                                           {"ns3::StorageScenario", "Replicas", "3"}});
+                                           {"workload", "NvmeofInlineData", "0"},
+                                           {"topology", "Hosts", "4"},
+                                           {"workload", "ReplicaHosts", "h2-h3"}});
         const double extra = Num(rep, "write_lat_mean_us") - Num(wr, "write_lat_mean_us");
         // At least the copy's trip out (4160 B by SEND) and the 16 B answer back.
         const Time least = OneWay(IbOpcode::SEND_LAST, 64) + cpl;
@@ -126,13 +176,16 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
         // A replica's software runs before its device and before its answer: + 2 x ReplicaDelay
         // on the write (replicas work in parallel), nothing on reads.
         lfsim::RunResult repd = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
-                                            {"ns3::StorageScenario", "Replicas", "3"},
-                                            {"ns3::StorageScenario", "ReplicaDelay", "4us"}});
+                                            {"workload", "NvmeofInlineData", "0"},
+                                            {"topology", "Hosts", "4"},
+                                            {"workload", "ReplicaHosts", "h2-h3"},
+                                            {"workload", "ReplicaDelay", "4us"}});
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(repd, "write_lat_mean_us") - Num(rep, "write_lat_mean_us"),
                                   8.0, 1e-3, "ReplicaDelay twice per replicated write");
         lfsim::RunResult rdd = RunStorage({{"ns3::FioJob", "rw", "randread"},
-                                           {"ns3::StorageScenario", "Replicas", "3"},
-                                           {"ns3::StorageScenario", "ReplicaDelay", "4us"}});
+                                           {"topology", "Hosts", "4"},
+                                           {"workload", "ReplicaHosts", "h2-h3"},
+                                           {"workload", "ReplicaDelay", "4us"}});
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(rdd, "read_lat_mean_us"), read.GetSeconds() * 1e6, 1e-3,
                                   "reads never reach a replica");
     }
@@ -176,11 +229,9 @@ class FcpStackTest : public lfsim::ModelTestCase
     void
     DoRun() override
     {
-        std::vector<std::array<std::string, 3>> fcp
-            = {{"ns3::StorageScenario", "Stack", "fcp"},
-               {"ns3::FcNetDevice", "Speed", "32GFC"},
-               {"ns3::BlockTarget", "WriteServiceTime", "10us"}};
-        auto with = [&fcp](std::vector<std::array<std::string, 3>> more)
+        Settings fcp
+            = {{"workload", "Stack", "fcp"}, {"ns3::BlockTarget", "WriteServiceTime", "10us"}};
+        auto with = [&fcp](Settings more)
         {
             auto all = fcp;
             all.insert(all.end(), more.begin(), more.end());
@@ -207,7 +258,7 @@ constexpr uint32_t MSS = 1448;
 constexpr uint32_t TCP_IP_ETH = 32 + 20 + 14;
 constexpr uint32_t BHS = 48;
 
-/// Host -> leaf -> host time of `bytes` of TCP payload written at once on an idle connection
+/// Host -> switch -> host time of `bytes` of TCP payload written at once on an idle connection
 /// with an open window: segments of MSS and a short last one leave the host back to back. The
 /// switch stores and forwards each one; when the last segment is shorter than the one before,
 /// it is there before its predecessor has left and waits for it. So the last segment leaves
@@ -234,12 +285,11 @@ TcpOneWay(uint32_t bytes)
     return before + longest + PROP + FWD + serialize(left) + PROP;
 }
 
-std::vector<std::array<std::string, 3>>
-Iscsi(std::vector<std::array<std::string, 3>> more)
+Settings
+Iscsi(Settings more)
 {
-    std::vector<std::array<std::string, 3>> all
-        = {{"ns3::StorageScenario", "Stack", "iscsi"},
-           {"ns3::StorageScenario", "IscsiLayers", "app:3us,block:1us,iscsi:2us"}};
+    Settings all = {{"workload", "Stack", "iscsi"},
+                    {"workload", "IscsiLayers", "app:3us,block:1us,iscsi:2us"}};
     all.insert(all.end(), more.begin(), more.end());
     return all;
 }
@@ -329,7 +379,9 @@ class IscsiConservationTest : public lfsim::ModelTestCase
     {
         const uint32_t perJob = 50;
         lfsim::RunResult r
-            = RunStorage(Iscsi({{"ns3::StorageScenario", "Initiators", "2"},
+            = RunStorage(Iscsi({{"topology", "Hosts", "3"},
+                                {"workload", "Hosts", "h0-h1"},
+                                {"workload", "Destinations", "h2"},
                                 {"ns3::FioJob", "rw", "randrw"},
                                 {"ns3::FioJob", "numjobs", "2"},
                                 {"ns3::FioJob", "iodepth", "4"},
@@ -373,9 +425,8 @@ class SplitTest : public lfsim::ModelTestCase
     {
         const std::array<std::string, 3> read{"ns3::FioJob", "rw", "read"};
         const double one = Num(RunStorage({read}), "read_lat_mean_us");
-        lfsim::RunResult split = RunStorage({read,
-                                             {"ns3::FioJob", "bs", "16384"},
-                                             {"ns3::StorageScenario", "MaxRequestSize", "4096"}});
+        lfsim::RunResult split = RunStorage(
+            {read, {"ns3::FioJob", "bs", "16384"}, {"workload", "MaxRequestSize", "4096"}});
         // Each request crosses the whole stack and the wire on an idle path, as a lone 4 KiB
         // read does (its closed form is Qd1LatencyTest's).
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(split, "read_lat_mean_us"), 4 * one, 1e-3, "serial requests");
@@ -386,9 +437,8 @@ class SplitTest : public lfsim::ModelTestCase
         NS_TEST_EXPECT_MSG_GT(bytes.size(), 0u, "I/Os completed");
         NS_TEST_EXPECT_MSG_EQ(std::count(bytes.begin(), bytes.end(), 16384.0), long(bytes.size()),
                               "one row per fio I/O, of bs");
-        lfsim::RunResult whole = RunStorage({read,
-                                             {"ns3::FioJob", "bs", "16384"},
-                                             {"ns3::StorageScenario", "MaxRequestSize", "16384"}});
+        lfsim::RunResult whole = RunStorage(
+            {read, {"ns3::FioJob", "bs", "16384"}, {"workload", "MaxRequestSize", "16384"}});
         NS_TEST_EXPECT_MSG_LT(Num(whole, "read_lat_mean_us"), 2 * one,
                               "a limit of bs or more does not split");
     }

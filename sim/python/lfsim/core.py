@@ -44,8 +44,10 @@ def short_name(type_id: str) -> str:
     return type_id.rsplit("::", 1)[-1]
 
 
-# Classes every fabric built on the shared topology, workload and report parts also takes.
-SHARED_CLASSES = ("ns3::Report",)
+# Classes every fabric built on the shared topology, workload and report parts also takes: the
+# report's, and those of the Fio workload (its jobs' global options, its targets' device), which
+# runs on every such fabric and keeps them when a mode switches the fabric.
+SHARED_CLASSES = ("ns3::Report", "ns3::FioJob", "ns3::BlockTarget")
 
 
 def is_open(fabric: str) -> bool:

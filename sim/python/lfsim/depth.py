@@ -1,7 +1,7 @@
 """Latency versus protocol depth: seed 000's model T = k * D + C, fitted to simulated stacks.
 
-Each mode of the scenario (``scenarios/latency_vs_depth.yaml``) is one storage stack of the
-``storage`` fabric. For every stack and operation (4 KiB QD1 random reads and writes by
+Each mode of the scenario (``scenarios/latency_vs_depth.yaml``) is one storage stack (the Stack
+of its Fio workload). For every stack and operation (4 KiB QD1 random reads and writes by
 default) one run gives the mean completion latency T; the depth D is the number of layers in
 the stack's layer list (the run's ``stack_depth`` metric, counted by the fabric, never typed
 in). k and C are the least-squares line through the (D, T) points of each operation.
@@ -24,9 +24,10 @@ import numpy as np
 import pandas as pd
 
 from .errors import ScenarioError, quote
+from .fio import fio_workload
 from .scenario import load_scenario, time_seconds
 
-# The layer-list attribute of each StorageScenario.Stack.
+# The layer-list attribute of the Fio workload for each of its Stacks.
 LAYER_ATTRIBUTE = {"fcp": "FcpLayers", "nvmeof_rdma": "NvmeofLayers", "iscsi": "IscsiLayers"}
 OPS = ("randread", "randwrite")
 
@@ -106,11 +107,12 @@ def latency_vs_depth(
 
     base = load_scenario(scenario, overrides, seed)
     all_modes = list((base.source.raw if base.source else {}).get("modes") or [])
-    if base.fabric != "storage" or not all_modes:
+    found = fio_workload(base.config)
+    if found is None or not all_modes:
         raise ScenarioError(
             f"scenario: got {quote(base.name)} (fabric {base.fabric}, "
-            f"{len(all_modes)} modes); accepted: a storage scenario with one mode per stack, "
-            "e.g. latency_vs_depth"
+            f"{len(all_modes)} modes{'' if found else ', no Fio workload'}); accepted: a "
+            "scenario with a Fio workload and one mode per stack, e.g. latency_vs_depth"
         )
     chosen = list(modes) if modes else all_modes
     unknown = [m for m in chosen if m not in all_modes]
@@ -126,13 +128,12 @@ def latency_vs_depth(
             r = run(scenario, o, seed)
             side = "read" if "read" in op else "write"
             m = r.metrics
-            stack = r.config["StorageScenario"]["Stack"]
-            layers = parse_layers(
-                r.config["StorageScenario"][LAYER_ATTRIBUTE[stack]], int(r.config["FioJob"]["bs"])
-            )
+            fio = r.config["workload"][found[0]]
+            stack = fio["Stack"]
+            layers = parse_layers(fio[LAYER_ATTRIBUTE[stack]], int(r.config["FioJob"]["bs"]))
             if int(m["stack_depth"]) != len(layers):
                 raise AssertionError("stack_depth disagrees with the layer list")
-            target_sw = 2 * (time_seconds(r.config["StorageScenario"]["TargetDelay"]) or 0) * 1e6
+            target_sw = 2 * (time_seconds(fio["TargetDelay"]) or 0) * 1e6
             t = m[f"{side}_lat_mean_us"]
             layers_us = sum(us for _, us in layers)
             device = m[f"{side}_device_us"]

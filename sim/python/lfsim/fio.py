@@ -782,9 +782,21 @@ def format_comparison(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+FIO_PATTERN = "Fio"
+
+
+def fio_workload(config: dict) -> tuple[str, dict] | None:
+    """The first workload of pattern Fio in a resolved scenario's config, as (name, its
+    attributes); None if there is none."""
+    for name, item in (config.get("workload") or {}).items():
+        if item.get("pattern") == FIO_PATTERN:
+            return name, item
+    return None
+
+
 def storage_fio_json(result: Any) -> dict | None:
-    """The fio JSON of a run of the ``storage`` fabric (written as ``fio.json`` beside
-    summary.json): one fio job per initiator job clone, named after the scenario, reported as
+    """The fio JSON of a run with a Fio workload (written as ``fio.json`` beside summary.json):
+    one fio job per job clone of its first Fio workload, named after the scenario, reported as
     its clone label (``h0/job0``: host, job section, clone) with its section's options; None
     when no I/O completed after ramp_time."""
     from .scenario import time_seconds
@@ -799,7 +811,7 @@ def storage_fio_json(result: Any) -> dict | None:
     global_options = {k: str(cfg[k]) for k in ("rw", "bs", "iodepth", "numjobs", "rwmixread")}
     global_options["ramp_time"] = str(cfg["ramp_time"])
     global_options["runtime"] = str(cfg["runtime"])
-    # Each clone's own job section (StorageScenario.Jobs), "rw=randread bs=4096 ...".
+    # Each clone's own job section (the workload's Jobs), "rw=randread bs=4096 ...".
     sections = result.labels("job_options") or [""] * len(labels)
     jobs = []
     for label, text in zip(labels, sections, strict=True):

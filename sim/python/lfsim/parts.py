@@ -207,7 +207,8 @@ def _link_list(section: dict, key: str, nodes: list[dict], classes: Mapping[str,
             item = {"a": parts[0], "b": parts[1], **({"speed": parts[2]} if parts[2:] else {})}
         if not isinstance(item, dict):
             raise ScenarioError(f"{where}: got {quote(item)}; accepted: {{a: A, b: B, ...}}")
-        extra = set(item) - {"a", "b", "speed", "length", "delay", "count", "set"}
+        # "where": the line a resolved config.yaml keeps for a link read from a file.
+        extra = set(item) - {"a", "b", "speed", "length", "delay", "count", "set", "where"}
         if extra:
             raise ScenarioError(
                 f"{where}: key '{sorted(extra)[0]}' does not exist; accepted: a, b, speed, "

@@ -437,7 +437,7 @@ def _write_files(result: Result, tmp: Path, plot: bool) -> None:
         df = result.table(name)
         df.to_parquet(tmp / f"{_safe_file_name(name)}.parquet", index=False)
         df.to_csv(tmp / f"{name}.csv", index=False)
-    if result.summary.get("fabric") == "storage" and "ios" in result.table_names:
+    if "ios" in result.table_names:  # a Fio workload's I/Os
         from .fio import storage_fio_json, write_fio_json
 
         doc = storage_fio_json(result)

@@ -29,7 +29,7 @@ def test_depth_is_counted_from_the_layer_lists(base):
     # Two more layers on fcp: D follows the list, not a typed-in number.
     more = latency_vs_depth(
         "latency_vs_depth",
-        {**SHORT, "StorageScenario.FcpLayers": "a:1us,b:1us,c:1us,d:1us,e:1us,f:1us,g:1us"},
+        {**SHORT, "workload.fio.FcpLayers": "a:1us,b:1us,c:1us,d:1us,e:1us,f:1us,g:1us"},
         modes=["fcp"],
     )
     assert set(more.points["depth"]) == {7}
@@ -46,19 +46,19 @@ def test_breakdown_adds_up_to_the_latency(base):
 
 def _fcp_layers_with(first: str) -> str:
     """The scenario's FcpLayers with the first layer replaced."""
-    text = lfsim.load_scenario("latency_vs_depth").config["StorageScenario"]["FcpLayers"]
+    text = lfsim.load_scenario("latency_vs_depth").config["workload"]["fio"]["FcpLayers"]
     return ",".join([first, *text.split(",")[1:]])
 
 
 def test_a_layer_delay_adds_one_for_one_at_qd1(base):
     """QD1 with constant times: 3 us more in one fcp layer is 3 us more latency, read and
     write alike (half on submission, half on completion, nothing overlaps it)."""
-    first = lfsim.load_scenario("latency_vs_depth").config["StorageScenario"]["FcpLayers"]
+    first = lfsim.load_scenario("latency_vs_depth").config["workload"]["fio"]["FcpLayers"]
     name, _, value = first.split(",")[0].partition(":")
     us = float(value.removesuffix("ns")) / 1e3
     slow = latency_vs_depth(
         "latency_vs_depth",
-        {**SHORT, "StorageScenario.FcpLayers": _fcp_layers_with(f"{name}:{us + 3}us")},
+        {**SHORT, "workload.fio.FcpLayers": _fcp_layers_with(f"{name}:{us + 3}us")},
         modes=["fcp"],
     )
     old = base.points[base.points["stack"] == "fcp"].set_index("op")["latency_us"]
@@ -100,11 +100,11 @@ def test_cli_bad_mode_is_one_line_exit_2(cli, tmp_path):
 def test_a_per_kib_layer_cost_scales_with_the_block_size(base):
     """'+t/KiB' adds t for every KiB of the I/O's data: 0.5 us/KiB on a 4 KiB read is 2 us,
     and the breakdown charges it to that layer."""
-    first = lfsim.load_scenario("latency_vs_depth").config["StorageScenario"]["FcpLayers"]
+    first = lfsim.load_scenario("latency_vs_depth").config["workload"]["fio"]["FcpLayers"]
     head = first.split(",")[0]
     slow = latency_vs_depth(
         "latency_vs_depth",
-        {**SHORT, "StorageScenario.FcpLayers": _fcp_layers_with(head + "+0.5us/KiB")},
+        {**SHORT, "workload.fio.FcpLayers": _fcp_layers_with(head + "+0.5us/KiB")},
         modes=["fcp"],
         ops=["randread"],
     )
@@ -134,11 +134,12 @@ def test_the_ordering_fc_roce_iscsi_and_why(base):
             assert gap > 0.5 * (hi.layers_us - lo.layers_us)
 
 
-def test_cli_a_scenario_that_is_not_a_storage_one_is_one_line_exit_2(cli, tmp_path):
+def test_cli_a_scenario_without_a_fio_workload_is_one_line_exit_2(cli, tmp_path):
     p = cli("depth", "fc_distance", "--out", "d")
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1
-    assert "scenario: got 'fc_distance' (fabric fc, 0 modes); accepted: a storage scenario" in (
-        p.stderr
-    )
+    assert (
+        "scenario: got 'fc_distance' (fabric fc, 0 modes, no Fio workload); accepted: a "
+        "scenario with a Fio workload and one mode per stack"
+    ) in p.stderr
     assert not (tmp_path / "d").exists()

@@ -1,4 +1,4 @@
-"""The storage fabric from YAML and Python: the three stacks run the same fio job."""
+"""The Fio workload from YAML and Python: the three stacks run the same fio job."""
 
 import pytest
 
@@ -32,34 +32,47 @@ def test_same_seed_same_latencies_other_seed_other_draws():
     ("args", "expected"),
     [
         (
-            ["--set", "StorageScenario.NvmeofLayers=app:1us,block"],
-            "StorageScenario.NvmeofLayers: got 'app:1us,block'; accepted: comma-separated",
+            ["--set", "workload.fio.NvmeofLayers=app:1us,block"],
+            "workload.fio.NvmeofLayers: got 'app:1us,block'; accepted: comma-separated",
         ),
         (
-            ["--set", "StorageScenario.NvmeofLayers=app:1us+2us/KB"],
-            "StorageScenario.NvmeofLayers: got 'app:1us+2us/KB'; accepted: comma-separated "
+            ["--set", "workload.fio.NvmeofLayers=app:1us+2us/KB"],
+            "workload.fio.NvmeofLayers: got 'app:1us+2us/KB'; accepted: comma-separated "
             "name:time[+time/KiB] items",
         ),
         (["--set", "FioJob.rw=randomread"], "FioJob.rw: got 'randomread'"),
         (
-            ["--set", "mode=fcp", "--set", "StorageScenario.Replicas=3"],
-            "StorageScenario.Replicas: got 3; accepted: 1 with Stack fcp",
+            ["--set", "mode=fcp", "--set", "workload.fio.ReplicaHosts=h1"],
+            "workload.fio.ReplicaHosts: got 'h1'; accepted: empty with Stack fcp",
+        ),
+        (
+            ["--set", "workload.fio.Stack=fcp"],
+            "workload.fio.Stack: got fcp with fabric roce; accepted: nvmeof_rdma or iscsi with "
+            "fabric roce, fcp with fabric fc",
+        ),
+        (
+            ["--set", "workload.fio.Destinations=h0"],
+            "workload.fio.Hosts: selects no host besides the targets and replicas",
+        ),
+        (
+            ["--set", "workload.fio.StartSpread=1ms"],
+            "workload.fio.StartSpread: got 1ms; accepted: 0s for pattern Fio",
         ),
         (
             ["--set", "FioJob.ramp_time=30ms"],
             "FioJob.ramp_time: got '30ms'; accepted: a time shorter than runtime (20ms)",
         ),
         (
-            ["--set", "StorageScenario.Jobs=a: rw=foo"],
-            "StorageScenario.Jobs: got rw=foo in job a; accepted: one of read|write",
+            ["--set", "workload.fio.Jobs=a: rw=foo"],
+            "workload.fio.Jobs: got rw=foo in job a; accepted: one of read|write",
         ),
         (
-            ["--set", "StorageScenario.Jobs=a: runtime=1ms"],
-            "StorageScenario.Jobs: got 'runtime=1ms' in job a; accepted: 'name: option=value",
+            ["--set", "workload.fio.Jobs=a: runtime=1ms"],
+            "workload.fio.Jobs: got 'runtime=1ms' in job a; accepted: 'name: option=value",
         ),
         (
-            ["--set", "StorageScenario.Jobs=a: bs=8192; a: bs=4096"],
-            "StorageScenario.Jobs: got 'a: bs=4096'",
+            ["--set", "workload.fio.Jobs=a: bs=8192; a: bs=4096"],
+            "workload.fio.Jobs: got 'a: bs=4096'",
         ),
     ],
     ids=lambda x: " ".join(x)[:40],
@@ -95,7 +108,7 @@ def test_several_job_sections_per_initiator(mode, tmp_path):
     import json
 
     jobs = "reader: rw=randread iodepth=3; writer: rw=randwrite bs=8192 numjobs=2"
-    o = {"mode": mode, "stop_time": "10ms", "FioJob.runtime": "5ms", "StorageScenario.Jobs": jobs}
+    o = {"mode": mode, "stop_time": "10ms", "FioJob.runtime": "5ms", "workload.fio.Jobs": jobs}
     r = lfsim.run("storage_qd1", o, out=tmp_path)
     labels = r.labels("ios")
     assert labels == ["h0/reader0", "h0/writer0", "h0/writer1"]
@@ -146,12 +159,12 @@ def test_a_layer_may_cost_only_per_kib():
         {
             "stop_time": "5ms",
             "FioJob.runtime": "2ms",
-            "StorageScenario.NvmeofLayers": "app:1us,copy:0us+1us/KiB",
+            "workload.fio.NvmeofLayers": "app:1us,copy:0us+1us/KiB",
         },
     )
     b = lfsim.run(
         "storage_qd1",
-        {"stop_time": "5ms", "FioJob.runtime": "2ms", "StorageScenario.NvmeofLayers": "app:5us"},
+        {"stop_time": "5ms", "FioJob.runtime": "2ms", "workload.fio.NvmeofLayers": "app:5us"},
     )
     assert a.metrics["stack_depth"] == 2 and b.metrics["stack_depth"] == 1
     # 1 us + 4 KiB x 1 us = 5 us: the same stack time as one 5 us layer.
