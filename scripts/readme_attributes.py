@@ -134,6 +134,10 @@ def workload_block() -> str:
         about = re.sub(r"^\w+ only: ", "", w["description"]) if w["fabrics"] else w["description"]
         title = f"**{w['name']}** (`pattern: {w['name']}`, {w['type_id']}; {where}): {about}"
         out += class_table(w["type_id"], title, set(bases))
+        for tid in w.get("classes", []):
+            out += class_table(
+                tid, f"**{short(tid)}** (a section of a scenario with a {w['name']} workload)"
+            )
     return "\n".join(out)
 
 

@@ -177,6 +177,9 @@ struct WorkloadInfo
     /// FlowSpecs that every fabric carries).
     std::vector<std::string> fabrics;
     Installer install;
+    /// Classes a scenario using this pattern may also configure, as sections (e.g. fio's
+    /// FioJob and BlockTarget): offered only when a workload of the pattern is present.
+    std::vector<std::string> classes = {};
 };
 
 /// Used by a pattern's static registrar (one line).

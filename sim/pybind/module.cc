@@ -334,6 +334,7 @@ PYBIND11_MODULE(_core, m)
                   d["type_id"] = w.typeId;
                   d["description"] = w.description;
                   d["fabrics"] = w.fabrics;
+                  d["classes"] = w.classes;
                   out.append(d);
               }
               return out;

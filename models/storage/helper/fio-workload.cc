@@ -1309,10 +1309,11 @@ const bool g_registered = lfsim::RegisterWorkload(
      {"roce", "fc"},
      [](RunContext& ctx, const lfsim::WorkloadInstance& w,
         lfsim::FabricNetwork& net) -> std::unique_ptr<lfsim::InstalledWorkload>
-     { return std::make_unique<FioInstalled>(ctx, w, net); }});
+     { return std::make_unique<FioInstalled>(ctx, w, net); },
+     {"ns3::FioJob", "ns3::BlockTarget"}});
 
 // The classes of the roce fabric's IP hosts and iSCSI sessions, for the iscsi stack. FioJob and
-// BlockTarget belong to the workload: shared classes of every open fabric (lfsim/core.py).
+// BlockTarget belong to the workload (its registration above).
 const bool g_roceClasses = lfsim::ExtendFabric("roce", "ns3::RoceHostIp")
                            && lfsim::ExtendFabric("roce", "ns3::IscsiSession");
 

@@ -47,7 +47,7 @@ def short_name(type_id: str) -> str:
 # Classes every fabric built on the shared topology, workload and report parts also takes: the
 # report's, and those of the Fio workload (its jobs' global options, its targets' device), which
 # runs on every such fabric and keeps them when a mode switches the fabric.
-SHARED_CLASSES = ("ns3::Report", "ns3::FioJob", "ns3::BlockTarget")
+SHARED_CLASSES = ("ns3::Report",)
 
 
 def is_open(fabric: str) -> bool:
@@ -55,10 +55,31 @@ def is_open(fabric: str) -> bool:
     return bool(fabrics()[fabric].get("open", False))
 
 
-def fabric_classes(fabric: str) -> dict[str, str]:
-    """Short class name (YAML key) -> full TypeId name, in the fabric's order (then the shared
-    classes, for a fabric built on the shared parts)."""
+@cache
+def patterns() -> dict[str, dict]:
+    """Workload pattern name -> {"type_id", "description", "fabrics", "classes"}."""
+    return {w["name"]: w for w in core().workloads()}
+
+
+def pattern_classes() -> tuple[str, ...]:
+    """Every class some workload pattern lets a scenario configure (e.g. FioJob)."""
+    out: list[str] = []
+    for w in patterns().values():
+        out += [c for c in w.get("classes", []) if c not in out]
+    return tuple(out)
+
+
+def fabric_classes(fabric: str, workload: object = None) -> dict[str, str]:
+    """Short class name (YAML key) -> full TypeId name, in the fabric's order; for a fabric built
+    on the shared parts, then the shared classes and the classes of the patterns `workload`
+    (a scenario's workload: mapping) uses."""
     ids = list(fabrics()[fabric]["type_ids"])
     if is_open(fabric):
         ids += [t for t in SHARED_CLASSES if t not in ids]
+        items = workload.values() if isinstance(workload, dict) else ()
+        for item in items:
+            name = item.get("pattern") if isinstance(item, dict) else None
+            for c in patterns().get(name, {}).get("classes", []) if isinstance(name, str) else []:
+                if c not in ids:
+                    ids.append(c)
     return {short_name(t): t for t in ids}

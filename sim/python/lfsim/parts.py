@@ -34,7 +34,7 @@ def _topologies() -> dict[str, dict]:
 
 
 def _patterns() -> dict[str, dict]:
-    return {w["name"]: w for w in _core.core().workloads()}
+    return _core.patterns()
 
 
 def instance_attributes(type_id: str) -> list[dict]:

@@ -249,15 +249,16 @@ class _Fixed(BaseModel):
         return v
 
 
-_models: dict[str, type[BaseModel]] = {}
+_models: dict[tuple, type[BaseModel]] = {}
 
 
-def _model_for(fabric: str) -> type[BaseModel]:
-    """The fixed part plus one optional mapping per class of the fabric (extra keys forbidden)."""
-    if fabric not in _models:
-        sections = {cls: (dict[str, Any] | None, None) for cls in _core.fabric_classes(fabric)}
-        _models[fabric] = create_model(f"Scenario_{fabric}", __base__=_Fixed, **sections)
-    return _models[fabric]
+def _model_for(classes: Mapping[str, str]) -> type[BaseModel]:
+    """The fixed part plus one optional mapping per class (extra keys forbidden)."""
+    key = tuple(classes)
+    if key not in _models:
+        sections = {cls: (dict[str, Any] | None, None) for cls in classes}
+        _models[key] = create_model(f"Scenario_{len(_models)}", __base__=_Fixed, **sections)
+    return _models[key]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,7 +315,7 @@ class Scenario:
     def core_config(self) -> dict:
         """The dict ``_core.run`` takes: attributes keyed by full TypeId name."""
         cfg = self.config
-        classes = _core.fabric_classes(cfg["fabric"])
+        classes = _core.fabric_classes(cfg["fabric"], cfg.get("workload"))
         shared = {}
         if "topology" in cfg:
             shared["topology"] = parts.topology_core(cfg["topology"], classes)
@@ -328,7 +329,8 @@ class Scenario:
             "record": list(cfg["record"]),
             "stop_on_deadlock": bool(cfg.get("stop_on_deadlock", False)),
             "attributes": {
-                tid: dict(cfg[cls]) for cls, tid in _core.fabric_classes(cfg["fabric"]).items()
+                tid: dict(cfg[cls])
+                for cls, tid in _core.fabric_classes(cfg["fabric"], cfg.get("workload")).items()
             },
         }
 
@@ -499,7 +501,7 @@ def _merge_mode(base: dict, body: dict) -> dict:
     out = {k: v for k, v in base.items() if k not in ("mode", "modes")}
     if "fabric" in body and "fabric" in base and body["fabric"] != base["fabric"]:
         # The shared parts (topology, workload, Report) carry over; the fabric's classes not.
-        shared = {_core.short_name(t) for t in _core.SHARED_CLASSES}
+        shared = {_core.short_name(t) for t in (*_core.SHARED_CLASSES, *_core.pattern_classes())}
         out = {k: v for k, v in out.items() if k in MODE_KEYS or k in shared}
     for key, value in body.items():
         mine = out.get(key)
@@ -579,8 +581,13 @@ def _resolve(
 ) -> dict:
     """A scenario mapping without modes (or one mode merged in) -> the resolved config."""
     fabric = _check_fabric(raw)
-    classes = _core.fabric_classes(fabric)
     raw = {k: v for k, v in raw.items() if k not in ("mode", "modes")}
+    # Overrides of the workload may bring a pattern, and with it its classes.
+    for key, value in overrides.items():
+        if key.startswith("workload."):
+            parts.apply_override(raw, key, value)
+    overrides = {k: v for k, v in overrides.items() if not k.startswith("workload.")}
+    classes = _core.fabric_classes(fabric, raw.get("workload"))
 
     for key, value in overrides.items():
         target, attr = _split_key(key, classes, fabric)
@@ -599,7 +606,7 @@ def _resolve(
             raw[target] = {**section, attr: value}
 
     try:
-        parsed = _model_for(fabric).model_validate(raw)
+        parsed = _model_for(classes).model_validate(raw)
     except ValidationError as exc:
         raise _pydantic_error(exc, raw, classes) from None
 
