@@ -32,7 +32,7 @@ notebooks:
 lint:
 	$(VENV)/ruff check sim/python validation bench scripts notebooks
 	$(VENV)/ruff format --check sim/python validation bench scripts notebooks
-	$(VENV)/python scripts/readme_attributes.py --check
+	$(VENV)/python scripts/attribute_tables.py --check
 
 bench: bootstrap
 	$(VENV)/python bench/run_bench.py

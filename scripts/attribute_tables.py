@@ -1,4 +1,4 @@
-"""Regenerates the attribute tables of README.md from the ns-3 TypeIds, so the reference never
+"""Regenerates the attribute tables of docs/scenarios.md from the ns-3 TypeIds, so the reference never
 drifts from the code. Each table sits between two markers, <!-- attributes:NAME --> and
 <!-- /attributes:NAME -->, where NAME is
 
@@ -11,10 +11,10 @@ drifts from the code. Each table sits between two markers, <!-- attributes:NAME 
 
 A generator or pattern also takes the attributes of its ancestors (``_core.parents``); its
 entry names them, and each ancestor that is not documented elsewhere in the same block gets its
-rows inline, marked with the class they come from. A marker without a block in the README, or a
+rows inline, marked with the class they come from. A marker without a block in the file, or a
 block without a marker, is an error of ``--check``.
 
-Run: .venv/bin/python scripts/readme_attributes.py [--check]"""
+Run: .venv/bin/python scripts/attribute_tables.py [--check]"""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from pathlib import Path
 import lfsim._core as core
 from lfsim.core import SHARED_CLASSES
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[1] / "docs" / "scenarios.md"
 INT_MAX = {"uint8_t": 255, "uint16_t": 65535, "uint32_t": 2**32 - 1, "uint64_t": 2**64 - 1}
 HEADER = ["| attribute | default | accepted | meaning |", "|---|---|---|---|"]
 
@@ -189,17 +189,17 @@ def main() -> int:
         problems = []
         if new != text:
             problems.append(
-                "the attribute tables are out of date: run scripts/readme_attributes.py"
+                "the attribute tables are out of date: run scripts/attribute_tables.py"
             )
         if unknown:
             problems.append(f"markers of no class group: {', '.join(unknown)}")
         for p in problems:
-            print(f"README.md: {p}")
+            print(f"docs/scenarios.md: {p}")
         return 1 if problems else 0
     README.write_text(new)
     if missing:
         # A fabric without a table (iscsi_burst) is allowed; say so rather than fail.
-        print(f"README.md has no markers for: {', '.join(missing)}")
+        print(f"docs/scenarios.md has no markers for: {', '.join(missing)}")
     return 0
 
 
