@@ -57,6 +57,7 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
   public:
     FcPingPongInstalled(lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, FcNetwork& net)
     {
+        CheckUnpaced(w);
         const lfsim::Graph& g = ctx.graph;
         const uint32_t client = OneHost(w.object->Sources(g), w.object->key + ".Hosts", "client");
         const uint32_t server

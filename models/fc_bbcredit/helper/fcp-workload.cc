@@ -45,6 +45,7 @@ class FcpInstalled : public lfsim::InstalledWorkload
     FcpInstalled(lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, FcNetwork& net)
         : m_net(net)
     {
+        CheckUnpaced(w);
         const lfsim::Graph& g = ctx.graph;
         const std::vector<uint32_t> dst = w.object->Sinks(g);
         if (dst.size() != 1)
