@@ -3,6 +3,8 @@
  */
 #include "lfsim-workload.h"
 
+#include <stdexcept>
+
 namespace ns3
 {
 
@@ -24,6 +26,7 @@ class AllToAllWorkload : public MessageWorkload
              std::vector<lfsim::FlowSpec>& out) override
     {
         const std::vector<uint32_t> dsts = Sinks(*env.graph);
+        const size_t first = out.size();
         for (uint32_t src : Sources(*env.graph))
         {
             for (uint32_t dst : dsts)
@@ -33,6 +36,11 @@ class AllToAllWorkload : public MessageWorkload
                     out.push_back(Flow(env, index, src, dst));
                 }
             }
+        }
+        if (out.size() == first)
+        {
+            throw std::invalid_argument(key + ".Destinations: no host other than the sender; "
+                                              "accepted: at least one other host");
         }
     }
 };

@@ -31,12 +31,18 @@ class IncastWorkload : public MessageWorkload
             throw std::invalid_argument(key + ".Destinations: selects " + std::to_string(dst.size())
                                         + " hosts; accepted: the one receiving host, e.g. h0");
         }
+        const size_t first = out.size();
         for (uint32_t src : Sources(*env.graph))
         {
             if (src != dst[0])
             {
                 out.push_back(Flow(env, index, src, dst[0]));
             }
+        }
+        if (out.size() == first)
+        {
+            throw std::invalid_argument(key + ".Hosts: no host other than the receiver; "
+                                              "accepted: at least one other host");
         }
     }
 };
