@@ -567,8 +567,10 @@ class RoceFabric : public lfsim::Fabric
         }
         const uint64_t ack = EthLineBytes(base + IB_AETH);
         const uint64_t request = EthLineBytes(base + IB_RETH);
+        // Line bytes on a port until the last one's frame has arrived: a frame is delivered at
+        // its last bit, before the inter-frame gap that follows it (RoceNetDevice::Transmit).
         auto ser = [&](uint32_t port, uint64_t bytes)
-        { return EthWireTime(t.ports[port]->GetSpeed(), bytes); };
+        { return EthWireTime(t.ports[port]->GetSpeed(), bytes - ETH_IFG); };
         auto prop = [&](uint32_t port) { return t.ports[port]->GetRoceChannel()->GetPropagationDelay(); };
         auto fwdLatency = [&](uint32_t port)
         {
