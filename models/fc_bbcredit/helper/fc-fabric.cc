@@ -438,12 +438,14 @@ class FcFabric : public lfsim::Fabric
         return {};
     }
 
-    /// A message alone on the empty fabric, as an FCP WRITE exchange: FCP_CMND, the data as
-    /// MaxPayload frames, each frame followed by MinIdleWords idle words, at the slowest link
-    /// of the path, plus the propagation and switch latency of the path, then FCP_RSP back.
-    /// Cut-through switches add their latency per frame; store-and-forward ones the frame too,
-    /// which this bound leaves out. BB_Credit is assumed plentiful (a long fibre with few
-    /// credits makes even a lone flow slower than this).
+    /// A message alone on the empty fabric, as an FCP WRITE exchange: FCP_CMND and the data as
+    /// MaxPayload frames, the target's R_RDY for the last frame, FCP_RSP back. Along a path, on
+    /// every link the frames follow each other MinIdleWords apart; the first starts no earlier
+    /// than the switch rules let it (cut-through: its header in and ForwardingLatency, and not
+    /// so early that the output overtakes the input; store-and-forward: all of it in and the
+    /// latency), and after a link the last frame reaches the end no earlier than the same rules
+    /// let it. The largest over the links is a lower bound that a lone flow meets when
+    /// BB_Credit is plentiful (a long fibre with few credits makes even a lone flow slower).
     Time
     IdealFct(uint32_t f)
     {
@@ -460,42 +462,74 @@ class FcFabric : public lfsim::Fabric
         const uint64_t mp = maxPayload.Get();
         const uint64_t n = (s.size + mp - 1) / mp;
         const uint64_t lastPayload = s.size - (n - 1) * mp;
-        auto frame = [&](uint32_t port, uint64_t payload)
+        auto speed = [&](uint32_t port) { return t.ports[port]->GetSpeed(); };
+        // A frame's wire time (SOF to EOF), as FcNetDevice sends it.
+        auto wire = [&](uint32_t port, uint64_t payload)
+        { return FcWireTime(speed(port), FcFrameWireBytes(payload)); };
+        auto gap = [&](uint32_t port)
         {
             UintegerValue idles;
             t.ports[port]->GetAttribute("MinIdleWords", idles);
-            return FcWireTime(t.ports[port]->GetSpeed(),
-                              FcFrameWireBytes(payload) + FC_WORD * idles.Get());
+            return FcWireTime(speed(port), FC_WORD) * int64_t(idles.Get());
         };
-        auto fixed = [&](const std::vector<uint32_t>& path)
+        auto prop = [&](uint32_t port)
+        { return DynamicCast<FcChannel>(t.ports[port]->GetChannel())->GetPropagationDelay(); };
+        // Frames of `payloads` from the first one's start at path[0] to the last one's EOF at
+        // the far end of the path.
+        auto oneWay = [&](const std::vector<uint32_t>& path, const std::vector<uint64_t>& payloads)
         {
-            Time x;
-            for (uint32_t p : path)
+            const size_t hops = path.size();
+            // From a frame's SOF on link i to the SOF of the same frame on link i + 1 (first),
+            // and from its EOF to that EOF (last), at the switch between them.
+            auto through = [&](size_t i, uint64_t payload, bool head)
             {
-                x += DynamicCast<FcChannel>(t.ports[p]->GetChannel())->GetPropagationDelay();
-                const int32_t sw = t.portSwitch[t.peer[p]];
-                if (sw >= 0)
+                const Ptr<FcSwitch> sw = t.switches[t.portSwitch[t.peer[path[i]]]];
+                TimeValue lat;
+                sw->GetAttribute("ForwardingLatency", lat);
+                EnumValue mode;
+                sw->GetAttribute("Switching", mode);
+                const Time in = wire(path[i], payload);
+                const Time out = wire(path[i + 1], payload);
+                const Time header = FcWireTime(speed(path[i]), FC_SOF + FC_HEADER);
+                if (mode.Get() == FcSwitch::STORE_AND_FORWARD)
                 {
-                    TimeValue lat;
-                    t.switches[sw]->GetAttribute("ForwardingLatency", lat);
-                    x += lat.Get();
+                    return head ? in + lat.Get() : lat.Get() + out;
+                }
+                const Time sof = std::max(header + lat.Get(), in - out); // SOF to output start
+                return head ? sof : std::max(sof + out - in, Time(0));
+            };
+            std::vector<Time> start(hops); // the first frame's SOF on each link
+            for (size_t i = 1; i < hops; ++i)
+            {
+                start[i] = start[i - 1] + prop(path[i - 1]) + through(i - 1, payloads.front(), true);
+            }
+            Time after = prop(path[hops - 1]); // the last frame's EOF on link i to the end
+            Time end;
+            for (size_t i = hops; i-- > 0;)
+            {
+                Time busy = gap(path[i]) * int64_t(payloads.size() - 1);
+                for (uint64_t payload : payloads)
+                {
+                    busy += wire(path[i], payload);
+                }
+                end = std::max(end, start[i] + busy + after);
+                if (i > 0)
+                {
+                    after += prop(path[i - 1]) + through(i - 1, payloads.back(), false);
                 }
             }
-            return x;
+            return end;
         };
-        Time data;
-        for (uint32_t p : fwd)
-        {
-            const Time all
-                = frame(p, FCP_CMND_BYTES) + frame(p, mp) * int64_t(n - 1) + frame(p, lastPayload);
-            data = std::max(data, all);
-        }
-        Time rsp;
-        for (uint32_t p : back)
-        {
-            rsp = std::max(rsp, frame(p, FCP_RSP_BYTES));
-        }
-        return fixed(fwd) + data + fixed(back) + rsp;
+        std::vector<uint64_t> data{FCP_CMND_BYTES};
+        data.insert(data.end(), n - 1, mp);
+        data.push_back(lastPayload);
+        TimeValue rxTarget;
+        t.hostPorts[m_flows[f].dstAddr]->GetAttribute("RxProcessingDelay", rxTarget);
+        TimeValue rxInitiator;
+        t.hostPorts[m_flows[f].srcAddr]->GetAttribute("RxProcessingDelay", rxInitiator);
+        // The target frees the last frame's buffer, sends its R_RDY (one word), then FCP_RSP.
+        return oneWay(fwd, data) + rxTarget.Get() + FcWireTime(speed(back[0]), FC_WORD)
+               + oneWay(back, {FCP_RSP_BYTES}) + rxInitiator.Get();
     }
 
     /// One deadlock detector over every port's transmit queue, armed by credit stalls.
