@@ -14,6 +14,7 @@
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,6 +35,13 @@ class ModelTestCase : public ns3::TestCase
         ns3::Simulator::Destroy();
         ns3::Config::Reset(); // undo Config::SetDefault of the case
     }
+
+    /// Flows and bytes at the end of a run of generic flows of one message each, counted from
+    /// the start (Report.Warmup 0): the report's counts agree with its flows table; a completed
+    /// flow delivered exactly its size, any other no more, one not yet started nothing.
+    void ExpectFlowsConserved(const RunResult& r);
+    /// Two runs that must be the same: every metric, every table, the event count.
+    void ExpectSameRun(const RunResult& a, const RunResult& b);
 };
 
 /// Attribute values of one part (the topology, a workload): (name, value).
@@ -161,6 +169,89 @@ inline const std::vector<double>&
 Column(const RunResult& r, const std::string& table, const std::string& column)
 {
     return r.tables.at(table).Column(column);
+}
+
+inline void
+ModelTestCase::ExpectFlowsConserved(const RunResult& r)
+{
+    const auto& start = Column(r, "flows", "start_us");
+    const auto& done = Column(r, "flows", "messages");
+    const auto& size = Column(r, "flows", "size_B");
+    const auto& gbps = Column(r, "flows", "goodput_Gbps");
+    const double window = Metric(r, "window_s");
+    double started = 0;
+    double completed = 0;
+    for (size_t f = 0; f < start.size(); ++f)
+    {
+        const double bytes = gbps[f] * 1e9 / 8 * window;
+        const bool begun = start[f] <= r.simTimeS * 1e6;
+        started += begun;
+        completed += done[f] == 1;
+        if (done[f] == 1)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(bytes, size[f], 1e-9 * size[f], "flow " << f << ": its size");
+        }
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(bytes, size[f] * (1 + 1e-9), "flow " << f << ": no more");
+        if (!begun)
+        {
+            NS_TEST_EXPECT_MSG_EQ(bytes, 0.0, "flow " << f << ": not started, nothing");
+        }
+    }
+    NS_TEST_EXPECT_MSG_EQ(Metric(r, "flows"), double(start.size()), "one row per flow");
+    NS_TEST_EXPECT_MSG_EQ(Metric(r, "flows_started"), started, "flows started");
+    NS_TEST_EXPECT_MSG_EQ(Metric(r, "flows_completed"), completed, "flows completed");
+    NS_TEST_EXPECT_MSG_EQ(Metric(r, "flows_started"),
+                          Metric(r, "flows_completed") + Metric(r, "flows_in_flight"),
+                          "started = completed + in flight");
+}
+
+/// The same numbers, NaN (e.g. the FCT of a flow that completed nothing) equal to NaN.
+inline bool
+SameValues(const std::vector<double>& x, const std::vector<double>& y)
+{
+    bool same = x.size() == y.size();
+    for (size_t i = 0; same && i < x.size(); ++i)
+    {
+        same = x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i]));
+    }
+    return same;
+}
+
+inline void
+ModelTestCase::ExpectSameRun(const RunResult& a, const RunResult& b)
+{
+    NS_TEST_EXPECT_MSG_EQ(a.events, b.events, "the same events");
+    NS_TEST_EXPECT_MSG_EQ(a.metrics.size(), b.metrics.size(), "the same metrics");
+    for (const auto& [name, value] : a.metrics)
+    {
+        const auto it = b.metrics.find(name);
+        bool same = it != b.metrics.end();
+        if (same && std::holds_alternative<double>(value))
+        {
+            same = SameValues({std::get<double>(value)}, {std::get<double>(it->second)});
+        }
+        else if (same && std::holds_alternative<std::vector<double>>(value))
+        {
+            same = SameValues(std::get<std::vector<double>>(value),
+                              std::get<std::vector<double>>(it->second));
+        }
+        else if (same)
+        {
+            same = value == it->second;
+        }
+        NS_TEST_EXPECT_MSG_EQ(same, true, "metric " << name);
+    }
+    NS_TEST_EXPECT_MSG_EQ(a.tables.size(), b.tables.size(), "the same tables");
+    for (const auto& [name, table] : a.tables)
+    {
+        const auto it = b.tables.find(name);
+        NS_TEST_ASSERT_MSG_EQ((it != b.tables.end()), true, "table " << name);
+        for (const auto& column : table.Columns())
+        {
+            NS_TEST_EXPECT_MSG_EQ(SameValues(table.Column(column), it->second.Column(column)), true,
+                                  "table " << name << ", column " << column);
+        }
+    }
 }
 
 } // namespace lfsim

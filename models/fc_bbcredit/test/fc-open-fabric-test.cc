@@ -1,0 +1,200 @@
+/*
+ * The "fc" fabric on the shared parts (topology generators, workloads, report), through
+ * lfsim::Run: a lone FCP WRITE message meets its closed-form ideal FCT and never beats it, a
+ * loaded fat-tree never beats it either, BB_Credit keeps every topology lossless, flows and
+ * bytes are conserved at the end of a run, and the same seed gives the same run.
+ */
+#include "lfsim-test.h"
+
+#include <algorithm>
+
+using namespace ns3;
+
+namespace
+{
+
+using lfsim::Column;
+using lfsim::Metric;
+
+/// A lone message, alone on an empty leaf-spine (two leaves of two hosts, two spines).
+lfsim::RunResult
+Lone(uint32_t size, const std::string& dst, const std::string& hostSpeed,
+     const std::string& uplinkSpeed, const std::string& switching)
+{
+    lfsim::TestRun run("fc", "20ms");
+    run.Topology("LeafSpine", {{"Leaves", "2"},
+                               {"Spines", "2"},
+                               {"HostsPerLeaf", "2"},
+                               {"HostSpeed", hostSpeed},
+                               {"UplinkSpeed", uplinkSpeed}})
+        .Workload("one", "Flows", {{"MessageSize", std::to_string(size)}, {"Messages", "1"}})
+        .Class("ns3::FcSwitch", "Switching", switching);
+    run.config.workloads[0].tables["flows"] = {{{"src", "h1"}, {"dst", dst}}};
+    return run.Run();
+}
+
+class LoneFlowTest : public lfsim::ModelTestCase
+{
+  public:
+    LoneFlowTest()
+        : lfsim::ModelTestCase("A lone FCP WRITE of 1 MiB, 64 KiB or 1000 B across a leaf-spine "
+                               "(or within a leaf), host links slower, faster or as fast as the "
+                               "uplinks, cut-through or store-and-forward: within 1 % of its "
+                               "ideal FCT, never faster")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const std::vector<std::pair<std::string, std::string>> speeds
+            = {{"8GFC", "32GFC"}, {"32GFC", "8GFC"}, {"16GFC", "16GFC"}};
+        for (const auto& [host, uplink] : speeds)
+        {
+            for (const char* switching : {"CutThrough", "StoreAndForward"})
+            {
+                for (uint32_t size : {1u << 20, 65536u, 1000u})
+                {
+                    for (const char* dst : {"h3", "h0"})
+                    {
+                        const lfsim::RunResult r = Lone(size, dst, host, uplink, switching);
+                        const std::string what = std::to_string(size) + " h1>" + dst + " " + host
+                                                 + "/" + uplink + " " + switching;
+                        NS_TEST_ASSERT_MSG_EQ(Column(r, "flows", "messages")[0], 1.0,
+                                              what << ": completed");
+                        const double fct = Column(r, "flows", "fct_us")[0];
+                        const double ideal = Column(r, "flows", "ideal_fct_us")[0];
+                        NS_TEST_EXPECT_MSG_GT_OR_EQ(fct, ideal, what << ": never faster");
+                        NS_TEST_EXPECT_MSG_LT_OR_EQ(fct, 1.01 * ideal, what << ": within 1 %");
+                    }
+                }
+            }
+        }
+    }
+};
+
+/// The k = 4 fat-tree (16 hosts, every port at 32GFC) under web search flows arriving at 70 %
+/// of every host's line, to random other hosts, for `stop`.
+lfsim::TestRun
+LoadedFatTree(const std::string& stop, uint32_t seed)
+{
+    lfsim::TestRun run("fc", stop, seed);
+    run.Topology("FatTree", {{"K", "4"}})
+        .Workload("web", "OpenLoop", {{"SizeCdf", "websearch"}, {"Load", "0.7"}})
+        .Class("ns3::FcNetDevice", "Speed", "32GFC");
+    return run;
+}
+
+class LoadedFatTreeTest : public lfsim::ModelTestCase
+{
+  public:
+    LoadedFatTreeTest()
+        : lfsim::ModelTestCase("k = 4 fat-tree, web search flows at 70 % load: every completed "
+                               "flow's slowdown >= 1, no frame dropped or overrun, flows and "
+                               "bytes conserved; the same seed gives the same run")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const lfsim::RunResult r = LoadedFatTree("5ms", 1).Run();
+        const auto& done = Column(r, "flows", "messages");
+        const auto& slowdown = Column(r, "flows", "slowdown");
+        uint32_t completed = 0;
+        for (size_t f = 0; f < done.size(); ++f)
+        {
+            if (done[f] == 1)
+            {
+                ++completed;
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(slowdown[f], 1.0, "flow " << f << " beat its ideal");
+            }
+        }
+        NS_TEST_EXPECT_MSG_GT(completed, 50u, "enough flows completed to mean something");
+        NS_TEST_EXPECT_MSG_LT(completed, done.size(), "and some were still in flight");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "buffer_overruns"), 0.0, "credits never overrun");
+        ExpectFlowsConserved(r);
+
+        ExpectSameRun(r, LoadedFatTree("5ms", 1).Run());
+        NS_TEST_EXPECT_MSG_NE(r.events, LoadedFatTree("5ms", 2).Run().events,
+                              "another seed, other arrivals");
+    }
+};
+
+class LosslessTopologiesTest : public lfsim::ModelTestCase
+{
+  public:
+    LosslessTopologiesTest()
+        : lfsim::ModelTestCase("BB_Credit: no drop and no overrun while ports wait for credit "
+                               "on a 4:1 oversubscribed leaf-spine, a fat-tree incast and a "
+                               "dual-plane leaf-spine; the dual planes both carry the incast")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        std::vector<std::pair<std::string, lfsim::TestRun>> runs;
+        lfsim::TestRun over("fc", "2ms");
+        over.Topology("LeafSpine", {{"Leaves", "2"}, {"Spines", "1"}, {"HostsPerLeaf", "4"}})
+            .Workload("cross", "Permutation", {{"Shift", "4"}, {"MessageSize", "262144"}});
+        runs.emplace_back("oversubscribed leaf-spine", over);
+        lfsim::TestRun fat("fc", "2ms");
+        fat.Topology("FatTree", {{"K", "4"}})
+            .Workload("incast", "Incast", {{"Hosts", "pod1,pod2,pod3"}, {"Destinations", "h0"}});
+        runs.emplace_back("fat-tree incast", fat);
+        lfsim::TestRun dual("fc", "2ms");
+        dual.Topology("LeafSpine",
+                      {{"Leaves", "2"}, {"Spines", "2"}, {"HostsPerLeaf", "4"}, {"Planes", "2"}})
+            .Workload("incast", "Incast",
+                      {{"Hosts", "leaf1"}, {"Destinations", "h0"}, {"QueueDepth", "2"}});
+        runs.emplace_back("dual planes", dual);
+        for (const auto& [what, run] : runs)
+        {
+            const lfsim::RunResult r = run.Run();
+            NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, what << ": lossless");
+            NS_TEST_EXPECT_MSG_EQ(Metric(r, "buffer_overruns"), 0.0, what << ": no overrun");
+            const auto& stalled = lfsim::Metrics(r, "paused_time_us");
+            NS_TEST_EXPECT_MSG_GT(*std::max_element(stalled.begin(), stalled.end()), 0.0,
+                                  what << ": ports waited for credit");
+            NS_TEST_EXPECT_MSG_GT(Metric(r, "total_goodput_Gbps"), 0.0, what << ": delivered");
+            if (what != "dual planes")
+            {
+                continue;
+            }
+            // The flows alternate between the planes, so both of h0's links are busy.
+            const auto& labels = r.labels.at("links");
+            const auto& a = Column(r, "links", "a");
+            const auto& ab = Column(r, "links", "util_ab");
+            const auto& ba = Column(r, "links", "util_ba");
+            double plane[2] = {0, 0};
+            for (size_t i = 0; i < a.size(); ++i)
+            {
+                const std::string& label = labels[size_t(a[i])];
+                if (label == "h0/A" || label == "h0/B")
+                {
+                    plane[label == "h0/B"] = ab[i] + ba[i];
+                }
+            }
+            NS_TEST_EXPECT_MSG_GT(plane[0], 0.5, "h0's plane A link busy");
+            NS_TEST_EXPECT_MSG_GT(plane[1], 0.5, "h0's plane B link busy");
+        }
+    }
+};
+
+} // namespace
+
+class FcOpenFabricTestSuite : public TestSuite
+{
+  public:
+    FcOpenFabricTestSuite()
+        : TestSuite("fc-open-fabric", UNIT)
+    {
+        AddTestCase(new LoneFlowTest, TestCase::QUICK);
+        AddTestCase(new LoadedFatTreeTest, TestCase::QUICK);
+        AddTestCase(new LosslessTopologiesTest, TestCase::QUICK);
+    }
+};
+
+static FcOpenFabricTestSuite g_fcOpenFabricTestSuite;
