@@ -15,6 +15,7 @@
 #include "ns3/test.h"
 
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -22,27 +23,6 @@
 
 namespace lfsim
 {
-
-class ModelTestCase : public ns3::TestCase
-{
-  public:
-    using ns3::TestCase::TestCase;
-
-  protected:
-    void
-    DoTeardown() override
-    {
-        ns3::Simulator::Destroy();
-        ns3::Config::Reset(); // undo Config::SetDefault of the case
-    }
-
-    /// Flows and bytes at the end of a run of generic flows of one message each, counted from
-    /// the start (Report.Warmup 0): the report's counts agree with its flows table; a completed
-    /// flow delivered exactly its size, any other no more, one not yet started nothing.
-    void ExpectFlowsConserved(const RunResult& r);
-    /// Two runs that must be the same: every metric, every table, the event count.
-    void ExpectSameRun(const RunResult& a, const RunResult& b);
-};
 
 /// Attribute values of one part (the topology, a workload): (name, value).
 using Attrs = std::vector<std::pair<std::string, std::string>>;
@@ -171,6 +151,63 @@ Column(const RunResult& r, const std::string& table, const std::string& column)
     return r.tables.at(table).Column(column);
 }
 
+/// Three congested runs of `fabric`, each named: a 4:1 oversubscribed leaf-spine (every host of
+/// leaf0 writes 256 KiB messages to one of leaf1 and back, through one uplink each way), a k = 4
+/// fat-tree incast (the hosts of pods 1-3 to h0), and last a dual-plane leaf-spine incast
+/// (leaf1's hosts to h0, two messages outstanding, the flows alternating between the planes).
+inline std::vector<std::pair<std::string, TestRun>>
+CongestedRuns(const std::string& fabric, const std::string& stop)
+{
+    std::vector<std::pair<std::string, TestRun>> runs;
+    TestRun over(fabric, stop);
+    over.Topology("LeafSpine", {{"Leaves", "2"}, {"Spines", "1"}, {"HostsPerLeaf", "4"}})
+        .Workload("cross", "Permutation", {{"Shift", "4"}, {"MessageSize", "262144"}});
+    runs.emplace_back("oversubscribed leaf-spine", over);
+    TestRun fat(fabric, stop);
+    fat.Topology("FatTree", {{"K", "4"}})
+        .Workload("incast", "Incast", {{"Hosts", "pod1,pod2,pod3"}, {"Destinations", "h0"}});
+    runs.emplace_back("fat-tree incast", fat);
+    TestRun dual(fabric, stop);
+    dual.Topology("LeafSpine",
+                  {{"Leaves", "2"}, {"Spines", "2"}, {"HostsPerLeaf", "4"}, {"Planes", "2"}})
+        .Workload("incast", "Incast",
+                  {{"Hosts", "leaf1"}, {"Destinations", "h0"}, {"QueueDepth", "2"}});
+    runs.emplace_back("dual planes", dual);
+    return runs;
+}
+
+class ModelTestCase : public ns3::TestCase
+{
+  public:
+    using ns3::TestCase::TestCase;
+
+  protected:
+    void
+    DoTeardown() override
+    {
+        ns3::Simulator::Destroy();
+        ns3::Config::Reset(); // undo Config::SetDefault of the case
+    }
+
+    /// Flows and bytes at the end of a run of generic flows of one message each, counted from
+    /// the start (Report.Warmup 0): the report's counts agree with its flows table; a completed
+    /// flow delivered exactly its size, any other no more, one not yet started nothing.
+    void ExpectFlowsConserved(const RunResult& r);
+    /// Two runs that must be the same: every metric, every table, the event count.
+    void ExpectSameRun(const RunResult& a, const RunResult& b);
+    /// A lone message's flow (the first row of the flows table) completed, within 1 % of its
+    /// ideal FCT and never before it.
+    void ExpectIdealMet(const RunResult& r, const std::string& what);
+    /// A loaded run of one-message flows, `run(seed)`: every completed flow's slowdown >= 1,
+    /// enough completed (and some still in flight) to mean something, flows and bytes
+    /// conserved; the same seed gives the same run, another seed another. Returns the run of
+    /// seed 1 for the fabric's own checks.
+    RunResult ExpectLoadedRun(const std::function<TestRun(uint32_t seed)>& run);
+    /// Dual planes: host `host`'s links in plane A and in plane B each carried more than half
+    /// a line's worth (both directions together) over the run.
+    void ExpectBothPlanesBusy(const RunResult& r, const std::string& host);
+};
+
 inline void
 ModelTestCase::ExpectFlowsConserved(const RunResult& r)
 {
@@ -252,6 +289,61 @@ ModelTestCase::ExpectSameRun(const RunResult& a, const RunResult& b)
                                   "table " << name << ", column " << column);
         }
     }
+}
+
+inline void
+ModelTestCase::ExpectIdealMet(const RunResult& r, const std::string& what)
+{
+    NS_TEST_ASSERT_MSG_EQ(Column(r, "flows", "messages")[0], 1.0, what << ": completed");
+    const double fct = Column(r, "flows", "fct_us")[0];
+    const double ideal = Column(r, "flows", "ideal_fct_us")[0];
+    NS_TEST_EXPECT_MSG_GT_OR_EQ(fct, ideal, what << ": never faster than the ideal");
+    NS_TEST_EXPECT_MSG_LT_OR_EQ(fct, 1.01 * ideal, what << ": within 1 % of it");
+    NS_TEST_EXPECT_MSG_EQ(Metric(r, "fct_slowdown_p50"), fct / ideal, what << ": the slowdown");
+}
+
+inline RunResult
+ModelTestCase::ExpectLoadedRun(const std::function<TestRun(uint32_t seed)>& run)
+{
+    RunResult r = run(1).Run();
+    const auto& done = Column(r, "flows", "messages");
+    const auto& slowdown = Column(r, "flows", "slowdown");
+    uint32_t completed = 0;
+    for (size_t f = 0; f < done.size(); ++f)
+    {
+        if (done[f] == 1)
+        {
+            ++completed;
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(slowdown[f], 1.0, "flow " << f << " beat its ideal");
+        }
+    }
+    NS_TEST_EXPECT_MSG_GT(completed, 50u, "enough flows completed to mean something");
+    NS_TEST_EXPECT_MSG_LT(completed, done.size(), "and some were still in flight");
+    NS_TEST_EXPECT_MSG_GT_OR_EQ(Metric(r, "fct_slowdown_p50"), 1.0, "the median slowdown");
+    ExpectFlowsConserved(r);
+    ExpectSameRun(r, run(1).Run());
+    NS_TEST_EXPECT_MSG_NE(r.events, run(2).Run().events, "another seed, other arrivals");
+    return r;
+}
+
+inline void
+ModelTestCase::ExpectBothPlanesBusy(const RunResult& r, const std::string& host)
+{
+    const auto& labels = r.labels.at("links");
+    const auto& a = Column(r, "links", "a");
+    const auto& ab = Column(r, "links", "util_ab");
+    const auto& ba = Column(r, "links", "util_ba");
+    double plane[2] = {0, 0};
+    for (size_t i = 0; i < a.size(); ++i)
+    {
+        const std::string& label = labels[size_t(a[i])];
+        if (label == host + "/A" || label == host + "/B")
+        {
+            plane[label == host + "/B"] = ab[i] + ba[i];
+        }
+    }
+    NS_TEST_EXPECT_MSG_GT(plane[0], 0.5, host << "'s plane A link busy");
+    NS_TEST_EXPECT_MSG_GT(plane[1], 0.5, host << "'s plane B link busy");
 }
 
 } // namespace lfsim

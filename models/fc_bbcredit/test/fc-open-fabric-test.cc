@@ -57,15 +57,9 @@ class LoneFlowTest : public lfsim::ModelTestCase
                 {
                     for (const char* dst : {"h3", "h0"})
                     {
-                        const lfsim::RunResult r = Lone(size, dst, host, uplink, switching);
                         const std::string what = std::to_string(size) + " h1>" + dst + " " + host
                                                  + "/" + uplink + " " + switching;
-                        NS_TEST_ASSERT_MSG_EQ(Column(r, "flows", "messages")[0], 1.0,
-                                              what << ": completed");
-                        const double fct = Column(r, "flows", "fct_us")[0];
-                        const double ideal = Column(r, "flows", "ideal_fct_us")[0];
-                        NS_TEST_EXPECT_MSG_GT_OR_EQ(fct, ideal, what << ": never faster");
-                        NS_TEST_EXPECT_MSG_LT_OR_EQ(fct, 1.01 * ideal, what << ": within 1 %");
+                        ExpectIdealMet(Lone(size, dst, host, uplink, switching), what);
                     }
                 }
             }
@@ -98,27 +92,10 @@ class LoadedFatTreeTest : public lfsim::ModelTestCase
     void
     DoRun() override
     {
-        const lfsim::RunResult r = LoadedFatTree("5ms", 1).Run();
-        const auto& done = Column(r, "flows", "messages");
-        const auto& slowdown = Column(r, "flows", "slowdown");
-        uint32_t completed = 0;
-        for (size_t f = 0; f < done.size(); ++f)
-        {
-            if (done[f] == 1)
-            {
-                ++completed;
-                NS_TEST_EXPECT_MSG_GT_OR_EQ(slowdown[f], 1.0, "flow " << f << " beat its ideal");
-            }
-        }
-        NS_TEST_EXPECT_MSG_GT(completed, 50u, "enough flows completed to mean something");
-        NS_TEST_EXPECT_MSG_LT(completed, done.size(), "and some were still in flight");
+        const lfsim::RunResult r
+            = ExpectLoadedRun([](uint32_t seed) { return LoadedFatTree("5ms", seed); });
         NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless");
         NS_TEST_EXPECT_MSG_EQ(Metric(r, "buffer_overruns"), 0.0, "credits never overrun");
-        ExpectFlowsConserved(r);
-
-        ExpectSameRun(r, LoadedFatTree("5ms", 1).Run());
-        NS_TEST_EXPECT_MSG_NE(r.events, LoadedFatTree("5ms", 2).Run().events,
-                              "another seed, other arrivals");
     }
 };
 
@@ -135,21 +112,7 @@ class LosslessTopologiesTest : public lfsim::ModelTestCase
     void
     DoRun() override
     {
-        std::vector<std::pair<std::string, lfsim::TestRun>> runs;
-        lfsim::TestRun over("fc", "2ms");
-        over.Topology("LeafSpine", {{"Leaves", "2"}, {"Spines", "1"}, {"HostsPerLeaf", "4"}})
-            .Workload("cross", "Permutation", {{"Shift", "4"}, {"MessageSize", "262144"}});
-        runs.emplace_back("oversubscribed leaf-spine", over);
-        lfsim::TestRun fat("fc", "2ms");
-        fat.Topology("FatTree", {{"K", "4"}})
-            .Workload("incast", "Incast", {{"Hosts", "pod1,pod2,pod3"}, {"Destinations", "h0"}});
-        runs.emplace_back("fat-tree incast", fat);
-        lfsim::TestRun dual("fc", "2ms");
-        dual.Topology("LeafSpine",
-                      {{"Leaves", "2"}, {"Spines", "2"}, {"HostsPerLeaf", "4"}, {"Planes", "2"}})
-            .Workload("incast", "Incast",
-                      {{"Hosts", "leaf1"}, {"Destinations", "h0"}, {"QueueDepth", "2"}});
-        runs.emplace_back("dual planes", dual);
+        const auto runs = lfsim::CongestedRuns("fc", "2ms");
         for (const auto& [what, run] : runs)
         {
             const lfsim::RunResult r = run.Run();
@@ -159,27 +122,9 @@ class LosslessTopologiesTest : public lfsim::ModelTestCase
             NS_TEST_EXPECT_MSG_GT(*std::max_element(stalled.begin(), stalled.end()), 0.0,
                                   what << ": ports waited for credit");
             NS_TEST_EXPECT_MSG_GT(Metric(r, "total_goodput_Gbps"), 0.0, what << ": delivered");
-            if (what != "dual planes")
-            {
-                continue;
-            }
-            // The flows alternate between the planes, so both of h0's links are busy.
-            const auto& labels = r.labels.at("links");
-            const auto& a = Column(r, "links", "a");
-            const auto& ab = Column(r, "links", "util_ab");
-            const auto& ba = Column(r, "links", "util_ba");
-            double plane[2] = {0, 0};
-            for (size_t i = 0; i < a.size(); ++i)
-            {
-                const std::string& label = labels[size_t(a[i])];
-                if (label == "h0/A" || label == "h0/B")
-                {
-                    plane[label == "h0/B"] = ab[i] + ba[i];
-                }
-            }
-            NS_TEST_EXPECT_MSG_GT(plane[0], 0.5, "h0's plane A link busy");
-            NS_TEST_EXPECT_MSG_GT(plane[1], 0.5, "h0's plane B link busy");
         }
+        // The flows alternate between the planes, so both of h0's links are busy.
+        ExpectBothPlanesBusy(runs.back().second.Run(), "h0");
     }
 };
 
