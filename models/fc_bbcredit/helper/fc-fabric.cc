@@ -18,6 +18,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -439,13 +440,14 @@ class FcFabric : public lfsim::Fabric
     }
 
     /// A message alone on the empty fabric, as an FCP WRITE exchange: FCP_CMND and the data as
-    /// MaxPayload frames, the target's R_RDY for the last frame, FCP_RSP back. Along a path, on
-    /// every link the frames follow each other MinIdleWords apart; the first starts no earlier
-    /// than the switch rules let it (cut-through: its header in and ForwardingLatency, and not
-    /// so early that the output overtakes the input; store-and-forward: all of it in and the
-    /// latency), and after a link the last frame reaches the end no earlier than the same rules
-    /// let it. The largest over the links is a lower bound that a lone flow meets when
-    /// BB_Credit is plentiful (a long fibre with few credits makes even a lone flow slower).
+    /// MaxPayload frames, the target's R_RDY for the last frame, FCP_RSP back. Along a path, a
+    /// frame reaches each link no earlier than the switch rules let it (cut-through: its header
+    /// in and ForwardingLatency, and not so early that the output overtakes the input;
+    /// store-and-forward: all of it in and the latency); on every link it and the frames after
+    /// it follow each other MinIdleWords apart; from a link the last frame reaches the end no
+    /// earlier than the same rules let it. The largest over the links and over the frames that
+    /// can lead (the first, the second, the last two) is a lower bound that a lone flow meets
+    /// when BB_Credit is plentiful (a long fibre with few credits makes even a lone flow slower).
     Time
     IdealFct(uint32_t f)
     {
@@ -498,21 +500,44 @@ class FcFabric : public lfsim::Fabric
                 const Time sof = std::max(header + lat.Get(), in - out); // SOF to output start
                 return head ? sof : std::max(sof + out - in, Time(0));
             };
-            std::vector<Time> start(hops); // the first frame's SOF on each link
+            // Frames that may hold the last one back on a link: the first, the second and the
+            // last two (the frames between are alike, so the bound peaks at one of these).
+            const size_t k = payloads.size();
+            std::set<size_t> lead{0, std::min<size_t>(1, k - 1), k < 2 ? 0 : k - 2, k - 1};
+            std::map<size_t, Time> sof; // frame j's SOF on the current link
+            for (size_t j : lead)
+            {
+                Time& x = sof[j];
+                for (size_t m = 0; m < j; ++m)
+                {
+                    x += wire(path[0], payloads[m]) + gap(path[0]);
+                }
+            }
+            // Frame j's SOF on every link, the sender's frames back to back from 0.
+            std::vector<std::map<size_t, Time>> sofs{sof};
             for (size_t i = 1; i < hops; ++i)
             {
-                start[i] = start[i - 1] + prop(path[i - 1]) + through(i - 1, payloads.front(), true);
+                for (auto& [j, x] : sof)
+                {
+                    x += prop(path[i - 1]) + through(i - 1, payloads[j], true);
+                }
+                sofs.push_back(sof);
             }
             Time after = prop(path[hops - 1]); // the last frame's EOF on link i to the end
             Time end;
             for (size_t i = hops; i-- > 0;)
             {
-                Time busy = gap(path[i]) * int64_t(payloads.size() - 1);
-                for (uint64_t payload : payloads)
+                // From frame j's SOF, it and the frames after it, MinIdleWords apart.
+                Time rest = wire(path[i], payloads[k - 1]);
+                for (size_t j = k - 1; j-- > 0;)
                 {
-                    busy += wire(path[i], payload);
+                    rest += wire(path[i], payloads[j]) + gap(path[i]);
+                    if (lead.count(j))
+                    {
+                        end = std::max(end, sofs[i].at(j) + rest + after);
+                    }
                 }
-                end = std::max(end, start[i] + busy + after);
+                end = std::max(end, sofs[i].at(k - 1) + wire(path[i], payloads[k - 1]) + after);
                 if (i > 0)
                 {
                     after += prop(path[i - 1]) + through(i - 1, payloads.back(), false);
