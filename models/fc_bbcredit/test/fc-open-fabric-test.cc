@@ -37,7 +37,8 @@ class LoneFlowTest : public lfsim::ModelTestCase
 {
   public:
     LoneFlowTest()
-        : lfsim::ModelTestCase("A lone FCP WRITE of 1 MiB, 64 KiB or 1000 B across a leaf-spine "
+        : lfsim::ModelTestCase("A lone FCP WRITE of 1 MiB, 64 KiB, 4 KiB, 2049 B (a 1-byte last "
+                               "frame) or 1000 B across a leaf-spine "
                                "(or within a leaf), host links slower, faster or as fast as the "
                                "uplinks, cut-through or store-and-forward: within 1 % of its "
                                "ideal FCT, never faster")
@@ -53,7 +54,7 @@ class LoneFlowTest : public lfsim::ModelTestCase
         {
             for (const char* switching : {"CutThrough", "StoreAndForward"})
             {
-                for (uint32_t size : {1u << 20, 65536u, 1000u})
+                for (uint32_t size : {1u << 20, 65536u, 4096u, 2049u, 1000u})
                 {
                     for (const char* dst : {"h3", "h0"})
                     {
