@@ -525,9 +525,10 @@ class RoceFabric : public lfsim::Fabric
 
     /// A message alone on the empty fabric: every packet store-and-forwarded at line rate,
     /// each switch adding its forwarding latency, and the ACK (or, for a READ, the request
-    /// first) on the way back. The time is the largest over the links of: the first packet up
-    /// to the link, every packet through it, the last packet from it on; a lower bound that a
-    /// lone flow meets when the sender paces at line rate. NIC host-interface time not counted.
+    /// first) on the way back. Packet by packet along the path, each link sending them in
+    /// order as soon as it is free and the packet is in; the ACK of the last packet alone (an
+    /// earlier packet's ACK may hold it up by a few ns on a slower link). A lower bound that a
+    /// lone flow meets when the sender sends at line rate. NIC host-interface time not counted.
     Time
     IdealFct(uint32_t index)
     {
@@ -590,23 +591,21 @@ class RoceFabric : public lfsim::Fabric
         };
         auto data = [&](const std::vector<uint32_t>& path)
         {
-            Time best;
-            for (size_t i = 0; i < path.size(); ++i)
+            std::vector<Time> free(path.size()); // when each link can start the next packet
+            Time in;                             // when the last packet has arrived
+            for (uint64_t j = 0; j < n; ++j)
             {
-                Time x;
-                for (size_t m = 0; m < i; ++m)
+                const uint64_t bytes = j == 0 ? first : j == n - 1 ? last : middle;
+                Time ready; // the packet is in at the start of link i
+                for (size_t i = 0; i < path.size(); ++i)
                 {
-                    x += ser(path[m], first) + prop(path[m]) + fwdLatency(path[m]);
+                    const Time start = std::max(ready, free[i]);
+                    free[i] = start + EthWireTime(t.ports[path[i]]->GetSpeed(), bytes);
+                    ready = start + ser(path[i], bytes) + prop(path[i]) + fwdLatency(path[i]);
                 }
-                x += ser(path[i], n == 1 ? first : first + last + (n - 2) * middle)
-                     + prop(path[i]) + fwdLatency(path[i]);
-                for (size_t m = i + 1; m < path.size(); ++m)
-                {
-                    x += ser(path[m], last) + prop(path[m]) + fwdLatency(path[m]);
-                }
-                best = std::max(best, x);
+                in = ready;
             }
-            return best;
+            return in;
         };
         if (readResp)
         {
