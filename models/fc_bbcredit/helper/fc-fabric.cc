@@ -18,7 +18,6 @@
 #include <cmath>
 #include <map>
 #include <numeric>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -440,13 +439,11 @@ class FcFabric : public lfsim::Fabric
     }
 
     /// A message alone on the empty fabric, as an FCP WRITE exchange: FCP_CMND and the data as
-    /// MaxPayload frames, the target's R_RDY for the last frame, FCP_RSP back. Along a path, a
-    /// frame reaches each link no earlier than the switch rules let it (cut-through: its header
-    /// in and ForwardingLatency, and not so early that the output overtakes the input;
-    /// store-and-forward: all of it in and the latency); on every link it and the frames after
-    /// it follow each other MinIdleWords apart; from a link the last frame reaches the end no
-    /// earlier than the same rules let it. The largest over the links and over the frames that
-    /// can lead (the first, the second, the last two) is a lower bound that a lone flow meets
+    /// MaxPayload frames, the target's R_RDY for the last frame, FCP_RSP back. Frame by frame
+    /// along the path, each link sending them in order, MinIdleWords apart, as soon as it is
+    /// free and the switch rules let the frame go (cut-through: its header in and
+    /// ForwardingLatency, and not so early that the output overtakes the input;
+    /// store-and-forward: all of it in and the latency). A lower bound that a lone flow meets
     /// when BB_Credit is plentiful (a long fibre with few credits makes even a lone flow slower).
     Time
     IdealFct(uint32_t f)
@@ -480,67 +477,52 @@ class FcFabric : public lfsim::Fabric
         // the far end of the path.
         auto oneWay = [&](const std::vector<uint32_t>& path, const std::vector<uint64_t>& payloads)
         {
-            const size_t hops = path.size();
-            // From a frame's SOF on link i to the SOF of the same frame on link i + 1 (first),
-            // and from its EOF to that EOF (last), at the switch between them.
-            auto through = [&](size_t i, uint64_t payload, bool head)
+            // Per link: its idle gap and fibre; the switch at its end (none after the last).
+            struct Hop
             {
-                const Ptr<FcSwitch> sw = t.switches[t.portSwitch[t.peer[path[i]]]];
-                TimeValue lat;
-                sw->GetAttribute("ForwardingLatency", lat);
-                EnumValue mode;
-                sw->GetAttribute("Switching", mode);
-                const Time in = wire(path[i], payload);
-                const Time out = wire(path[i + 1], payload);
-                const Time header = FcWireTime(speed(path[i]), FC_SOF + FC_HEADER);
-                if (mode.Get() == FcSwitch::STORE_AND_FORWARD)
-                {
-                    return head ? in + lat.Get() : lat.Get() + out;
-                }
-                const Time sof = std::max(header + lat.Get(), in - out); // SOF to output start
-                return head ? sof : std::max(sof + out - in, Time(0));
+                Time gap;
+                Time prop;
+                Time latency;
+                bool storeAndForward = false;
+                Time header; ///< SOF and header in at this link's speed
             };
-            // Frames that may hold the last one back on a link: the first, the second and the
-            // last two (the frames between are alike, so the bound peaks at one of these).
-            const size_t k = payloads.size();
-            std::set<size_t> lead{0, std::min<size_t>(1, k - 1), k < 2 ? 0 : k - 2, k - 1};
-            std::map<size_t, Time> sof; // frame j's SOF on the current link
-            for (size_t j : lead)
+            std::vector<Hop> hops;
+            for (size_t i = 0; i < path.size(); ++i)
             {
-                Time& x = sof[j];
-                for (size_t m = 0; m < j; ++m)
+                Hop h{gap(path[i]), prop(path[i]), Time(0), false,
+                      FcWireTime(speed(path[i]), FC_SOF + FC_HEADER)};
+                if (i + 1 < path.size())
                 {
-                    x += wire(path[0], payloads[m]) + gap(path[0]);
+                    const Ptr<FcSwitch> sw = t.switches[t.portSwitch[t.peer[path[i]]]];
+                    TimeValue lat;
+                    sw->GetAttribute("ForwardingLatency", lat);
+                    EnumValue mode;
+                    sw->GetAttribute("Switching", mode);
+                    h.latency = lat.Get();
+                    h.storeAndForward = mode.Get() == FcSwitch::STORE_AND_FORWARD;
                 }
+                hops.push_back(h);
             }
-            // Frame j's SOF on every link, the sender's frames back to back from 0.
-            std::vector<std::map<size_t, Time>> sofs{sof};
-            for (size_t i = 1; i < hops; ++i)
-            {
-                for (auto& [j, x] : sof)
-                {
-                    x += prop(path[i - 1]) + through(i - 1, payloads[j], true);
-                }
-                sofs.push_back(sof);
-            }
-            Time after = prop(path[hops - 1]); // the last frame's EOF on link i to the end
+            std::vector<Time> free(path.size()); // when each link can start the next frame
             Time end;
-            for (size_t i = hops; i-- > 0;)
+            for (uint64_t payload : payloads)
             {
-                // From frame j's SOF, it and the frames after it, MinIdleWords apart.
-                Time rest = wire(path[i], payloads[k - 1]);
-                for (size_t j = k - 1; j-- > 0;)
+                Time ready; // when the frame may start on link i
+                for (size_t i = 0; i < path.size(); ++i)
                 {
-                    rest += wire(path[i], payloads[j]) + gap(path[i]);
-                    if (lead.count(j))
+                    const Hop& h = hops[i];
+                    const Time start = std::max(ready, free[i]);
+                    const Time in = wire(path[i], payload);
+                    free[i] = start + in + h.gap;
+                    const Time sof = start + h.prop; // at the far end
+                    end = sof + in;
+                    if (i + 1 == path.size())
                     {
-                        end = std::max(end, sofs[i].at(j) + rest + after);
+                        break;
                     }
-                }
-                end = std::max(end, sofs[i].at(k - 1) + wire(path[i], payloads[k - 1]) + after);
-                if (i > 0)
-                {
-                    after += prop(path[i - 1]) + through(i - 1, payloads.back(), false);
+                    ready = h.storeAndForward ? sof + in + h.latency
+                                              : std::max(sof + h.header + h.latency,
+                                                         sof + in - wire(path[i + 1], payload));
                 }
             }
             return end;
