@@ -41,8 +41,9 @@ class IncastWorkload : public MessageWorkload
         }
         if (out.size() == first)
         {
-            throw std::invalid_argument(key + ".Hosts: no host other than the receiver; "
-                                              "accepted: at least one other host");
+            throw std::invalid_argument(key
+                                        + ".Hosts: no host other than the receiver; "
+                                          "accepted: at least one other host");
         }
     }
 };

@@ -42,8 +42,9 @@ class OutcastWorkload : public MessageWorkload
         }
         if (out.size() == first)
         {
-            throw std::invalid_argument(key + ".Destinations: no host other than the sender; "
-                                              "accepted: at least one other host");
+            throw std::invalid_argument(key
+                                        + ".Destinations: no host other than the sender; "
+                                          "accepted: at least one other host");
         }
     }
 };
