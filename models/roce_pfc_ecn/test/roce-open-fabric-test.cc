@@ -37,9 +37,10 @@ class LoneFlowTest : public lfsim::ModelTestCase
 {
   public:
     LoneFlowTest()
-        : lfsim::ModelTestCase("A lone RDMA WRITE, READ or SEND of 1 MiB or 4 KiB across a "
-                               "leaf-spine (or within a leaf), host links slower, faster or as "
-                               "fast as the uplinks: within 1 % of its ideal FCT, never faster")
+        : lfsim::ModelTestCase("A lone RDMA WRITE, READ or SEND of 1 MiB, 4 KiB or 8193 B (a "
+                               "1-byte last packet) across a leaf-spine (or within a leaf), host "
+                               "links slower, faster or as fast as the uplinks: within 1 % of "
+                               "its ideal FCT, never faster")
     {
     }
 
@@ -52,7 +53,7 @@ class LoneFlowTest : public lfsim::ModelTestCase
         {
             for (const char* op : {"Write", "Read", "Send"})
             {
-                for (uint32_t size : {1u << 20, 4096u})
+                for (uint32_t size : {1u << 20, 4096u, 8193u})
                 {
                     for (const char* dst : {"h3", "h0"})
                     {
