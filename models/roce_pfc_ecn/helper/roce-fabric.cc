@@ -526,9 +526,9 @@ class RoceFabric : public lfsim::Fabric
     /// A message alone on the empty fabric: every packet store-and-forwarded at line rate,
     /// each switch adding its forwarding latency, and the ACK (or, for a READ, the request
     /// first) on the way back. Packet by packet along the path, each link sending them in
-    /// order as soon as it is free and the packet is in; the ACK of the last packet alone (an
-    /// earlier packet's ACK may hold it up by a few ns on a slower link). A lower bound that a
-    /// lone flow meets when the sender sends at line rate. NIC host-interface time not counted.
+    /// order as soon as it is free and the packet is in, and so the ACKs back: the time a lone
+    /// flow takes when the sender sends at line rate, a lower bound for a flow that is not
+    /// alone. NIC host-interface time not counted.
     Time
     IdealFct(uint32_t index)
     {
@@ -579,40 +579,56 @@ class RoceFabric : public lfsim::Fabric
             const int32_t sw = t.portSwitch[t.peer[port]];
             return sw < 0 ? Time(0) : m_forwarding[sw];
         };
-        // One frame of `bytes` along a path.
-        auto along = [&](const std::vector<uint32_t>& path, uint64_t bytes)
+        // Frames along a path, each ready at the source at its time with its line bytes: when
+        // each has arrived, each link sending them in order as soon as it is free and the frame
+        // is in (store-and-forward, plus the switch's latency).
+        auto through = [&](const std::vector<uint32_t>& path,
+                           const std::vector<std::pair<Time, uint64_t>>& frames)
         {
-            Time x;
-            for (uint32_t p : path)
+            std::vector<Time> free(path.size()); // when each link can start the next frame
+            std::vector<Time> in;
+            for (const auto& [at, bytes] : frames)
             {
-                x += ser(p, bytes) + prop(p) + fwdLatency(p);
-            }
-            return x;
-        };
-        auto data = [&](const std::vector<uint32_t>& path)
-        {
-            std::vector<Time> free(path.size()); // when each link can start the next packet
-            Time in;                             // when the last packet has arrived
-            for (uint64_t j = 0; j < n; ++j)
-            {
-                const uint64_t bytes = j == 0 ? first : j == n - 1 ? last : middle;
-                Time ready; // the packet is in at the start of link i
+                Time ready = at; // the frame is in at the start of link i
                 for (size_t i = 0; i < path.size(); ++i)
                 {
                     const Time start = std::max(ready, free[i]);
                     free[i] = start + EthWireTime(t.ports[path[i]]->GetSpeed(), bytes);
                     ready = start + ser(path[i], bytes) + prop(path[i]) + fwdLatency(path[i]);
                 }
-                in = ready;
+                in.push_back(ready);
             }
             return in;
+        };
+        // The data packets from `at` on.
+        auto data = [&](Time at)
+        {
+            std::vector<std::pair<Time, uint64_t>> packets;
+            for (uint64_t j = 0; j < n; ++j)
+            {
+                packets.emplace_back(at, j == 0 ? first : j == n - 1 ? last : middle);
+            }
+            return through(fwd, packets);
         };
         if (readResp)
         {
             // The request goes to the data's source, the data comes back.
-            return along(back, request) + data(fwd);
+            return data(through(back, {{Time(0), request}})[0]).back();
         }
-        return data(fwd) + along(back, ack);
+        // The responder acknowledges every AckInterval-th packet and the last, each when it has
+        // arrived; the ACKs queue on the way back like the data on the way out.
+        const std::vector<Time> arrived = data(Time(0));
+        UintegerValue interval;
+        t.nics[f.dstAddr]->GetAttribute("AckInterval", interval);
+        std::vector<std::pair<Time, uint64_t>> acks;
+        for (uint64_t j = 0; j < n; ++j)
+        {
+            if ((j + 1) % interval.Get() == 0 || j == n - 1)
+            {
+                acks.emplace_back(arrived[j], ack);
+            }
+        }
+        return through(back, acks).back();
     }
 
     void
