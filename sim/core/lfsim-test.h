@@ -151,6 +151,17 @@ Column(const RunResult& r, const std::string& table, const std::string& column)
     return r.tables.at(table).Column(column);
 }
 
+/// The k = 4 fat-tree (16 hosts) of `fabric` under web search flows arriving at 70 % of every
+/// host's line, to random other hosts, for `stop`.
+inline TestRun
+LoadedFatTree(const std::string& fabric, const std::string& stop, uint32_t seed)
+{
+    TestRun run(fabric, stop, seed);
+    run.Topology("FatTree", {{"K", "4"}})
+        .Workload("web", "OpenLoop", {{"SizeCdf", "websearch"}, {"Load", "0.7"}});
+    return run;
+}
+
 /// Three congested runs of `fabric`, each named: a 4:1 oversubscribed leaf-spine (every host of
 /// leaf0 writes 256 KiB messages to one of leaf1 and back, through one uplink each way), a k = 4
 /// fat-tree incast (the hosts of pods 1-3 to h0), and last a dual-plane leaf-spine incast

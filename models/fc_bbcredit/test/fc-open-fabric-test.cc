@@ -68,33 +68,25 @@ class LoneFlowTest : public lfsim::ModelTestCase
     }
 };
 
-/// The k = 4 fat-tree (16 hosts, every port at 32GFC) under web search flows arriving at 70 %
-/// of every host's line, to random other hosts, for `stop`.
-lfsim::TestRun
-LoadedFatTree(const std::string& stop, uint32_t seed)
-{
-    lfsim::TestRun run("fc", stop, seed);
-    run.Topology("FatTree", {{"K", "4"}})
-        .Workload("web", "OpenLoop", {{"SizeCdf", "websearch"}, {"Load", "0.7"}})
-        .Class("ns3::FcNetDevice", "Speed", "32GFC");
-    return run;
-}
-
 class LoadedFatTreeTest : public lfsim::ModelTestCase
 {
   public:
     LoadedFatTreeTest()
-        : lfsim::ModelTestCase("k = 4 fat-tree, web search flows at 70 % load: every completed "
-                               "flow's slowdown >= 1, no frame dropped or overrun, flows and "
-                               "bytes conserved; the same seed gives the same run")
+        : lfsim::ModelTestCase(
+            "k = 4 fat-tree (32GFC), web search flows at 70 % load: every completed "
+            "flow's slowdown >= 1, no frame dropped or overrun, flows and "
+            "bytes conserved; the same seed gives the same run")
     {
     }
 
     void
     DoRun() override
     {
-        const lfsim::RunResult r
-            = ExpectLoadedRun([](uint32_t seed) { return LoadedFatTree("5ms", seed); });
+        const lfsim::RunResult r = ExpectLoadedRun(
+            [](uint32_t seed) {
+                return lfsim::LoadedFatTree("fc", "5ms", seed)
+                    .Class("ns3::FcNetDevice", "Speed", "32GFC");
+            });
         NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless");
         NS_TEST_EXPECT_MSG_EQ(Metric(r, "buffer_overruns"), 0.0, "credits never overrun");
     }

@@ -67,32 +67,22 @@ class LoneFlowTest : public lfsim::ModelTestCase
     }
 };
 
-/// The k = 4 fat-tree (16 hosts at 25GbE) under web search flows arriving at 70 % of every
-/// host's line, to random other hosts, for `stop`.
-lfsim::TestRun
-LoadedFatTree(const std::string& stop, uint32_t seed)
-{
-    lfsim::TestRun run("roce", stop, seed);
-    run.Topology("FatTree", {{"K", "4"}, {"HostSpeed", "25GbE"}})
-        .Workload("web", "OpenLoop", {{"SizeCdf", "websearch"}, {"Load", "0.7"}});
-    return run;
-}
-
 class LoadedFatTreeTest : public lfsim::ModelTestCase
 {
   public:
     LoadedFatTreeTest()
-        : lfsim::ModelTestCase("k = 4 fat-tree, web search flows at 70 % load: every completed "
-                               "flow's slowdown >= 1, no drop with PFC, flows and bytes "
-                               "conserved; the same seed gives the same run, another another")
+        : lfsim::ModelTestCase(
+            "k = 4 fat-tree (25GbE), web search flows at 70 % load: every completed "
+            "flow's slowdown >= 1, no drop with PFC, flows and bytes "
+            "conserved; the same seed gives the same run, another another")
     {
     }
 
     void
     DoRun() override
     {
-        const lfsim::RunResult r
-            = ExpectLoadedRun([](uint32_t seed) { return LoadedFatTree("5ms", seed); });
+        const lfsim::RunResult r = ExpectLoadedRun(
+            [](uint32_t seed) { return lfsim::LoadedFatTree("roce", "5ms", seed); });
         NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless");
         NS_TEST_EXPECT_MSG_GT(Metric(r, "pause_frames_sent"), 0.0, "PFC paused");
     }
