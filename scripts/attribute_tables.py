@@ -1,5 +1,5 @@
-"""Regenerates the attribute tables of docs/scenarios.md from the ns-3 TypeIds, so the reference never
-drifts from the code. Each table sits between two markers, <!-- attributes:NAME --> and
+"""Regenerates the attribute tables of docs/scenarios.md from the ns-3 TypeIds, so the reference
+never drifts from the code. Each table sits between two markers, <!-- attributes:NAME --> and
 <!-- /attributes:NAME -->, where NAME is
 
 - ``topology``: ns3::Topology (the attributes every generator takes) and each registered
@@ -188,9 +188,7 @@ def main() -> int:
     if "--check" in sys.argv:
         problems = []
         if new != text:
-            problems.append(
-                "the attribute tables are out of date: run scripts/attribute_tables.py"
-            )
+            problems.append("the attribute tables are out of date: run scripts/attribute_tables.py")
         if unknown:
             problems.append(f"markers of no class group: {', '.join(unknown)}")
         for p in problems:

@@ -150,7 +150,8 @@ namespace
 bool
 AllDigits(const std::string& s)
 {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+    return !s.empty()
+           && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
 std::string
@@ -271,8 +272,8 @@ Graph::SelectHosts(const std::string& expr, const std::string& key) const
                 {
                     if (k >= m_hosts.size())
                     {
-                        fail(item, "goes beyond the last host number " +
-                                       std::to_string(m_hosts.size() - 1));
+                        fail(item, "goes beyond the last host number "
+                                       + std::to_string(m_hosts.size() - 1));
                     }
                     sel.push_back(k);
                     continue;

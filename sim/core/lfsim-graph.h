@@ -8,7 +8,6 @@
 #define LFSIM_GRAPH_H
 
 #include "lfsim-routing.h"
-
 #include "ns3/nstime.h"
 
 #include <array>
@@ -48,8 +47,8 @@ struct GraphLink
     std::string speed;
     /// Where the speed was given (e.g. "topology.HostSpeed", "links[3].speed"), for errors.
     std::string speedKey;
-    double length = -1;      ///< metres; < 0: the channel's default Length
-    ns3::Time delay{-1};     ///< >= 0: propagation delay instead of a length
+    double length = -1;  ///< metres; < 0: the channel's default Length
+    ns3::Time delay{-1}; ///< >= 0: propagation delay instead of a length
     /// Attributes set on this cable's channel and its two devices only: (TypeId, name, value).
     std::vector<std::array<std::string, 3>> attributes;
     std::string where; ///< e.g. "links[3]" or "topology.txt line 12", for errors

@@ -106,9 +106,9 @@ FlowReport::Finish(RunContext& ctx)
     }
     const double window = (ns3::Simulator::Now() - m_warmup).GetSeconds();
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    std::vector<std::string> cols{"id",       "workload",   "src",        "dst",
-                                  "size_B",   "start_us",   "messages",   "goodput_Gbps",
-                                  "fct_us",   "fct_p50_us", "fct_p99_us", "ideal_fct_us",
+    std::vector<std::string> cols{"id",      "workload",   "src",        "dst",
+                                  "size_B",  "start_us",   "messages",   "goodput_Gbps",
+                                  "fct_us",  "fct_p50_us", "fct_p99_us", "ideal_fct_us",
                                   "slowdown"};
     for (const auto& [name, fn] : extraColumns)
     {
@@ -134,7 +134,8 @@ FlowReport::Finish(RunContext& ctx)
     {
         const FlowSpec& s = flows[f];
         const FlowState& st = m_state[f];
-        const uint64_t bytes = deliveredInWindow ? deliveredInWindow(f) : delivered(f) - st.atWarmup;
+        const uint64_t bytes
+            = deliveredInWindow ? deliveredInWindow(f) : delivered(f) - st.atWarmup;
         const double gbps = window > 0 ? bytes * 8.0 / window / 1e9 : 0.0;
         const double idealUs = ideal(f).GetSeconds() * 1e6;
         PerWorkload& w = per[s.workload];
@@ -191,7 +192,8 @@ FlowReport::Finish(RunContext& ctx)
         const PerWorkload& p = per[w];
         const std::string pre = w == 0 ? "" : m_names[w] + "_";
         const double mean
-            = p.fcts.empty() ? 0.0 : std::accumulate(p.fcts.begin(), p.fcts.end(), 0.0) / p.fcts.size();
+            = p.fcts.empty() ? 0.0
+                             : std::accumulate(p.fcts.begin(), p.fcts.end(), 0.0) / p.fcts.size();
         if (w == 0)
         {
             ctx.SetMetric("total_goodput_Gbps", p.total);
@@ -233,14 +235,15 @@ FlowReport::Finish(RunContext& ctx)
         {
             continue;
         }
-        const size_t k = std::lower_bound(m_buckets.begin(), m_buckets.end(), size) - m_buckets.begin();
+        const size_t k
+            = std::lower_bound(m_buckets.begin(), m_buckets.end(), size) - m_buckets.begin();
         inBucket[k].push_back(sd);
     }
     for (size_t k = 0; k < inBucket.size(); ++k)
     {
         const double lo = k == 0 ? 0.0 : double(m_buckets[k - 1]);
-        const double hi = k < m_buckets.size() ? double(m_buckets[k])
-                                               : std::numeric_limits<double>::infinity();
+        const double hi
+            = k < m_buckets.size() ? double(m_buckets[k]) : std::numeric_limits<double>::infinity();
         const auto& v = inBucket[k];
         b.Append({lo, hi, double(v.size()), v.empty() ? nan : Percentile(v, 0.5),
                   v.empty() ? nan : Percentile(v, 0.95), v.empty() ? nan : Percentile(v, 0.99)});

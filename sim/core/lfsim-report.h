@@ -10,7 +10,6 @@
 
 #include "lfsim-run.h"
 #include "lfsim-workload.h"
-
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/simulator.h"

@@ -403,8 +403,7 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
             ctx.workloads = MakeWorkloads(cfg.workloads, cfg.fabric);
             ctx.report = ns3::CreateObject<ns3::Report>();
             ctx.report->Buckets(); // checked before the run
-            CheckShorterThan("Report.Warmup", ctx.report->GetWarmup(), "stop_time",
-                             cfg.stopTime);
+            CheckShorterThan("Report.Warmup", ctx.report->GetWarmup(), "stop_time", cfg.stopTime);
         }
         fabric->Build(ctx);
         if (!cfg.pcapDir.empty() && !ctx.PcapPortsChecked())

@@ -6,7 +6,6 @@
 
 #include "lfsim-graph.h"
 #include "lfsim-topology.h"
-
 #include "ns3/nstime.h"
 #include "ns3/random-variable-stream.h"
 

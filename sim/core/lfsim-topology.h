@@ -14,7 +14,6 @@
 
 #include "lfsim-graph.h"
 #include "lfsim-routing.h"
-
 #include "ns3/object.h"
 
 #include <map>
@@ -120,9 +119,9 @@ ns3::Ptr<ns3::Topology> MakeTopology(const InstanceConfig& cfg);
 
 /// Per-instance attributes: an ObjectFactory of `typeId` with `attrs` set, each value checked
 /// first (std::invalid_argument "PREFIX.Attr: got 'v'; accepted: ...").
-ns3::Ptr<ns3::Object> CreateWithAttributes(const std::string& typeId,
-                                           const std::vector<std::pair<std::string, std::string>>& attrs,
-                                           const std::string& prefix);
+ns3::Ptr<ns3::Object> CreateWithAttributes(
+    const std::string& typeId, const std::vector<std::pair<std::string, std::string>>& attrs,
+    const std::string& prefix);
 
 /// Parses "a,b*3,c" (a comma list, `x*n` repeating x n times) into numbers; throws
 /// std::invalid_argument naming `key` on a malformed list.

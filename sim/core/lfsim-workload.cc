@@ -1,7 +1,6 @@
 #include "lfsim-workload.h"
 
 #include "lfsim-run.h"
-
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/integer.h"
@@ -164,8 +163,7 @@ FindWorkload(const std::string& name, const std::string& key)
         }
         accepted += (accepted.empty() ? "" : ", ") + w.name;
     }
-    throw std::invalid_argument(key + ".pattern: got '" + name + "'; accepted: one of "
-                                + accepted);
+    throw std::invalid_argument(key + ".pattern: got '" + name + "'; accepted: one of " + accepted);
 }
 
 std::vector<WorkloadInstance>
@@ -188,17 +186,16 @@ MakeWorkloads(const std::vector<InstanceConfig>& cfgs, const std::string& fabric
             throw std::invalid_argument(key + ": " + cfg.typeId + " is not a workload pattern");
         }
         if (!info->fabrics.empty()
-            && std::find(info->fabrics.begin(), info->fabrics.end(), fabric)
-                   == info->fabrics.end())
+            && std::find(info->fabrics.begin(), info->fabrics.end(), fabric) == info->fabrics.end())
         {
             std::string list;
             for (const auto& f : info->fabrics)
             {
                 list += (list.empty() ? "" : ", ") + f;
             }
-            throw std::invalid_argument(key + ".pattern: got '" + info->name
-                                        + "' with fabric " + fabric + "; accepted: fabric "
-                                        + list + " for this pattern");
+            throw std::invalid_argument(key + ".pattern: got '" + info->name + "' with fabric "
+                                        + fabric + "; accepted: fabric " + list
+                                        + " for this pattern");
         }
         ns3::Ptr<ns3::Workload> w
             = CreateWithAttributes(cfg.typeId, cfg.attributes, key)->GetObject<ns3::Workload>();

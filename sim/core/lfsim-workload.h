@@ -17,7 +17,6 @@
 
 #include "lfsim-graph.h"
 #include "lfsim-topology.h"
-
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
@@ -49,9 +48,9 @@ struct FlowSpec
     uint32_t depth = 1;
     double load = 1; ///< the sender paced at load x its line rate (1: unpaced)
     ns3::Time start;
-    int32_t priority = -1;  ///< traffic class; -1: the transport's default
+    int32_t priority = -1; ///< traffic class; -1: the transport's default
     Operation op = Operation::WRITE;
-    uint32_t workload = 0;  ///< index of the workload it belongs to
+    uint32_t workload = 0; ///< index of the workload it belongs to
 };
 
 /// What a pattern may know of the fabric when it makes its flows.
@@ -79,7 +78,8 @@ class Workload : public Object
 
     /// The flows of a generic pattern, appended to `out` (each with workload = `index`).
     virtual void Generate(const lfsim::WorkloadEnv& env, uint32_t index,
-                          std::vector<lfsim::FlowSpec>& out) = 0;
+                          std::vector<lfsim::FlowSpec>& out)
+        = 0;
     /// Tables given by a file (e.g. a flow list); a pattern that takes none ignores them.
     virtual void
     SetTables(const std::map<std::string, lfsim::Rows>&)

@@ -350,7 +350,8 @@ PYBIND11_MODULE(_core, m)
               {
                   throw py::value_error("unknown class " + tid);
               }
-              for (t = t.GetParent(); t.GetName() != "ns3::Object" && t.GetName() != "ns3::ObjectBase";
+              for (t = t.GetParent();
+                   t.GetName() != "ns3::Object" && t.GetName() != "ns3::ObjectBase";
                    t = t.GetParent())
               {
                   out.insert(out.begin(), t.GetName());

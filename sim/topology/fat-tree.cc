@@ -6,7 +6,6 @@
  * agg0.., core0..; groups pod0.. and edge0.. (their hosts).
  */
 #include "lfsim-topology.h"
-
 #include "ns3/uinteger.h"
 
 #include <stdexcept>
@@ -20,14 +19,14 @@ class FatTreeTopology : public Topology
     static TypeId
     GetTypeId()
     {
-        static TypeId tid = TypeId("ns3::FatTreeTopology")
-                                .SetParent<Topology>()
-                                .SetGroupName("Lfsim")
-                                .AddConstructor<FatTreeTopology>()
-                                .AddAttribute("K", "Ports per switch: an even number; k^3/4 hosts.",
-                                              UintegerValue(4),
-                                              MakeUintegerAccessor(&FatTreeTopology::m_k),
-                                              MakeUintegerChecker<uint32_t>(2, 64));
+        static TypeId tid
+            = TypeId("ns3::FatTreeTopology")
+                  .SetParent<Topology>()
+                  .SetGroupName("Lfsim")
+                  .AddConstructor<FatTreeTopology>()
+                  .AddAttribute("K", "Ports per switch: an even number; k^3/4 hosts.",
+                                UintegerValue(4), MakeUintegerAccessor(&FatTreeTopology::m_k),
+                                MakeUintegerChecker<uint32_t>(2, 64));
         return tid;
     }
 

@@ -5,7 +5,6 @@
  * per leaf. Groups: leaf0, leaf1, ... (the hosts of each leaf).
  */
 #include "lfsim-topology.h"
-
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -28,9 +27,11 @@ class LeafSpineTopology : public Topology
                   .AddAttribute("Leaves", "Leaf switches (leaf0, leaf1, ...).", UintegerValue(2),
                                 MakeUintegerAccessor(&LeafSpineTopology::m_leaves),
                                 MakeUintegerChecker<uint32_t>(1, 4096))
-                  .AddAttribute("Spines", "Spine switches (spine0, ...), each cabled to every "
+                  .AddAttribute("Spines",
+                                "Spine switches (spine0, ...), each cabled to every "
                                 "leaf; flows spread over them by ECMP.",
-                                UintegerValue(1), MakeUintegerAccessor(&LeafSpineTopology::m_spines),
+                                UintegerValue(1),
+                                MakeUintegerAccessor(&LeafSpineTopology::m_spines),
                                 MakeUintegerChecker<uint32_t>(1, 4096))
                   .AddAttribute("HostsPerLeaf", "Hosts on every leaf (unless HostLeaves).",
                                 UintegerValue(1),
@@ -41,7 +42,8 @@ class LeafSpineTopology : public Topology
                                 "x*n repeats x n times: 0,1*17,0 puts h0 on leaf0, h1-h17 on "
                                 "leaf1 and h18 on leaf0. Empty: HostsPerLeaf hosts on each "
                                 "leaf, leaf by leaf.",
-                                StringValue(""), MakeStringAccessor(&LeafSpineTopology::m_hostLeaves),
+                                StringValue(""),
+                                MakeStringAccessor(&LeafSpineTopology::m_hostLeaves),
                                 MakeStringChecker());
         return tid;
     }

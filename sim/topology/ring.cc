@@ -4,7 +4,6 @@
  * ("clockwise"), then one toward s-1. Groups: ring0, ring1, ... (the hosts of each switch).
  */
 #include "lfsim-topology.h"
-
 #include "ns3/uinteger.h"
 
 namespace ns3

@@ -2,7 +2,6 @@
  * Star: Hosts hosts h0.. on one switch, sw0.
  */
 #include "lfsim-topology.h"
-
 #include "ns3/uinteger.h"
 
 namespace ns3
@@ -46,5 +45,5 @@ NS_OBJECT_ENSURE_REGISTERED(StarTopology);
 
 } // namespace ns3
 
-static const bool g_registered = lfsim::RegisterTopology(
-    {"Star", "ns3::StarTopology", "Hosts hosts h0.. on one switch sw0"});
+static const bool g_registered
+    = lfsim::RegisterTopology({"Star", "ns3::StarTopology", "Hosts hosts h0.. on one switch sw0"});

@@ -3,6 +3,8 @@
  */
 #include "lfsim-workload.h"
 
+#include <stdexcept>
+
 namespace ns3
 {
 
@@ -24,6 +26,7 @@ class AllToAllWorkload : public MessageWorkload
              std::vector<lfsim::FlowSpec>& out) override
     {
         const std::vector<uint32_t> dsts = Sinks(*env.graph);
+        const size_t first = out.size();
         for (uint32_t src : Sources(*env.graph))
         {
             for (uint32_t dst : dsts)
@@ -34,6 +37,12 @@ class AllToAllWorkload : public MessageWorkload
                 }
             }
         }
+        if (out.size() == first)
+        {
+            throw std::invalid_argument(key
+                                        + ".Destinations: no host other than the sender; "
+                                          "accepted: at least one other host");
+        }
     }
 };
 
@@ -41,6 +50,8 @@ NS_OBJECT_ENSURE_REGISTERED(AllToAllWorkload);
 
 } // namespace ns3
 
-static const bool g_registered = lfsim::RegisterWorkload(
-    {"AllToAll", "ns3::AllToAllWorkload",
-     "every host of Hosts sends to every host of Destinations but itself", {}});
+static const bool g_registered
+    = lfsim::RegisterWorkload({"AllToAll",
+                               "ns3::AllToAllWorkload",
+                               "every host of Hosts sends to every host of Destinations but itself",
+                               {}});

@@ -39,8 +39,9 @@ class FlowsWorkload : public MessageWorkload
         const lfsim::Graph& g = *env.graph;
         if (m_rows.empty())
         {
-            throw std::invalid_argument(key + ".flows: empty; accepted: a list of flows, each "
-                                              "{src: h1, dst: h0, size: 65536, start: 1ms}");
+            throw std::invalid_argument(key
+                                        + ".flows: empty; accepted: a list of flows, each "
+                                          "{src: h1, dst: h0, size: 65536, start: 1ms}");
         }
         for (size_t r = 0; r < m_rows.size(); ++r)
         {
@@ -74,8 +75,8 @@ class FlowsWorkload : public MessageWorkload
                 if (*stop != '\0' || v[0] == '-' || x < lo || x > hi)
                 {
                     throw std::invalid_argument(where + "." + k + ": got '" + v
-                                                + "'; accepted: an integer in "
-                                                + std::to_string(lo) + ".." + std::to_string(hi));
+                                                + "'; accepted: an integer in " + std::to_string(lo)
+                                                + ".." + std::to_string(hi));
                 }
                 return uint64_t(x);
             };
@@ -116,5 +117,7 @@ NS_OBJECT_ENSURE_REGISTERED(FlowsWorkload);
 } // namespace ns3
 
 static const bool g_registered = lfsim::RegisterWorkload(
-    {"Flows", "ns3::FlowsWorkload",
-     "an explicit list of flows (src, dst, size, start), e.g. from an HPCC flow.txt", {}});
+    {"Flows",
+     "ns3::FlowsWorkload",
+     "an explicit list of flows (src, dst, size, start), e.g. from an HPCC flow.txt",
+     {}});

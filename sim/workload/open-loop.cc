@@ -7,7 +7,6 @@
  * time is the transport's (RDMA: the last ACK; FC: FCP_RSP).
  */
 #include "lfsim-workload.h"
-
 #include "ns3/string.h"
 
 #include <algorithm>
@@ -48,8 +47,7 @@ class OpenLoopWorkload : public Workload
                                 "of Hosts to a random host of Destinations.",
                                 StringValue(""), MakeStringAccessor(&OpenLoopWorkload::m_pairs),
                                 MakeStringChecker())
-                  .AddAttribute("Stop",
-                                "No flow starts at or after this time (0: stop_time).",
+                  .AddAttribute("Stop", "No flow starts at or after this time (0: stop_time).",
                                 TimeValue(Time(0)), MakeTimeAccessor(&OpenLoopWorkload::m_stop),
                                 MakeTimeChecker(Time(0)));
         return tid;
@@ -70,10 +68,10 @@ class OpenLoopWorkload : public Workload
         {
             ParsePairs(*env.graph, srcs, given);
         }
-        const std::vector<uint32_t> dsts = m_pairs.empty() ? Sinks(*env.graph)
-                                                           : std::vector<uint32_t>();
-        const Time stop = m_stop.IsStrictlyPositive() ? std::min(m_stop, env.stopTime)
-                                                      : env.stopTime;
+        const std::vector<uint32_t> dsts
+            = m_pairs.empty() ? Sinks(*env.graph) : std::vector<uint32_t>();
+        const Time stop
+            = m_stop.IsStrictlyPositive() ? std::min(m_stop, env.stopTime) : env.stopTime;
         Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
         gap->SetStream(env.stream);
         Ptr<UniformRandomVariable> pick = CreateObject<UniformRandomVariable>();
@@ -98,8 +96,9 @@ class OpenLoopWorkload : public Workload
             }
             if (to.empty())
             {
-                throw std::invalid_argument(key + ".Destinations: no host other than the "
-                                                  "sender; accepted: at least one other host");
+                throw std::invalid_argument(key
+                                            + ".Destinations: no host other than the "
+                                              "sender; accepted: at least one other host");
             }
             const double rate = m_load * env.hostRate(src) / 8.0 / m_mean; // flows per second
             Time t = m_start;
@@ -143,8 +142,10 @@ class OpenLoopWorkload : public Workload
             start = end + 1;
             item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
             const size_t gt = item.find('>');
-            const uint32_t a = gt == std::string::npos ? lfsim::NONE : g.FindNode(item.substr(0, gt));
-            const uint32_t b = gt == std::string::npos ? lfsim::NONE : g.FindNode(item.substr(gt + 1));
+            const uint32_t a
+                = gt == std::string::npos ? lfsim::NONE : g.FindNode(item.substr(0, gt));
+            const uint32_t b
+                = gt == std::string::npos ? lfsim::NONE : g.FindNode(item.substr(gt + 1));
             if (a == lfsim::NONE || b == lfsim::NONE || a == b || !g.Nodes()[a].host
                 || !g.Nodes()[b].host)
             {
@@ -268,5 +269,7 @@ NS_OBJECT_ENSURE_REGISTERED(OpenLoopWorkload);
 } // namespace ns3
 
 static const bool g_registered = lfsim::RegisterWorkload(
-    {"OpenLoop", "ns3::OpenLoopWorkload",
-     "Poisson flow arrivals at a load, sizes from a CDF (websearch, hadoop or a file)", {}});
+    {"OpenLoop",
+     "ns3::OpenLoopWorkload",
+     "Poisson flow arrivals at a load, sizes from a CDF (websearch, hadoop or a file)",
+     {}});

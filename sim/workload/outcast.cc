@@ -32,12 +32,19 @@ class OutcastWorkload : public MessageWorkload
             throw std::invalid_argument(key + ".Hosts: selects " + std::to_string(src.size())
                                         + " hosts; accepted: the one sending host, e.g. h0");
         }
+        const size_t first = out.size();
         for (uint32_t dst : Sinks(*env.graph))
         {
             if (dst != src[0])
             {
                 out.push_back(Flow(env, index, src[0], dst));
             }
+        }
+        if (out.size() == first)
+        {
+            throw std::invalid_argument(key
+                                        + ".Destinations: no host other than the sender; "
+                                          "accepted: at least one other host");
         }
     }
 };
@@ -46,6 +53,8 @@ NS_OBJECT_ENSURE_REGISTERED(OutcastWorkload);
 
 } // namespace ns3
 
-static const bool g_registered = lfsim::RegisterWorkload(
-    {"Outcast", "ns3::OutcastWorkload", "the one host of Hosts sends to every host of Destinations",
-     {}});
+static const bool g_registered
+    = lfsim::RegisterWorkload({"Outcast",
+                               "ns3::OutcastWorkload",
+                               "the one host of Hosts sends to every host of Destinations",
+                               {}});

@@ -4,7 +4,6 @@
  * permutation from the scenario seed with no host sending to itself.
  */
 #include "lfsim-workload.h"
-
 #include "ns3/uinteger.h"
 
 #include <numeric>
@@ -27,7 +26,8 @@ class PermutationWorkload : public MessageWorkload
                   .AddAttribute("Shift",
                                 "k > 0: the i-th host of Hosts sends to the (i + k) mod n-th of "
                                 "Destinations; 0: a random permutation (no host to itself).",
-                                UintegerValue(0), MakeUintegerAccessor(&PermutationWorkload::m_shift),
+                                UintegerValue(0),
+                                MakeUintegerAccessor(&PermutationWorkload::m_shift),
                                 MakeUintegerChecker<uint32_t>());
         return tid;
     }
@@ -77,9 +77,10 @@ class PermutationWorkload : public MessageWorkload
                 }
                 if (attempt > 1000)
                 {
-                    throw std::invalid_argument(key + ".Hosts: no permutation without a host "
-                                                      "sending to itself; accepted: at least "
-                                                      "two hosts");
+                    throw std::invalid_argument(key
+                                                + ".Hosts: no permutation without a host "
+                                                  "sending to itself; accepted: at least "
+                                                  "two hosts");
                 }
             }
         }
@@ -104,7 +105,8 @@ NS_OBJECT_ENSURE_REGISTERED(PermutationWorkload);
 } // namespace ns3
 
 static const bool g_registered = lfsim::RegisterWorkload(
-    {"Permutation", "ns3::PermutationWorkload",
+    {"Permutation",
+     "ns3::PermutationWorkload",
      "each host of Hosts sends to one host of Destinations, each receiving once (Shift or "
      "random)",
      {}});

@@ -328,23 +328,22 @@ class PresetRunTest : public DcqcnTestCase
     void
     DoRun() override
     {
-        lfsim::RunConfig cfg;
-        cfg.fabric = "roce";
-        cfg.stopTime = MicroSeconds(100);
-        // The explicit value comes first: order must not matter.
-        cfg.attributes = {{"ns3::Dcqcn", "rpg_ai_rate", "7Mbps"},
-                          {"ns3::Dcqcn", "Preset", "nic_default"},
-                          {"ns3::RoceScenario", "Senders", "1"}};
-        lfsim::Run(cfg);
+        lfsim::TestRun run("roce", "100us");
+        run.Topology("Star", {{"Hosts", "2"}})
+            .Workload("incast", "Incast", {{"Destinations", "h0"}})
+            // The explicit value comes first: order must not matter.
+            .Class("ns3::Dcqcn", "rpg_ai_rate", "7Mbps")
+            .Class("ns3::Dcqcn", "Preset", "nic_default");
+        run.Run();
         NS_TEST_ASSERT_MSG_EQ(Default("ns3::Dcqcn", "rpg_ai_rate"), "7000000bps", "explicit");
         NS_TEST_ASSERT_MSG_EQ(Default("ns3::Dcqcn", "rpg_time_reset"), "+3e+08ps", "preset");
         NS_TEST_ASSERT_MSG_EQ(Default("ns3::RdmaNic", "CnpInterval"), "+2e+06ps",
                               "the preset reaches the notification point");
-        cfg.attributes = {{"ns3::Dcqcn", "Preset", "fast"}};
+        run.config.attributes = {{"ns3::Dcqcn", "Preset", "fast"}};
         std::string what;
         try
         {
-            lfsim::Run(cfg);
+            run.Run();
         }
         catch (const std::invalid_argument& e)
         {

@@ -5,6 +5,7 @@
  */
 #include "lfsim-attributes.h"
 #include "lfsim-run.h"
+#include "lfsim-test.h"
 #include "ns3/core-module.h"
 
 #include <iostream>
@@ -27,15 +28,15 @@ main(int argc, char** argv)
     std::string spread = "0s";
     std::string stop = "20ms";
     CommandLine cmd;
-    cmd.AddValue("routing", "FcScenario::Routing", routing);
-    cmd.AddValue("loads", "FcScenario::Load values, comma-separated", loads);
+    cmd.AddValue("routing", "topology.Routing", routing);
+    cmd.AddValue("loads", "workload.ring.Load values, comma-separated", loads);
     cmd.AddValue("speed", "FcNetDevice::Speed", speed);
     cmd.AddValue("credits", "FcSwitch::PortBbCredit", credits);
-    cmd.AddValue("messages", "FcScenario::Messages", messages);
-    cmd.AddValue("size", "FcScenario::MessageSize", size);
-    cmd.AddValue("depth", "FcScenario::QueueDepth", depth);
+    cmd.AddValue("messages", "workload.ring.Messages", messages);
+    cmd.AddValue("size", "workload.ring.MessageSize", size);
+    cmd.AddValue("depth", "workload.ring.QueueDepth", depth);
     cmd.AddValue("seed", "scenario seed", seed);
-    cmd.AddValue("spread", "FcScenario::StartSpread", spread);
+    cmd.AddValue("spread", "workload.ring.StartSpread", spread);
     cmd.AddValue("stop", "stop_time", stop);
     cmd.Parse(argc, argv);
 
@@ -44,21 +45,20 @@ main(int argc, char** argv)
     std::string load;
     while (std::getline(list, load, ','))
     {
-        lfsim::RunConfig cfg;
-        cfg.fabric = "fc";
-        cfg.seed = seed;
-        cfg.stopTime = Time(stop);
-        cfg.stopOnDeadlock = true;
-        cfg.attributes = {{"ns3::FcScenario", "Topology", "Ring"},
-                          {"ns3::FcScenario", "Routing", routing},
-                          {"ns3::FcScenario", "Load", load},
-                          {"ns3::FcScenario", "Messages", std::to_string(messages)},
-                          {"ns3::FcScenario", "MessageSize", std::to_string(size)},
-                          {"ns3::FcScenario", "QueueDepth", std::to_string(depth)},
-                          {"ns3::FcScenario", "StartSpread", spread},
-                          {"ns3::FcNetDevice", "Speed", speed},
-                          {"ns3::FcSwitch", "PortBbCredit", std::to_string(credits)}};
-        lfsim::RunResult r = lfsim::Run(cfg);
+        // Four ring switches, one host each; host i writes to host i + 2.
+        lfsim::TestRun run("fc", stop, seed);
+        run.config.stopOnDeadlock = true;
+        run.Topology("Ring", {{"Switches", "4"}, {"Routing", routing}})
+            .Workload("ring", "Permutation",
+                      {{"Shift", "2"},
+                       {"Load", load},
+                       {"Messages", std::to_string(messages)},
+                       {"MessageSize", std::to_string(size)},
+                       {"QueueDepth", std::to_string(depth)},
+                       {"StartSpread", spread}})
+            .Class("ns3::FcNetDevice", "Speed", speed)
+            .Class("ns3::FcSwitch", "PortBbCredit", std::to_string(credits));
+        lfsim::RunResult r = run.Run();
         const bool dead = std::get<bool>(r.metrics.at("deadlock"));
         std::cout << load << " " << (dead ? "yes" : "no") << " ";
         if (dead)

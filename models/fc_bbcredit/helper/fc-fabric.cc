@@ -164,8 +164,9 @@ class FcFabric : public lfsim::Fabric
     Build(RunContext& ctx) override
     {
         const lfsim::Graph& g = ctx.graph;
-        const lfsim::RouteTable routes = g.Routes(
-            ctx.topology->GetRouting(), ctx.topology->GetFailedLink(), ctx.topology->GetStaleRoutes());
+        const lfsim::RouteTable routes
+            = g.Routes(ctx.topology->GetRouting(), ctx.topology->GetFailedLink(),
+                       ctx.topology->GetStaleRoutes());
         FcHelper helper;
         m_net.topology = helper.Build(g, routes);
         FcTopology& t = m_net.topology;
@@ -183,10 +184,10 @@ class FcFabric : public lfsim::Fabric
         env.stopTime = ctx.config.stopTime;
         env.start = m_net.start;
         env.stream = WORKLOAD_STREAMS;
-        env.hostRate = [this, &g](uint32_t h)
-        {
+        env.hostRate = [this, &g](uint32_t h) {
             return 8.0
-                   * FcDataBytesPerSecond(m_net.topology.hostPorts[g.AddressesOf(h)[0]]->GetSpeed());
+                   * FcDataBytesPerSecond(
+                       m_net.topology.hostPorts[g.AddressesOf(h)[0]]->GetSpeed());
         };
         m_specs = lfsim::GenerateFlows(ctx.workloads, env);
         InstallFlows(ctx);
@@ -196,7 +197,8 @@ class FcFabric : public lfsim::Fabric
             names.push_back(ctx.workloads[w].name);
             if (ctx.workloads[w].info->install)
             {
-                m_apps.emplace_back(w, ctx.workloads[w].info->install(ctx, ctx.workloads[w], m_net));
+                m_apps.emplace_back(w,
+                                    ctx.workloads[w].info->install(ctx, ctx.workloads[w], m_net));
             }
         }
         m_report.deliveredInWindow = [this](uint32_t f) { return Stats(f).windowBytes; };
@@ -488,8 +490,9 @@ class FcFabric : public lfsim::Fabric
             {
                 return prop(path[m]) + in + latency.Get();
             }
-            return prop(path[m]) + std::max(wire(path[m], FC_SOF + FC_HEADER) + latency.Get(),
-                                             in - frame(path[m + 1], payload));
+            return prop(path[m])
+                   + std::max(wire(path[m], FC_SOF + FC_HEADER) + latency.Get(),
+                              in - frame(path[m + 1], payload));
         };
         const size_t L = fwd.size();
         // SOF of the FCP_CMND on every link.
@@ -612,8 +615,8 @@ class FcFabric : public lfsim::Fabric
                 else
                 {
                     tab->Append({0.0, double(i), double((*d.*s.get)())});
-                    d->TraceConnectWithoutContext(s.trace,
-                                                  MakeBoundCallback(&OnValueChange, tab, double(i)));
+                    d->TraceConnectWithoutContext(
+                        s.trace, MakeBoundCallback(&OnValueChange, tab, double(i)));
                 }
             }
         }

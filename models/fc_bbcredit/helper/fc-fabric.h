@@ -10,8 +10,10 @@
 
 #include "fc-helper.h"
 #include "lfsim-workload.h"
-
 #include "ns3/random-variable-stream.h"
+
+#include <sstream>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -28,6 +30,21 @@ struct FcNetwork : public lfsim::FabricNetwork
     Time warmup;   ///< Report.Warmup
     Time stopTime; ///< the run's stop_time
 };
+
+/// The FC patterns that drive their own applications (FcStream, FcPingPong, Fcp) send as fast
+/// as BB_Credit allows: a Load below 1 would pace nothing, so it is refused, naming the key.
+inline void
+CheckUnpaced(const lfsim::WorkloadInstance& w)
+{
+    if (w.object->GetLoad() < 1)
+    {
+        std::ostringstream got;
+        got << w.object->GetLoad();
+        throw std::invalid_argument(w.object->key + ".Load: got " + got.str()
+                                    + "; accepted: 1 with pattern " + w.info->name
+                                    + " (it sends as fast as BB_Credit allows)");
+    }
+}
 
 } // namespace ns3
 

@@ -45,7 +45,8 @@ FcHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
         if (nodes[s].ports.size() > 256)
         {
             throw std::invalid_argument(
-                "topology: switch " + nodes[s].name + " has " + std::to_string(nodes[s].ports.size())
+                "topology: switch " + nodes[s].name + " has "
+                + std::to_string(nodes[s].ports.size())
                 + " ports; accepted: at most 256 ports on any switch (FC_ID area byte)");
         }
     }
@@ -139,9 +140,10 @@ FcHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
                 ch->GetAttribute("PropagationDelayPerMeter", perMetre);
                 if (!perMetre.Get().IsStrictlyPositive())
                 {
-                    throw std::invalid_argument(l.where + ".delay: got a delay; accepted: a length "
-                                                          "when FcChannel::PropagationDelayPerMeter "
-                                                          "is 0");
+                    throw std::invalid_argument(l.where
+                                                + ".delay: got a delay; accepted: a length "
+                                                  "when FcChannel::PropagationDelayPerMeter "
+                                                  "is 0");
                 }
                 metres = double(l.delay.GetPicoSeconds()) / double(perMetre.Get().GetPicoSeconds());
                 key = l.where + ".delay";

@@ -3,7 +3,8 @@
  * per switch with an F_Port or E_Port per cable, an FcChannel per fibre. Assigns FC_IDs (domain =
  * switch + 1, area = switch port) and fills static routing tables from the graph's routes: by
  * shortest path, as the fabric's FSPF would converge to (where several shortest paths exist
- * every one is installed and FcSwitch chooses by S_ID/D_ID), up-down (up*-down*) or one-way round a ring.
+ * every one is installed and FcSwitch chooses by S_ID/D_ID), up-down (up*-down*) or one-way round a
+ * ring.
  */
 #ifndef FC_HELPER_H
 #define FC_HELPER_H

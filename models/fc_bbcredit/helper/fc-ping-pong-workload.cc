@@ -57,6 +57,7 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
   public:
     FcPingPongInstalled(lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, FcNetwork& net)
     {
+        CheckUnpaced(w);
         const lfsim::Graph& g = ctx.graph;
         const uint32_t client = OneHost(w.object->Sources(g), w.object->key + ".Hosts", "client");
         const uint32_t server
@@ -84,7 +85,8 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
     {
         using lfsim::Table;
         const auto& res = m_client->GetResults();
-        Table& t = ctx.AddTable(prefix + "pingpong", {"size_B", "size_KB", "latency_us", "throughput_MBps"});
+        Table& t = ctx.AddTable(prefix + "pingpong",
+                                {"size_B", "size_KB", "latency_us", "throughput_MBps"});
         std::vector<double> x;
         std::vector<double> y;
         double sustained = 0;
@@ -144,7 +146,7 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
             ctx.SetMetric(prefix + "latency_intercept_us", my - sxy / sxx * mx);
             ctx.SetMetric(prefix + "latency_r2", sxy * sxy / (sxx * syy));
         }
-        }
+    }
 
   private:
     Ptr<FcPingPong> m_client;
@@ -156,12 +158,13 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
 } // namespace ns3
 
 static const bool g_registered = lfsim::RegisterWorkload(
-    {"FcPingPong", "ns3::FcPingPongWorkload",
+    {"FcPingPong",
+     "ns3::FcPingPongWorkload",
      "FC only: the host of Hosts ping-pongs messages of growing size with the host of "
      "Destinations",
      {"fc"},
-     [](lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, lfsim::FabricNetwork& net)
-         -> std::unique_ptr<lfsim::InstalledWorkload>
+     [](lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w,
+        lfsim::FabricNetwork& net) -> std::unique_ptr<lfsim::InstalledWorkload>
      {
          return std::make_unique<ns3::FcPingPongInstalled>(ctx, w,
                                                            dynamic_cast<ns3::FcNetwork&>(net));

@@ -43,6 +43,7 @@ class FcStreamInstalled : public lfsim::InstalledWorkload
     FcStreamInstalled(lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, FcNetwork& net)
         : m_net(net)
     {
+        CheckUnpaced(w);
         const lfsim::Graph& g = ctx.graph;
         const std::vector<uint32_t> dst = w.object->Sinks(g);
         if (dst.size() != 1)
@@ -88,10 +89,13 @@ class FcStreamInstalled : public lfsim::InstalledWorkload
 } // namespace ns3
 
 static const bool g_registered = lfsim::RegisterWorkload(
-    {"FcStream", "ns3::FcStreamWorkload",
+    {"FcStream",
+     "ns3::FcStreamWorkload",
      "FC only: every host of Hosts streams full frames, credit-limited, to the one host of "
      "Destinations",
      {"fc"},
-     [](lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, lfsim::FabricNetwork& net)
-         -> std::unique_ptr<lfsim::InstalledWorkload>
-     { return std::make_unique<ns3::FcStreamInstalled>(ctx, w, dynamic_cast<ns3::FcNetwork&>(net)); }});
+     [](lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w,
+        lfsim::FabricNetwork& net) -> std::unique_ptr<lfsim::InstalledWorkload> {
+         return std::make_unique<ns3::FcStreamInstalled>(ctx, w,
+                                                         dynamic_cast<ns3::FcNetwork&>(net));
+     }});

@@ -45,6 +45,7 @@ class FcpInstalled : public lfsim::InstalledWorkload
     FcpInstalled(lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, FcNetwork& net)
         : m_net(net)
     {
+        CheckUnpaced(w);
         const lfsim::Graph& g = ctx.graph;
         const std::vector<uint32_t> dst = w.object->Sinks(g);
         if (dst.size() != 1)
@@ -82,7 +83,7 @@ class FcpInstalled : public lfsim::InstalledWorkload
         FcTopology& topo = m_net.topology;
         const double window = (Simulator::Now() - m_net.warmup).GetSeconds();
         Table& t = ctx.AddTable(prefix + "flows", {"id", "goodput_MBps", "iops", "mean_latency_us",
-                                          "p99_latency_us", "credit_stall_us"});
+                                                   "p99_latency_us", "credit_stall_us"});
         std::vector<std::string> labels;
         std::vector<double> rates;
         std::vector<double> all;
@@ -114,10 +115,10 @@ class FcpInstalled : public lfsim::InstalledWorkload
         ctx.SetMetric(prefix + "p50_latency_us", lfsim::Percentile(all, 0.5));
         ctx.SetMetric(prefix + "p99_latency_us", lfsim::Percentile(all, 0.99));
         // The target's port: where incast congestion shows as buffers held and credits spent.
-        Ptr<FcNetDevice> toTarget
-            = DynamicCast<FcChannel>(m_port->GetChannel())->GetPeer(m_port);
-        ctx.SetMetric(prefix + "target_port_min_credits", double(toTarget->GetCounters().minCredits));
-        }
+        Ptr<FcNetDevice> toTarget = DynamicCast<FcChannel>(m_port->GetChannel())->GetPeer(m_port);
+        ctx.SetMetric(prefix + "target_port_min_credits",
+                      double(toTarget->GetCounters().minCredits));
+    }
 
   private:
     FcNetwork& m_net;
@@ -132,10 +133,11 @@ class FcpInstalled : public lfsim::InstalledWorkload
 } // namespace ns3
 
 static const bool g_registered = lfsim::RegisterWorkload(
-    {"Fcp", "ns3::FcpWorkload",
+    {"Fcp",
+     "ns3::FcpWorkload",
      "FC only: the hosts of Hosts are FCP initiators (FcpInitiator) of the target on the host "
      "of Destinations (FcpTarget)",
      {"fc"},
-     [](lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, lfsim::FabricNetwork& net)
-         -> std::unique_ptr<lfsim::InstalledWorkload>
+     [](lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w,
+        lfsim::FabricNetwork& net) -> std::unique_ptr<lfsim::InstalledWorkload>
      { return std::make_unique<ns3::FcpInstalled>(ctx, w, dynamic_cast<ns3::FcNetwork&>(net)); }});

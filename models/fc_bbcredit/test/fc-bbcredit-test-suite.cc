@@ -606,34 +606,47 @@ CeilingGbps(int speed)
     return 65536 * 8 / perMessage / 1e9;
 }
 
-using Attrs = std::vector<std::array<std::string, 3>>;
-
-/// One run of the "fc" fabric with Workload Incast plus `attrs`.
-lfsim::RunResult
-RunIncast(const Attrs& attrs, const std::string& stop, const std::string& warmup = "200us")
+/// The "fc" fabric's incast: hosts h1..h`senders` on one switch (generator Star) write 64 KB
+/// messages (the MessageWorkload defaults: back to back until stop_time, one outstanding) to
+/// h0, every port at 8GFC, statistics from `warmup`. With `victim`, h1 also writes to an idle
+/// extra host, the last one (workload "victim"): the two flows take turns on h1's N_Port.
+lfsim::TestRun
+Incast(uint32_t senders, bool victim, const std::string& stop, const std::string& warmup = "200us")
 {
     Config::Reset();
-    lfsim::RunConfig cfg;
-    cfg.fabric = "fc";
-    cfg.seed = 1;
-    cfg.stopTime = Time(stop);
-    cfg.attributes = {{"ns3::FcScenario", "Workload", "Incast"},
-                      {"ns3::FcScenario", "Warmup", warmup},
-                      {"ns3::FcNetDevice", "Speed", "8GFC"}};
-    cfg.attributes.insert(cfg.attributes.end(), attrs.begin(), attrs.end());
-    return lfsim::Run(cfg);
+    lfsim::TestRun run("fc", stop);
+    run.Topology("Star", {{"Hosts", std::to_string(senders + 1 + (victim ? 1 : 0))}})
+        .Workload("incast", "Incast",
+                  {{"Hosts", "h1-h" + std::to_string(senders)}, {"Destinations", "h0"}})
+        .Class("ns3::Report", "Warmup", warmup)
+        .Class("ns3::FcNetDevice", "Speed", "8GFC");
+    if (victim)
+    {
+        run.Workload("victim", "Incast",
+                     {{"Hosts", "h1"}, {"Destinations", "h" + std::to_string(senders + 1)}});
+    }
+    return run;
 }
 
-double
-Metric(const lfsim::RunResult& r, const std::string& name)
+/// The same incast on a leaf-spine: h0 on leaf0; h1..h`senders` and the victim's sender on
+/// leaf1; the victim's idle receiver on leaf0; one spine, 32GFC uplinks.
+lfsim::TestRun
+LeafSpineIncast(uint32_t senders, const std::string& stop)
 {
-    return std::get<double>(r.metrics.at(name));
-}
-
-std::vector<double>
-Metrics(const lfsim::RunResult& r, const std::string& name)
-{
-    return std::get<std::vector<double>>(r.metrics.at(name));
+    const std::string victimSrc = "h" + std::to_string(senders + 1);
+    const std::string victimDst = "h" + std::to_string(senders + 2);
+    Config::Reset();
+    lfsim::TestRun run("fc", stop);
+    run.Topology("LeafSpine", {{"Leaves", "2"},
+                               {"Spines", "1"},
+                               {"HostLeaves", "0,1*" + std::to_string(senders + 1) + ",0"},
+                               {"UplinkSpeed", "32GFC"}})
+        .Workload("incast", "Incast",
+                  {{"Hosts", "h1-h" + std::to_string(senders)}, {"Destinations", "h0"}})
+        .Workload("victim", "Incast", {{"Hosts", victimSrc}, {"Destinations", victimDst}})
+        .Class("ns3::Report", "Warmup", "200us")
+        .Class("ns3::FcNetDevice", "Speed", "8GFC");
+    return run;
 }
 
 class LeafSpineRoutingTest : public FcTestCase
@@ -750,11 +763,10 @@ class IncastLineRateTest : public FcTestCase
     {
         // 4 senders at 8GFC into one receiver: 4x oversubscribed, nothing dropped. Two messages
         // outstanding per flow keep every sender backlogged through its FCP_RSP round trips.
-        lfsim::RunResult r = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
-                                        {"ns3::FcScenario", "Senders", "4"},
-                                        {"ns3::FcScenario", "QueueDepth", "2"},
-                                        {"ns3::FcSwitch", "PortBbCredit", "16"}},
-                                       "2ms");
+        lfsim::RunResult r = Incast(4, false, "2ms")
+                                 .Set("incast", "QueueDepth", "2")
+                                 .Class("ns3::FcSwitch", "PortBbCredit", "16")
+                                 .Run();
         double c = CeilingGbps(3);
         NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r, "total_goodput_Gbps") / c, 1.0, 0.01,
                                   "the receiver's line carries its payload ceiling");
@@ -794,25 +806,16 @@ class IncastVictimTest : public FcTestCase
     {
         double c = CeilingGbps(3);
         // Two messages outstanding per flow: a flow alone keeps its port busy.
-        const std::array<std::string, 3> qd{"ns3::FcScenario", "QueueDepth", "2"};
-        // Leaf: the victim shares host 1's N_Port with host 1's incast flow; the two take turns
-        // frame by frame. Without congestion (1 sender) they split the port.
-        auto alone = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
-                                {"ns3::FcScenario", "Senders", "1"},
-                                {"ns3::FcScenario", "Victim", "true"},
-                                qd},
-                               "2ms");
+        // One switch: the victim shares host 1's N_Port with host 1's incast flow; the two take
+        // turns frame by frame. Without congestion (1 sender) they split the port.
+        auto alone = Incast(1, true, "2ms").SetEveryWorkload("QueueDepth", "2").Run();
         double v1 = Metric(alone, "victim_goodput_Gbps");
         double h1 = Metrics(alone, "per_flow_goodput_Gbps")[0];
         NS_TEST_EXPECT_MSG_EQ_TOL((v1 + h1) / c, 1.0, 0.01, "host 1's port is full");
         NS_TEST_EXPECT_MSG_GT(v1, 0.45 * c, "the victim gets its half of the port");
         // 4 senders: host 1's port still has 3/4 of its line left and the victim's receiver is
         // idle, but the victim's frames wait behind host 1's credit-stalled incast frames.
-        auto inc = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
-                              {"ns3::FcScenario", "Senders", "4"},
-                              {"ns3::FcScenario", "Victim", "true"},
-                              qd},
-                             "2ms");
+        auto inc = Incast(4, true, "2ms").SetEveryWorkload("QueueDepth", "2").Run();
         double v4 = Metric(inc, "victim_goodput_Gbps");
         double h1of4 = Metrics(inc, "per_flow_goodput_Gbps")[0];
         NS_TEST_EXPECT_MSG_LT_OR_EQ(v4 + h1of4, 1.01 * c, "bounded by host 1's port");
@@ -823,22 +826,14 @@ class IncastVictimTest : public FcTestCase
 
         // LeafSpine with 32GFC uplinks: the victim has its own 8GFC N_Port on leaf 1 and its
         // own idle receiver on leaf 0; the uplinks have room for it and one incast sender.
-        Attrs ls = {{"ns3::FcScenario", "Topology", "LeafSpine"},
-                    {"ns3::FcScenario", "UplinkSpeed", "32GFC"},
-                    {"ns3::FcScenario", "Victim", "true"},
-                    qd};
-        Attrs one = ls;
-        one.push_back({"ns3::FcScenario", "Senders", "1"});
-        auto r1 = RunIncast(one, "2ms");
+        auto r1 = LeafSpineIncast(1, "2ms").SetEveryWorkload("QueueDepth", "2").Run();
         NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r1, "victim_goodput_Gbps") / c, 1.0, 0.01,
                                   "no incast: the victim runs at line rate");
         NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r1, "total_goodput_Gbps") / c, 1.0, 0.01,
                                   "and so does the one sender");
         // 8 senders: leaf 0's input from the spine fills with frames waiting for the receiver,
         // and the victim's frames queue behind them although their output is idle.
-        Attrs eight = ls;
-        eight.push_back({"ns3::FcScenario", "Senders", "8"});
-        auto r8 = RunIncast(eight, "2ms");
+        auto r8 = LeafSpineIncast(8, "2ms").SetEveryWorkload("QueueDepth", "2").Run();
         NS_TEST_EXPECT_MSG_LT(Metric(r8, "victim_goodput_Gbps"), 0.25 * c,
                               "credit back-pressure spreads to the victim");
         NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r8, "total_goodput_Gbps") / c, 1.0, 0.01,
@@ -869,13 +864,13 @@ class IncastCompletionTest : public FcTestCase
         // FCP_RSP (60 wire bytes) back through the switch.
         const double lastIn = cmnd + 31 * slot + tp + cut + 2084 * spb + tp;
         const double fct = lastIn + 4 * spb + tp + cut + 60 * spb + tp;
-        Attrs one = {{"ns3::FcScenario", "Topology", "Leaf"},
-                     {"ns3::FcScenario", "Senders", "1"},
-                     {"ns3::FcSwitch", "ForwardingLatency", "700ns"},
-                     {"ns3::FcChannel", "Length", "10"}};
-        Attrs single = one;
-        single.push_back({"ns3::FcScenario", "Messages", "1"});
-        auto r = RunIncast(single, "1ms", "0s");
+        auto one = [](const std::string& stop, const std::string& warmup)
+        {
+            return Incast(1, false, stop, warmup)
+                .Class("ns3::FcSwitch", "ForwardingLatency", "700ns")
+                .Class("ns3::FcChannel", "Length", "10");
+        };
+        auto r = one("1ms", "0s").Set("incast", "Messages", "1").Run();
         NS_TEST_EXPECT_MSG_EQ(Metric(r, "messages_completed"), 1.0, "one message");
         NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r, "fct_mean_us"), fct * 1e6, 1e-4, "FCT (ps rounding)");
         NS_TEST_EXPECT_MSG_EQ_TOL(r.simTimeS, fct, 1e-10, "the run ends at its FCP_RSP");
@@ -884,7 +879,7 @@ class IncastCompletionTest : public FcTestCase
         // arrives; the sender's line first returns the R_RDY for that FCP_RSP (one word), then
         // starts the FCP_CMND. Every FCT is the same and the flow's goodput is 64 KB per FCT.
         const double steady = fct + 4 * spb;
-        auto rep = RunIncast(one, "2ms");
+        auto rep = one("2ms", "200us").Run();
         NS_TEST_EXPECT_MSG_EQ_TOL(Metric(rep, "fct_p50_us"), steady * 1e6, 1e-4, "steady FCT");
         NS_TEST_EXPECT_MSG_EQ_TOL(Metric(rep, "fct_p99_us"), steady * 1e6, 1e-4, "every FCT");
         NS_TEST_EXPECT_MSG_EQ_TOL(Metric(rep, "total_goodput_Gbps") / (65536 * 8 / steady / 1e9),
@@ -892,10 +887,7 @@ class IncastCompletionTest : public FcTestCase
 
         // 4 senders x 20 messages: the run ends when the last has completed, and the lossless
         // fabric kept the receiver's line busy all along.
-        auto all = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
-                              {"ns3::FcScenario", "Senders", "4"},
-                              {"ns3::FcScenario", "Messages", "20"}},
-                             "100ms", "0s");
+        auto all = Incast(4, false, "100ms", "0s").Set("incast", "Messages", "20").Run();
         NS_TEST_EXPECT_MSG_EQ(Metric(all, "messages_completed"), 80.0, "every message");
         double busy = 80 * (cmnd + 32 * slot);
         NS_TEST_EXPECT_MSG_GT(all.simTimeS, busy, "no faster than the receiver's line");
@@ -1142,26 +1134,20 @@ class RingRoutingTest : public FcTestCase
     }
 };
 
-/// One run of the "fc" fabric's ring: 4 switches at 32GFC, PortBbCredit 16, hosts writing
-/// 64 KB messages 2 switches clockwise at QueueDepth 4, plus `attrs`.
-lfsim::RunResult
-RunRing(const Attrs& attrs, const std::string& stop, bool stopOnDeadlock = false,
-        std::vector<std::string> record = {})
+/// The "fc" fabric's ring: 4 switches at 32GFC, PortBbCredit 16, host i writing 64 KB messages
+/// to host i + 2 (two switches on) at QueueDepth 4, routed by `routing`, every sender paced at
+/// `load` (workload "ring").
+lfsim::TestRun
+Ring(const std::string& routing, const std::string& load, const std::string& stop)
 {
     Config::Reset();
-    lfsim::RunConfig cfg;
-    cfg.fabric = "fc";
-    cfg.seed = 1;
-    cfg.stopTime = Time(stop);
-    cfg.stopOnDeadlock = stopOnDeadlock;
-    cfg.record = std::move(record);
-    cfg.attributes
-        = {{"ns3::FcScenario", "Topology", "Ring"}, {"ns3::FcScenario", "RingSwitches", "4"},
-           {"ns3::FcScenario", "RingHops", "2"},    {"ns3::FcScenario", "MessageSize", "65536"},
-           {"ns3::FcScenario", "QueueDepth", "4"},  {"ns3::FcNetDevice", "Speed", "32GFC"},
-           {"ns3::FcSwitch", "PortBbCredit", "16"}};
-    cfg.attributes.insert(cfg.attributes.end(), attrs.begin(), attrs.end());
-    return lfsim::Run(cfg);
+    lfsim::TestRun run("fc", stop);
+    run.Topology("Ring", {{"Switches", "4"}, {"Routing", routing}})
+        .Workload("ring", "Permutation",
+                  {{"Shift", "2"}, {"MessageSize", "65536"}, {"QueueDepth", "4"}, {"Load", load}})
+        .Class("ns3::FcNetDevice", "Speed", "32GFC")
+        .Class("ns3::FcSwitch", "PortBbCredit", "16");
+    return run;
 }
 
 /// Wire bytes of one 64 KB message (FCP_CMND + 32 FCP_DATA frames of 2048 B).
@@ -1185,9 +1171,9 @@ class CreditLoopTest : public FcTestCase
     void
     DoRun() override
     {
-        const Attrs loop
-            = {{"ns3::FcScenario", "Routing", "Clockwise"}, {"ns3::FcScenario", "Load", "1"}};
-        auto r = RunRing(loop, "1ms", false, {"credits", "blocked"});
+        lfsim::TestRun loop = Ring("Clockwise", "1", "1ms");
+        loop.config.record = {"credits", "blocked"};
+        auto r = loop.Run();
         NS_TEST_ASSERT_MSG_EQ(std::get<bool>(r.metrics.at("deadlock")), true, "deadlock");
         const auto cycle = std::get<std::vector<std::string>>(r.metrics.at("deadlock_cycle"));
         const std::vector<std::string> clockwise = {"ring0/p1", "ring1/p1", "ring2/p1", "ring3/p1"};
@@ -1249,7 +1235,9 @@ class CreditLoopTest : public FcTestCase
         }
 
         // stop_on_deadlock ends the run at the detection, with the same cycle.
-        auto s = RunRing(loop, "1ms", true);
+        lfsim::TestRun stopping = Ring("Clockwise", "1", "1ms");
+        stopping.config.stopOnDeadlock = true;
+        auto s = stopping.Run();
         NS_TEST_EXPECT_MSG_EQ_TOL(s.simTimeS * 1e6, detected, 1e-6, "ends at detection");
         NS_TEST_EXPECT_MSG_EQ(
             (std::get<std::vector<std::string>>(s.metrics.at("deadlock_cycle")) == cycle), true,
@@ -1258,9 +1246,9 @@ class CreditLoopTest : public FcTestCase
         // Just above the ISLs' saturation the buffers fill more slowly, but the loop forms.
         std::ostringstream above;
         above << 1.1 * kIslSaturation;
-        auto a = RunRing(
-            {{"ns3::FcScenario", "Routing", "Clockwise"}, {"ns3::FcScenario", "Load", above.str()}},
-            "2ms", true);
+        lfsim::TestRun slower = Ring("Clockwise", above.str(), "2ms");
+        slower.config.stopOnDeadlock = true;
+        auto a = slower.Run();
         NS_TEST_EXPECT_MSG_EQ(std::get<bool>(a.metrics.at("deadlock")), true,
                               "deadlock at 1.1 x saturation");
         NS_TEST_EXPECT_MSG_GT(Metric(a, "deadlock_time_us"), formed, "forms later than at load 1");
@@ -1293,11 +1281,7 @@ class NoCreditLoopTest : public FcTestCase
     DoRun() override
     {
         const uint32_t k = 20;
-        const Attrs base = {{"ns3::FcScenario", "Messages", std::to_string(k)}};
-        Attrs updown = base;
-        updown.push_back({"ns3::FcScenario", "Routing", "UpDown"});
-        updown.push_back({"ns3::FcScenario", "Load", "1"});
-        auto u = RunRing(updown, "20ms");
+        auto u = Ring("UpDown", "1", "20ms").Set("ring", "Messages", std::to_string(k)).Run();
         ExpectCompleted(u, "up*/down* at load 1", k);
         NS_TEST_EXPECT_MSG_LT(u.simTimeS, 0.02, "ended by completion, not stop_time");
         // Ports did run out of credit, so the detector looked at the graph and found no cycle.
@@ -1308,10 +1292,8 @@ class NoCreditLoopTest : public FcTestCase
         const double load = 0.9 * kIslSaturation;
         std::ostringstream l;
         l << load;
-        Attrs light = base;
-        light.push_back({"ns3::FcScenario", "Routing", "Clockwise"});
-        light.push_back({"ns3::FcScenario", "Load", l.str()});
-        auto c = RunRing(light, "20ms");
+        auto c
+            = Ring("Clockwise", l.str(), "20ms").Set("ring", "Messages", std::to_string(k)).Run();
         ExpectCompleted(c, "clockwise below saturation", k);
         const double rate = 28.05e9 * 256 / 257 / 8; // 32GFC data bytes per second
         const double paced = (k * kMessageWire - 2084) / (load * rate);
@@ -1331,10 +1313,7 @@ class DetectorIdleTest : public FcTestCase
     void
     DoRun() override
     {
-        auto r = RunRing({{"ns3::FcScenario", "Routing", "Clockwise"},
-                          {"ns3::FcScenario", "Load", "0.2"},
-                          {"ns3::FcScenario", "Messages", "5"}},
-                         "5ms");
+        auto r = Ring("Clockwise", "0.2", "5ms").Set("ring", "Messages", "5").Run();
         for (double us : Metrics(r, "paused_time_us"))
         {
             NS_TEST_ASSERT_MSG_EQ(us, 0.0, "no port waited for credit");
@@ -1349,8 +1328,8 @@ class LoadAndRingInputTest : public FcTestCase
 {
   public:
     LoadAndRingInputTest()
-        : FcTestCase("Load paces incast senders to its fraction of the line; ring keys that "
-                     "do not fit give one-line errors naming the key")
+        : FcTestCase("Load paces incast senders to its fraction of the line; keys that do not "
+                     "fit the topology or the pattern give one-line errors naming the key")
     {
     }
 
@@ -1359,11 +1338,10 @@ class LoadAndRingInputTest : public FcTestCase
     {
         // Two senders at a quarter of 8GFC each into one receiver: half its line, no queue, so
         // the delivered payload is the paced wire rate x payload / wire bytes of a message.
-        auto r = RunIncast({{"ns3::FcScenario", "Topology", "Leaf"},
-                            {"ns3::FcScenario", "Senders", "2"},
-                            {"ns3::FcScenario", "QueueDepth", "2"},
-                            {"ns3::FcScenario", "Load", "0.25"}},
-                           "2ms");
+        auto r = Incast(2, false, "2ms")
+                     .Set("incast", "QueueDepth", "2")
+                     .Set("incast", "Load", "0.25")
+                     .Run();
         const double want = 2 * 0.25 * 850e6 * 65536 / kMessageWire * 8 / 1e9;
         NS_TEST_EXPECT_MSG_EQ_TOL(Metric(r, "total_goodput_Gbps") / want, 1.0, 0.01,
                                   "paced at the load");
@@ -1372,31 +1350,37 @@ class LoadAndRingInputTest : public FcTestCase
             NS_TEST_EXPECT_MSG_EQ(us, 0.0, "no port waited for credit");
         }
 
-        const std::vector<std::pair<Attrs, std::string>> bad
-            = {{{{"ns3::FcScenario", "Topology", "Leaf"},
-                 {"ns3::FcScenario", "Workload", "Incast"},
-                 {"ns3::FcScenario", "Routing", "Clockwise"}},
-                "FcScenario.Routing: Clockwise needs a ring; accepted: ShortestPath or UpDown, or "
-                "Topology Ring"},
-               {{{"ns3::FcScenario", "Topology", "Ring"}, {"ns3::FcScenario", "RingHops", "4"}},
-                "FcScenario.RingHops: got 4; accepted: 1..3 (less than RingSwitches)"},
-               {{{"ns3::FcScenario", "Topology", "Star"}, {"ns3::FcScenario", "Load", "0.5"}},
-                "FcScenario.Load: got 0.5; accepted: 1 unless Workload Incast or Topology Ring (it "
-                "paces message flows)"},
-               {{{"ns3::FcScenario", "Topology", "Ring"}, {"ns3::FcScenario", "Workload", "Fcp"}},
-                "FcScenario.Workload: got 'Fcp'; accepted: Stream or Incast with Topology Ring (it "
-                "runs its own message flows)"}};
-        for (const auto& [attrs, message] : bad)
+        // Keys that do not fit the topology or the pattern.
+        auto star = [](const std::string& hosts)
+        {
+            lfsim::TestRun run("fc", "1ms");
+            run.Topology("Star", {{"Hosts", hosts}});
+            return run;
+        };
+        lfsim::TestRun clockwise = star("5");
+        clockwise.Set("topology", "Routing", "Clockwise")
+            .Workload("incast", "Incast", {{"Destinations", "h0"}});
+        lfsim::TestRun fullCircle = Ring("ShortestPath", "1", "1ms").Set("ring", "Shift", "4");
+        lfsim::TestRun pacedStream = star("2");
+        pacedStream.Workload("stream", "FcStream", {{"Destinations", "h0"}, {"Load", "0.5"}});
+        lfsim::TestRun twoTargets = star("4");
+        twoTargets.Workload("fcp", "Fcp", {{"Hosts", "h1"}, {"Destinations", "h2,h3"}});
+        const std::vector<std::pair<lfsim::TestRun, std::string>> bad = {
+            {clockwise, "topology.Routing: Clockwise needs a ring (switch s linked to s+1 mod n); "
+                        "accepted: ShortestPath or UpDown, or generator Ring"},
+            {fullCircle, "workload.ring.Shift: host 0 would send to itself; accepted: a shift "
+                         "that moves every host"},
+            {pacedStream, "workload.stream.Load: got 0.5; accepted: 1 with pattern FcStream (it "
+                          "sends as fast as BB_Credit allows)"},
+            {twoTargets, "workload.fcp.Destinations: selects 2 hosts; accepted: the one target "
+                         "host, e.g. h0"}};
+        for (const auto& [run, message] : bad)
         {
             Config::Reset();
-            lfsim::RunConfig cfg;
-            cfg.fabric = "fc";
-            cfg.stopTime = MilliSeconds(1);
-            cfg.attributes = attrs;
             std::string got;
             try
             {
-                lfsim::Run(cfg);
+                run.Run();
             }
             catch (const std::invalid_argument& e)
             {

@@ -257,7 +257,8 @@ class RoceFabric : public lfsim::Fabric
             names.push_back(ctx.workloads[w].name);
             if (ctx.workloads[w].info->install)
             {
-                m_apps.emplace_back(w, ctx.workloads[w].info->install(ctx, ctx.workloads[w], m_net));
+                m_apps.emplace_back(w,
+                                    ctx.workloads[w].info->install(ctx, ctx.workloads[w], m_net));
             }
         }
         for (uint32_t f = 0; f < m_specs.size(); ++f)
@@ -266,10 +267,11 @@ class RoceFabric : public lfsim::Fabric
         }
         m_report.delivered = [this](uint32_t f) { return m_flows[f].sink->GetBytesReceived(); };
         m_report.ideal = [this](uint32_t f) { return IdealFct(f); };
-        m_report.extraColumns = {
-            {"retransmitted",
-             [this](uint32_t f) { return double(m_flows[f].requester->GetRetransmittedPackets()); }},
-            {"timeouts", [this](uint32_t f) { return double(m_flows[f].requester->GetTimeouts()); }}};
+        m_report.extraColumns
+            = {{"retransmitted", [this](uint32_t f)
+                { return double(m_flows[f].requester->GetRetransmittedPackets()); }},
+               {"timeouts",
+                [this](uint32_t f) { return double(m_flows[f].requester->GetTimeouts()); }}};
         m_report.Init(ctx, m_specs, names);
         m_warmup = ctx.report->GetWarmup();
         ConnectRecorders(ctx);
@@ -532,11 +534,10 @@ class RoceFabric : public lfsim::Fabric
 
     /// A message alone on the empty fabric: every packet store-and-forwarded at line rate,
     /// each switch adding its forwarding latency, and the ACK (or, for a READ, the request
-    /// first) on the way back. A frame reaches the far end of a cable at its last bit
-    /// (preamble and frame); the inter-frame gap only spaces it from the next. The time is the
-    /// largest over the links of: the first packet up to the link, every packet through it
-    /// back to back, the last packet from it on — a lower bound each, met by a lone flow whose
-    /// sender runs at line rate. NIC host-interface time is not counted.
+    /// first) on the way back. Packet by packet along the path, each link sending them in
+    /// order as soon as it is free and the packet is in, and so the ACKs back: the time a lone
+    /// flow takes when the sender sends at line rate, a lower bound for a flow that is not
+    /// alone. NIC host-interface time not counted.
     Time
     IdealFct(uint32_t index)
     {
@@ -557,13 +558,13 @@ class RoceFabric : public lfsim::Fabric
         const uint64_t mtu = t.nics[f.srcAddr]->GetPathMtu();
         const uint64_t n = std::max<uint64_t>(1, (s.size + mtu - 1) / mtu);
         const uint64_t lastPayload = s.size - (n - 1) * mtu;
-        // Line bytes (frame, FCS, preamble and gap) of the first, a middle and the last packet.
+        // Line bytes of the first, a middle and the last data packet.
         const bool write = s.op == lfsim::Operation::WRITE;
         const bool readResp = s.op == lfsim::Operation::READ;
         const uint32_t firstExtra = write ? IB_RETH : readResp ? IB_AETH : 0;
         const uint32_t lastExtra = readResp ? IB_AETH : 0;
         uint64_t first;
-        const uint64_t middle = EthLineBytes(base + padded(mtu));
+        uint64_t middle = EthLineBytes(base + padded(mtu));
         uint64_t last;
         if (n == 1)
         {
@@ -576,54 +577,68 @@ class RoceFabric : public lfsim::Fabric
         }
         const uint64_t ack = EthLineBytes(base + IB_AETH);
         const uint64_t request = EthLineBytes(base + IB_RETH);
-        auto wire = [&](uint32_t port, uint64_t bytes)
-        { return EthWireTime(t.ports[port]->GetSpeed(), bytes); };
-        // Until a frame's last bit is across: its line bytes but the gap after it.
-        auto frame = [&](uint32_t port, uint64_t line) { return wire(port, line - ETH_IFG); };
-        // Propagation, then the forwarding latency of the switch at the far end (if any).
-        auto hop = [&](uint32_t port)
+        // Line bytes on a port until the last one's frame has arrived: a frame is delivered at
+        // its last bit, before the inter-frame gap that follows it (RoceNetDevice::Transmit).
+        auto ser = [&](uint32_t port, uint64_t bytes)
+        { return EthWireTime(t.ports[port]->GetSpeed(), bytes - ETH_IFG); };
+        auto prop
+            = [&](uint32_t port) { return t.ports[port]->GetRoceChannel()->GetPropagationDelay(); };
+        auto fwdLatency = [&](uint32_t port)
         {
+            // The latency of the switch this port's frames arrive at (none at a host).
             const int32_t sw = t.portSwitch[t.peer[port]];
-            return t.ports[port]->GetRoceChannel()->GetPropagationDelay()
-                   + (sw < 0 ? Time(0) : m_forwarding[sw]);
+            return sw < 0 ? Time(0) : m_forwarding[sw];
         };
-        // One frame along a path.
-        auto along = [&](const std::vector<uint32_t>& path, uint64_t line)
+        // Frames along a path, each ready at the source at its time with its line bytes: when
+        // each has arrived, each link sending them in order as soon as it is free and the frame
+        // is in (store-and-forward, plus the switch's latency).
+        auto through = [&](const std::vector<uint32_t>& path,
+                           const std::vector<std::pair<Time, uint64_t>>& frames)
         {
-            Time x;
-            for (uint32_t p : path)
+            std::vector<Time> free(path.size()); // when each link can start the next frame
+            std::vector<Time> in;
+            for (const auto& [at, bytes] : frames)
             {
-                x += frame(p, line) + hop(p);
+                Time ready = at; // the frame is in at the start of link i
+                for (size_t i = 0; i < path.size(); ++i)
+                {
+                    const Time start = std::max(ready, free[i]);
+                    free[i] = start + EthWireTime(t.ports[path[i]]->GetSpeed(), bytes);
+                    ready = start + ser(path[i], bytes) + prop(path[i]) + fwdLatency(path[i]);
+                }
+                in.push_back(ready);
             }
-            return x;
+            return in;
         };
-        // Every packet's line bytes, back to back.
-        const uint64_t total = n == 1 ? first : first + last + (n - 2) * middle;
-        auto data = [&](const std::vector<uint32_t>& path)
+        // The data packets from `at` on.
+        auto data = [&](Time at)
         {
-            Time best;
-            for (size_t i = 0; i < path.size(); ++i)
+            std::vector<std::pair<Time, uint64_t>> packets;
+            for (uint64_t j = 0; j < n; ++j)
             {
-                Time x;
-                for (size_t m = 0; m < i; ++m)
-                {
-                    x += frame(path[m], first) + hop(path[m]);
-                }
-                x += frame(path[i], total) + hop(path[i]);
-                for (size_t m = i + 1; m < path.size(); ++m)
-                {
-                    x += frame(path[m], last) + hop(path[m]);
-                }
-                best = std::max(best, x);
+                packets.emplace_back(at, j == 0 ? first : j == n - 1 ? last : middle);
             }
-            return best;
+            return through(fwd, packets);
         };
         if (readResp)
         {
             // The request goes to the data's source, the data comes back.
-            return along(back, request) + data(fwd);
+            return data(through(back, {{Time(0), request}})[0]).back();
         }
-        return data(fwd) + along(back, ack);
+        // The responder acknowledges every AckInterval-th packet and the last, each when it has
+        // arrived; the ACKs queue on the way back like the data on the way out.
+        const std::vector<Time> arrived = data(Time(0));
+        UintegerValue interval;
+        t.nics[f.dstAddr]->GetAttribute("AckInterval", interval);
+        std::vector<std::pair<Time, uint64_t>> acks;
+        for (uint64_t j = 0; j < n; ++j)
+        {
+            if ((j + 1) % interval.Get() == 0 || j == n - 1)
+            {
+                acks.emplace_back(arrived[j], ack);
+            }
+        }
+        return through(back, acks).back();
     }
 
     void

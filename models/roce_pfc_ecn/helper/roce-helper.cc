@@ -122,9 +122,10 @@ RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
                 ch->GetAttribute("PropagationDelayPerMeter", perMetre);
                 if (!perMetre.Get().IsStrictlyPositive())
                 {
-                    throw std::invalid_argument(l.where + ".delay: got a delay; accepted: a length "
-                                                          "when RoceChannel::PropagationDelayPerMeter "
-                                                          "is 0");
+                    throw std::invalid_argument(l.where
+                                                + ".delay: got a delay; accepted: a length "
+                                                  "when RoceChannel::PropagationDelayPerMeter "
+                                                  "is 0");
                 }
                 metres = double(l.delay.GetPicoSeconds()) / double(perMetre.Get().GetPicoSeconds());
                 key = l.where + ".delay";

@@ -24,12 +24,12 @@ RoceChannel::GetTypeId()
                             DoubleValue(2.0),
                             MakeDoubleAccessor(&RoceChannel::SetLength, &RoceChannel::GetLength),
                             MakeDoubleChecker<double>(0.0, 1e6))
-              .AddAttribute("PropagationDelayPerMeter",
-                            "Propagation delay per metre (about 5 ns/m in fibre and twinax).",
-                            TimeValue(NanoSeconds(5)),
-                            MakeTimeAccessor(&RoceChannel::SetDelayPerMeter,
-                                             &RoceChannel::GetDelayPerMeter),
-                            MakeTimeChecker(Time(0)));
+              .AddAttribute(
+                  "PropagationDelayPerMeter",
+                  "Propagation delay per metre (about 5 ns/m in fibre and twinax).",
+                  TimeValue(NanoSeconds(5)),
+                  MakeTimeAccessor(&RoceChannel::SetDelayPerMeter, &RoceChannel::GetDelayPerMeter),
+                  MakeTimeChecker(Time(0)));
     return tid;
 }
 

@@ -1,7 +1,7 @@
 #include "roce-net-device.h"
 
-#include "ns3/enum.h"
 #include "ns3/abort.h"
+#include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 #include "roce-channel.h"
@@ -28,13 +28,13 @@ RoceNetDevice::GetTypeId()
                             UintegerValue(4200),
                             MakeUintegerAccessor(&RoceNetDevice::SetMtu, &RoceNetDevice::GetMtu),
                             MakeUintegerChecker<uint16_t>(576, 9216))
-              .AddAttribute("Speed",
-                            "Line rate of the port (a topology's HostSpeed or UplinkSpeed, or a "
-                            "link's speed, sets it per cable).",
-                            EnumValue(int(EthSpeed::GBE25)),
-                            MakeEnumAccessor(&RoceNetDevice::SetSpeedValue,
-                                             &RoceNetDevice::GetSpeedValue),
-                            EthSpeedChecker())
+              .AddAttribute(
+                  "Speed",
+                  "Line rate of the port (a topology's HostSpeed or UplinkSpeed, or a "
+                  "link's speed, sets it per cable).",
+                  EnumValue(int(EthSpeed::GBE25)),
+                  MakeEnumAccessor(&RoceNetDevice::SetSpeedValue, &RoceNetDevice::GetSpeedValue),
+                  EthSpeedChecker())
               .AddAttribute("PfcResponseDelay",
                             "Time from the end of a received PFC frame until the transmitter "
                             "honours it (the current frame always completes first).",

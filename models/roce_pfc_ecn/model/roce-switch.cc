@@ -166,7 +166,8 @@ RoceSwitch::SetRoutes(std::vector<std::vector<uint32_t>> sets, std::vector<uint3
 double
 RoceSwitch::GetBufferIntegral() const
 {
-    return m_bufferIntegral + double(m_bufferUsed) * (Simulator::Now() - m_bufferChanged).GetSeconds();
+    return m_bufferIntegral
+           + double(m_bufferUsed) * (Simulator::Now() - m_bufferChanged).GetSeconds();
 }
 
 void

@@ -165,37 +165,23 @@ class DetectorTest : public lfsim::ModelTestCase
     }
 };
 
-/// One run of scenarios/pfc_deadlock.yaml's ring (or routing loop) through lfsim::Run.
-lfsim::RunResult
-RunRing(std::vector<std::array<std::string, 3>> extra, Time stop = MilliSeconds(4),
-        bool stopOnDeadlock = false)
+/// scenarios/pfc_deadlock.yaml's ring: four switches, one host each, at 25GbE; host i writes
+/// 256 KiB messages, 16 outstanding, to host i + 2 (workload "ring"), routed clockwise.
+lfsim::TestRun
+Ring(const std::string& stop = "4ms")
 {
-    lfsim::RunConfig cfg;
-    cfg.fabric = "roce";
-    cfg.stopTime = stop;
-    cfg.stopOnDeadlock = stopOnDeadlock;
-    cfg.attributes = {{"ns3::RoceScenario", "Topology", "Ring"},
-                      {"ns3::RoceScenario", "Routing", "Clockwise"},
-                      {"ns3::RoceScenario", "HostSpeed", "25GbE"},
-                      {"ns3::RoceScenario", "UplinkSpeed", "25GbE"},
-                      {"ns3::RoceScenario", "MessageSize", "262144"},
-                      {"ns3::RoceScenario", "QueueDepth", "16"},
-                      {"ns3::RoceScenario", "StartSpread", "5us"},
-                      {"ns3::RdmaNic", "PathMtu", "4096"}};
-    cfg.attributes.insert(cfg.attributes.end(), extra.begin(), extra.end());
-    return lfsim::Run(cfg);
-}
-
-bool
-Flag(const lfsim::RunResult& r, const std::string& m)
-{
-    return std::get<bool>(r.metrics.at(m));
-}
-
-double
-Num(const lfsim::RunResult& r, const std::string& m)
-{
-    return std::get<double>(r.metrics.at(m));
+    lfsim::TestRun run("roce", stop);
+    run.Topology("Ring", {{"Switches", "4"},
+                          {"Routing", "Clockwise"},
+                          {"HostSpeed", "25GbE"},
+                          {"UplinkSpeed", "25GbE"}})
+        .Workload("ring", "Permutation",
+                  {{"Shift", "2"},
+                   {"MessageSize", "262144"},
+                   {"QueueDepth", "16"},
+                   {"StartSpread", "5us"}})
+        .Class("ns3::RdmaNic", "PathMtu", "4096");
+    return run;
 }
 
 class RingDeadlockTest : public lfsim::ModelTestCase
@@ -211,7 +197,7 @@ class RingDeadlockTest : public lfsim::ModelTestCase
     void
     DoRun() override
     {
-        lfsim::RunResult r = RunRing({});
+        lfsim::RunResult r = Ring().Run();
         NS_TEST_ASSERT_MSG_EQ(Flag(r, "deadlock"), true, "deadlock");
         const auto& cycle = std::get<std::vector<std::string>>(r.metrics.at("deadlock_cycle"));
         // Every ring link carries two flows; each clockwise port (p1) waits on the next one.
@@ -222,16 +208,18 @@ class RingDeadlockTest : public lfsim::ModelTestCase
         NS_TEST_ASSERT_MSG_EQ((first != expect.end()), true, "a clockwise port");
         std::rotate(expect.begin(), first, expect.end());
         NS_TEST_EXPECT_MSG_EQ((cycle == expect), true, "the clockwise ports in wait-for order");
-        const double lag = Num(r, "deadlock_detected_us") - Num(r, "deadlock_time_us");
+        const double lag = Metric(r, "deadlock_detected_us") - Metric(r, "deadlock_time_us");
         NS_TEST_EXPECT_MSG_GT_OR_EQ(lag, 200.0, "not before PersistenceTime");
         NS_TEST_EXPECT_MSG_LT_OR_EQ(lag, 210.0, "within PersistenceTime + CheckInterval");
         NS_TEST_EXPECT_MSG_EQ(Flag(r, "deadlock_traffic_moving"), false, "the ring froze");
-        NS_TEST_EXPECT_MSG_GT(Num(r, "deadlock_frozen_bytes"), 4 * 1e6, "megabytes held");
-        NS_TEST_EXPECT_MSG_EQ(Num(r, "drops"), 0.0, "lossless: it stops, it does not drop");
+        NS_TEST_EXPECT_MSG_GT(Metric(r, "deadlock_frozen_bytes"), 4 * 1e6, "megabytes held");
+        NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless: it stops, it does not drop");
 
-        lfsim::RunResult s = RunRing({}, MilliSeconds(20), true);
+        lfsim::TestRun stopping = Ring("20ms");
+        stopping.config.stopOnDeadlock = true;
+        lfsim::RunResult s = stopping.Run();
         NS_TEST_EXPECT_MSG_EQ(Flag(s, "deadlock"), true, "deadlock");
-        NS_TEST_EXPECT_MSG_EQ(s.simTimeS * 1e6, Num(s, "deadlock_detected_us"),
+        NS_TEST_EXPECT_MSG_EQ(s.simTimeS * 1e6, Metric(s, "deadlock_detected_us"),
                               "stop_on_deadlock: the run ends at the detection");
     }
 };
@@ -249,22 +237,20 @@ class NoDeadlockTest : public lfsim::ModelTestCase
     void
     DoRun() override
     {
-        lfsim::RunResult up = RunRing(
-            {{"ns3::RoceScenario", "Routing", "UpDown"}, {"ns3::RoceScenario", "Messages", "24"}},
-            MilliSeconds(20));
+        lfsim::RunResult up
+            = Ring("20ms").Set("topology", "Routing", "UpDown").Set("ring", "Messages", "24").Run();
         NS_TEST_EXPECT_MSG_EQ(Flag(up, "deadlock"), false, "up*/down* is acyclic");
-        NS_TEST_EXPECT_MSG_GT(Num(up, "pause_frames_sent"), 0.0, "though PFC pauses");
-        NS_TEST_EXPECT_MSG_EQ(Num(up, "messages_completed"), 4 * 24.0, "every message");
+        NS_TEST_EXPECT_MSG_GT(Metric(up, "pause_frames_sent"), 0.0, "though PFC pauses");
+        NS_TEST_EXPECT_MSG_EQ(Metric(up, "messages_completed"), 4 * 24.0, "every message");
         NS_TEST_EXPECT_MSG_LT(up.simTimeS, 0.02, "ended by completion, not the horizon");
-        NS_TEST_EXPECT_MSG_EQ(Num(up, "drops"), 0.0, "lossless");
+        NS_TEST_EXPECT_MSG_EQ(Metric(up, "drops"), 0.0, "lossless");
 
-        lfsim::RunResult light = RunRing(
-            {{"ns3::RoceScenario", "Load", "0.4"}, {"ns3::RoceScenario", "Messages", "8"}},
-            MilliSeconds(20));
+        lfsim::RunResult light
+            = Ring("20ms").Set("ring", "Load", "0.4").Set("ring", "Messages", "8").Run();
         NS_TEST_EXPECT_MSG_EQ(Flag(light, "deadlock"), false, "two flows x 0.4 < one link");
-        NS_TEST_EXPECT_MSG_EQ(Num(light, "pause_frames_sent"), 0.0, "no pause at all");
-        NS_TEST_EXPECT_MSG_EQ(Num(light, "deadlock_checks"), 0.0, "detector never woke");
-        NS_TEST_EXPECT_MSG_EQ(Num(light, "messages_completed"), 4 * 8.0, "every message");
+        NS_TEST_EXPECT_MSG_EQ(Metric(light, "pause_frames_sent"), 0.0, "no pause at all");
+        NS_TEST_EXPECT_MSG_EQ(Metric(light, "deadlock_checks"), 0.0, "detector never woke");
+        NS_TEST_EXPECT_MSG_EQ(Metric(light, "messages_completed"), 4 * 8.0, "every message");
     }
 };
 
@@ -281,16 +267,26 @@ class RoutingLoopTest : public lfsim::ModelTestCase
     void
     DoRun() override
     {
-        std::vector<std::array<std::string, 3>> shape
-            = {{"ns3::RoceScenario", "Topology", "LeafSpine"},
-               {"ns3::RoceScenario", "Routing", "ShortestPath"},
-               {"ns3::RoceScenario", "Leaves", "2"},
-               {"ns3::RoceScenario", "Spines", "2"},
-               {"ns3::RoceScenario", "Senders", "4"},
-               {"ns3::RoceScenario", "LinkFailure", "leaf0-spine0"}};
-        auto stale = shape;
-        stale.push_back({"ns3::RoceScenario", "StaleRoutes", "true"});
-        lfsim::RunResult r = RunRing(stale);
+        // The routing_loop mode of pfc_deadlock.yaml: h0 on leaf0, h1-h4 on leaf1 writing to it.
+        auto loop = [](const std::string& stale)
+        {
+            lfsim::TestRun run = Ring();
+            run.Topology("LeafSpine", {{"Leaves", "2"},
+                                       {"Spines", "2"},
+                                       {"HostLeaves", "0,1*4"},
+                                       {"HostSpeed", "25GbE"},
+                                       {"UplinkSpeed", "25GbE"},
+                                       {"LinkFailure", "leaf0-spine0"},
+                                       {"StaleRoutes", stale}});
+            run.config.workloads.clear();
+            run.Workload("ring", "Incast",
+                         {{"Destinations", "h0"},
+                          {"MessageSize", "262144"},
+                          {"QueueDepth", "16"},
+                          {"StartSpread", "5us"}});
+            return run.Run();
+        };
+        lfsim::RunResult r = loop("true");
         NS_TEST_ASSERT_MSG_EQ(Flag(r, "deadlock"), true, "the loop deadlocks");
         auto cycle = std::get<std::vector<std::string>>(r.metrics.at("deadlock_cycle"));
         std::sort(cycle.begin(), cycle.end());
@@ -301,9 +297,7 @@ class RoutingLoopTest : public lfsim::ModelTestCase
         NS_TEST_EXPECT_MSG_EQ(Flag(r, "deadlock_traffic_moving"), true,
                               "flows hashed to spine1 still deliver");
 
-        auto converged = shape;
-        converged.push_back({"ns3::RoceScenario", "StaleRoutes", "false"});
-        lfsim::RunResult c = RunRing(converged);
+        lfsim::RunResult c = loop("false");
         NS_TEST_EXPECT_MSG_EQ(Flag(c, "deadlock"), false, "no loop, no deadlock");
     }
 };

@@ -27,31 +27,17 @@ using namespace ns3;
 namespace
 {
 
-lfsim::RunResult
-RunRoce(const std::vector<std::array<std::string, 3>>& attrs, const std::string& stop = "2ms",
-        uint32_t seed = 1)
+/// The "roce" fabric's incast: hosts h1..h`senders` on one switch (generator Star, 25GbE, the
+/// RoceNetDevice default) each write to h0 on a QP of their own (workload "incast": 64 KB
+/// messages back to back until stop_time, one outstanding, unless set otherwise).
+lfsim::TestRun
+Incast(uint32_t senders, const std::string& stop = "2ms", uint32_t seed = 1)
 {
-    lfsim::RunConfig cfg;
-    cfg.fabric = "roce";
-    cfg.seed = seed;
-    cfg.stopTime = Time(stop);
-    for (const auto& a : attrs)
-    {
-        cfg.attributes.push_back({"ns3::" + a[0], a[1], a[2]});
-    }
-    return lfsim::Run(cfg);
-}
-
-double
-Metric(const lfsim::RunResult& r, const std::string& name)
-{
-    return std::get<double>(r.metrics.at(name));
-}
-
-const std::vector<double>&
-Column(const lfsim::RunResult& r, const std::string& table, const std::string& col)
-{
-    return r.tables.at(table).Column(col);
+    lfsim::TestRun run("roce", stop, seed);
+    run.Topology("Star", {{"Hosts", std::to_string(senders + 1)}})
+        .Workload("incast", "Incast",
+                  {{"Hosts", "h1-h" + std::to_string(senders)}, {"Destinations", "h0"}});
+    return run;
 }
 
 /// Every case starts from the attribute defaults (lfsim::Run sets them with Config::SetDefault).
@@ -349,12 +335,12 @@ class LosslessIncastTest : public RoceTestCase
     {
         for (uint32_t n : {2u, 8u, 16u, 32u, 64u})
         {
-            auto r = RunRoce({{"RoceScenario", "Senders", std::to_string(n)},
-                              {"RoceScenario", "MessageSize", "262144"},
-                              {"RoceScenario", "QueueDepth", "2"},
-                              {"RoceSwitch", "BufferSize", "4000000"},
-                              {"RoceChannel", "Length", "300"}},
-                             "1ms");
+            auto r = Incast(n, "1ms")
+                         .Set("incast", "MessageSize", "262144")
+                         .Set("incast", "QueueDepth", "2")
+                         .Class("ns3::RoceSwitch", "BufferSize", "4000000")
+                         .Class("ns3::RoceChannel", "Length", "300")
+                         .Run();
             NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless at degree " << n);
             if (n >= 8)
             {
@@ -363,12 +349,12 @@ class LosslessIncastTest : public RoceTestCase
             // The receiver's line is the bottleneck: PFC keeps it busy.
             NS_TEST_EXPECT_MSG_GT(Metric(r, "total_goodput_Gbps"), 24.0, "line kept busy " << n);
         }
-        auto r = RunRoce({{"RoceScenario", "Senders", "16"},
-                          {"RoceScenario", "MessageSize", "262144"},
-                          {"RoceSwitch", "BufferSize", "2000000"},
-                          {"RoceSwitch", "Headroom", "4500"},
-                          {"RoceChannel", "Length", "300"}},
-                         "1ms");
+        auto r = Incast(16, "1ms")
+                     .Set("incast", "MessageSize", "262144")
+                     .Class("ns3::RoceSwitch", "BufferSize", "2000000")
+                     .Class("ns3::RoceSwitch", "Headroom", "4500")
+                     .Class("ns3::RoceChannel", "Length", "300")
+                     .Run();
         NS_TEST_EXPECT_MSG_GT(Metric(r, "drops_headroom"), 0.0, "too little headroom drops");
         NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), Metric(r, "drops_headroom"), "reason counted");
     }
@@ -390,16 +376,16 @@ class GoBackNTest : public RoceTestCase
         const uint32_t size = 131072;
         for (const char* op : {"Write", "Read", "Send"})
         {
-            auto r = RunRoce({{"RoceScenario", "Senders", "8"},
-                              {"RoceScenario", "Operation", op},
-                              {"RoceScenario", "MessageSize", std::to_string(size)},
-                              {"RoceScenario", "Messages", std::to_string(msgs)},
-                              {"RoceScenario", "QueueDepth", "2"},
-                              {"RoceSwitch", "PfcEnabled", "false"},
-                              {"RoceSwitch", "BufferSize", "300000"},
-                              // Short enough that lost message tails recover within the run.
-                              {"RdmaNic", "RetransmitTimeout", "200us"}},
-                             "100ms");
+            auto r = Incast(8, "100ms")
+                         .Set("incast", "Operation", op)
+                         .Set("incast", "MessageSize", std::to_string(size))
+                         .Set("incast", "Messages", std::to_string(msgs))
+                         .Set("incast", "QueueDepth", "2")
+                         .Class("ns3::RoceSwitch", "PfcEnabled", "false")
+                         .Class("ns3::RoceSwitch", "BufferSize", "300000")
+                         // Short enough that lost message tails recover within the run.
+                         .Class("ns3::RdmaNic", "RetransmitTimeout", "200us")
+                         .Run();
             NS_TEST_EXPECT_MSG_GT(Metric(r, "drops_buffer"), 0.0, op << ": the fabric dropped");
             NS_TEST_EXPECT_MSG_GT(Metric(r, "retransmitted_packets"), 0.0, op << ": resent");
             NS_TEST_EXPECT_MSG_EQ(Metric(r, "messages_completed"), 8.0 * msgs, op << ": all done");
@@ -428,14 +414,15 @@ class ClosedFormGoodputTest : public RoceTestCase
         {
             for (uint32_t mtu : {1024u, 2048u, 4096u})
             {
-                auto r = RunRoce({{"RoceScenario", "Topology", "PointToPoint"},
-                                  {"RoceScenario", "Senders", "1"},
-                                  {"RoceScenario", "HostSpeed", speed},
-                                  {"RoceScenario", "MessageSize", std::to_string(size)},
-                                  {"RoceScenario", "QueueDepth", "4"},
-                                  {"RoceScenario", "Warmup", "200us"},
-                                  {"RdmaNic", "PathMtu", std::to_string(mtu)}},
-                                 "2ms");
+                lfsim::TestRun run("roce", "2ms");
+                run.Topology("PointToPoint", {{"HostSpeed", speed}})
+                    .Workload("write", "Incast",
+                              {{"Destinations", "h0"},
+                               {"MessageSize", std::to_string(size)},
+                               {"QueueDepth", "4"}})
+                    .Class("ns3::Report", "Warmup", "200us")
+                    .Class("ns3::RdmaNic", "PathMtu", std::to_string(mtu));
+                auto r = run.Run();
                 // Per message: n packets of mtu payload, each with Eth 14 + IPv4 20 + UDP 8 +
                 // BTH 12 + ICRC 4 + FCS 4 + preamble 8 + IFG 12; the first adds RETH 16.
                 const double n = size / mtu;
@@ -461,16 +448,15 @@ class EcnCnpTest : public RoceTestCase
     void
     DoRun() override
     {
-        auto off = RunRoce(
-            {{"RoceScenario", "Senders", "8"}, {"RoceScenario", "MessageSize", "1048576"}}, "1ms");
+        auto off = Incast(8, "1ms").Set("incast", "MessageSize", "1048576").Run();
         NS_TEST_EXPECT_MSG_EQ(Metric(off, "ecn_marked"), 0.0, "marking off by default");
-        auto r = RunRoce({{"RoceScenario", "Senders", "8"},
-                          {"RoceScenario", "MessageSize", "1048576"},
-                          {"RoceSwitch", "EcnEnabled", "true"},
-                          {"RoceSwitch", "Kmin", "20000"},
-                          {"RoceSwitch", "Kmax", "100000"},
-                          {"RoceSwitch", "Pmax", "0.2"}},
-                         "1ms");
+        auto r = Incast(8, "1ms")
+                     .Set("incast", "MessageSize", "1048576")
+                     .Class("ns3::RoceSwitch", "EcnEnabled", "true")
+                     .Class("ns3::RoceSwitch", "Kmin", "20000")
+                     .Class("ns3::RoceSwitch", "Kmax", "100000")
+                     .Class("ns3::RoceSwitch", "Pmax", "0.2")
+                     .Run();
         NS_TEST_EXPECT_MSG_GT(Metric(r, "ecn_marked"), 0.0, "queue above Kmax marks");
         NS_TEST_EXPECT_MSG_GT(Metric(r, "cnps_sent"), 0.0, "CNPs generated");
         // 1 ms / 50 us = 20 intervals: at most 21 CNPs per QP, 8 QPs.
@@ -567,13 +553,20 @@ class DeterminismTest : public RoceTestCase
     void
     DoRun() override
     {
-        std::vector<std::array<std::string, 3>> a{{"RoceScenario", "Senders", "8"},
-                                                  {"RoceScenario", "StartSpread", "20us"},
-                                                  {"RoceScenario", "Victim", "true"},
-                                                  {"RoceSwitch", "EcnEnabled", "true"}};
-        auto r1 = RunRoce(a, "500us", 7);
-        auto r2 = RunRoce(a, "500us", 7);
-        auto r3 = RunRoce(a, "500us", 8);
+        // Eight senders to h0 and a victim flow from h1 to an idle h9, each flow starting at a
+        // random time within 20 us.
+        auto run = [](uint32_t seed)
+        {
+            return Incast(8, "500us", seed)
+                .Workload("victim", "Incast", {{"Hosts", "h1"}, {"Destinations", "h9"}})
+                .Set("topology", "Hosts", "10")
+                .SetEveryWorkload("StartSpread", "20us")
+                .Class("ns3::RoceSwitch", "EcnEnabled", "true")
+                .Run();
+        };
+        auto r1 = run(7);
+        auto r2 = run(7);
+        auto r3 = run(8);
         for (const auto& [k, v] : r1.metrics)
         {
             NS_TEST_EXPECT_MSG_EQ((v == r2.metrics.at(k)), true, "metric " << k);
@@ -696,15 +689,21 @@ class PcieBoundWriteTest : public RoceTestCase
         // Two senders: each one's own host interface (read completions, 58.4 Gb/s at gen3 x8)
         // is only 1.4 % faster than the receiver's, so one alone would fill the receive buffer
         // too slowly to show PFC within the run.
-        return RunRoce({{"RoceScenario", "Topology", "Leaf"},
-                        {"RoceScenario", "Senders", "2"},
-                        {"RoceScenario", "HostSpeed", "100GbE"},
-                        {"RoceScenario", "MessageSize", "1048576"},
-                        {"RoceScenario", "QueueDepth", "4"},
-                        {"RoceScenario", "Warmup", "300us"},
-                        {"RdmaNic", "PcieGeneration", gen},
-                        {"RdmaNic", "PcieLanes", lanes}},
-                       "2ms");
+        return Stream()
+            .Class("ns3::RdmaNic", "PcieGeneration", gen)
+            .Class("ns3::RdmaNic", "PcieLanes", lanes)
+            .Run();
+    }
+
+    /// h1 and h2 writing 1 MiB messages, four outstanding, to h0 at 100GbE.
+    static lfsim::TestRun
+    Stream()
+    {
+        return Incast(2, "2ms")
+            .Set("topology", "HostSpeed", "100GbE")
+            .Set("incast", "MessageSize", "1048576")
+            .Set("incast", "QueueDepth", "4")
+            .Class("ns3::Report", "Warmup", "300us");
     }
 
     static double
@@ -736,7 +735,7 @@ class PcieBoundWriteTest : public RoceTestCase
                                   "PCIe-bound goodput");
         NS_TEST_EXPECT_MSG_EQ(Metric(r, "drops"), 0.0, "lossless");
         NS_TEST_EXPECT_MSG_GT(HostPauses(r, "h0"), 0.0, "the receiving host sent PAUSE");
-        NS_TEST_EXPECT_MSG_GT(HostPauses(r, "leaf0/p1"), 0.0, "and the switch paused a sender");
+        NS_TEST_EXPECT_MSG_GT(HostPauses(r, "sw0/p1"), 0.0, "and the switch paused a sender");
 
         // gen4 x16 carries 28.8 GB/s: the 100GbE line bounds the stream (closed form as in
         // ClosedFormGoodputTest), and the host never pauses.
@@ -751,13 +750,7 @@ class PcieBoundWriteTest : public RoceTestCase
 
         // Disabled: the same run as without the attributes, event for event.
         auto off = Run("0", "8");
-        auto def = RunRoce({{"RoceScenario", "Topology", "Leaf"},
-                            {"RoceScenario", "Senders", "2"},
-                            {"RoceScenario", "HostSpeed", "100GbE"},
-                            {"RoceScenario", "MessageSize", "1048576"},
-                            {"RoceScenario", "QueueDepth", "4"},
-                            {"RoceScenario", "Warmup", "300us"}},
-                           "2ms");
+        auto def = Stream().Run();
         NS_TEST_EXPECT_MSG_EQ(off.events, def.events, "PcieGeneration 0 changes nothing");
         NS_TEST_EXPECT_MSG_EQ(Metric(off, "total_goodput_Gbps"), Metric(def, "total_goodput_Gbps"),
                               "same goodput");
