@@ -129,6 +129,70 @@ Graph::AddressesOf(uint32_t h) const
     return out;
 }
 
+std::pair<uint32_t, uint32_t>
+Graph::FlowEnds(uint32_t src, uint32_t dst, uint32_t index, int32_t plane,
+                const std::string& key) const
+{
+    // Plane of each switch: its component's rank among the components, by first switch.
+    if (m_plane.size() != m_switches.size())
+    {
+        const SwitchGraph adj = Adjacency();
+        m_plane.assign(m_switches.size(), NONE);
+        uint32_t planes = 0;
+        for (uint32_t s = 0; s < m_switches.size(); ++s)
+        {
+            if (m_plane[s] != NONE)
+            {
+                continue;
+            }
+            std::vector<uint32_t> stack{s};
+            m_plane[s] = planes;
+            while (!stack.empty())
+            {
+                const uint32_t x = stack.back();
+                stack.pop_back();
+                for (auto [nb, port] : adj[x])
+                {
+                    if (m_plane[nb] == NONE)
+                    {
+                        m_plane[nb] = planes;
+                        stack.push_back(nb);
+                    }
+                }
+            }
+            ++planes;
+        }
+    }
+    auto planeOf = [this](uint32_t port)
+    {
+        const uint32_t node = m_ports[Peer(port)].node;
+        return m_nodes[node].host ? 0u : m_plane[m_rank[node]];
+    };
+    const std::vector<uint32_t> a = AddressesOf(src);
+    const std::vector<uint32_t> b = AddressesOf(dst);
+    const std::vector<uint32_t> ports = HostPorts();
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    for (uint32_t x : a)
+    {
+        for (uint32_t y : b)
+        {
+            const uint32_t px = planeOf(ports[x]);
+            if (px == planeOf(ports[y]) && (plane < 0 || px == uint32_t(plane)))
+            {
+                pairs.emplace_back(x, y);
+            }
+        }
+    }
+    if (pairs.empty())
+    {
+        throw std::invalid_argument(key + ": got " + std::to_string(plane) + " for a flow from "
+                                    + m_nodes[m_hosts[src]].name + " to "
+                                    + m_nodes[m_hosts[dst]].name
+                                    + "; accepted: -1 or a plane both hosts are on (0 = A, 1 = B)");
+    }
+    return pairs[index % pairs.size()];
+}
+
 std::string
 Graph::PortLabel(uint32_t port) const
 {

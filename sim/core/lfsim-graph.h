@@ -153,6 +153,13 @@ class Graph
     /// The addresses of host `h` (host number), by port number.
     std::vector<uint32_t> AddressesOf(uint32_t h) const;
 
+    /// The (source, destination) addresses of a flow from host `src` to host `dst`: a pair of
+    /// their ports on the same plane (switch component; planes numbered by their first switch:
+    /// A = 0, B = 1), the flow's `index` taking the possible pairs in turn; `plane` >= 0 keeps
+    /// to that plane. Throws std::invalid_argument naming `key` when no pair is on that plane.
+    std::pair<uint32_t, uint32_t> FlowEnds(uint32_t src, uint32_t dst, uint32_t index,
+                                           int32_t plane, const std::string& key) const;
+
     /// A port's label: a one-port host's name ("h3"); "h3/A" or "h3/p1" for a host with
     /// several ports (its port's name, else its number); "leaf0/p2" for a switch port.
     std::string PortLabel(uint32_t port) const;
@@ -188,6 +195,7 @@ class Graph
     std::vector<uint32_t> m_rank;
     std::unordered_map<std::string, uint32_t> m_byName;
     std::map<std::string, std::vector<uint32_t>> m_groups;
+    mutable std::vector<uint32_t> m_plane; ///< plane of each switch, computed on first use
 };
 
 } // namespace lfsim

@@ -147,13 +147,6 @@ TwoPlanes(const lfsim::Graph& g)
             }
         }
     }
-    for (int k = 0; k < 2; ++k)
-    {
-        for (uint32_t n : g.Switches())
-        {
-            d.AddToGroup(plane[k], node[k][n]);
-        }
-    }
     return d;
 }
 

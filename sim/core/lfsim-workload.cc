@@ -54,6 +54,12 @@ Workload::GetTypeId()
                             "maps to); -1: the transport's default (RdmaNic::Dscp).",
                             IntegerValue(-1), MakeIntegerAccessor(&Workload::m_priority),
                             MakeIntegerChecker<int32_t>(-1, 7))
+              .AddAttribute("Plane",
+                            "Dual fabrics (Topology Planes 2, or any graph of several switch "
+                            "components): the plane the flows take, 0 (A) or 1 (B); -1: every "
+                            "pair of ports on a common plane in turn, flow by flow.",
+                            IntegerValue(-1), MakeIntegerAccessor(&Workload::m_plane),
+                            MakeIntegerChecker<int32_t>(-1, 63))
               .AddAttribute("Operation",
                             "How each message's data moves: Write (pushed by the sender: RDMA "
                             "WRITE, FCP WRITE), Read (pulled by the receiver: RDMA READ) or Send "
@@ -122,6 +128,7 @@ MessageWorkload::Flow(const lfsim::WorkloadEnv& env, uint32_t index, uint32_t sr
     f.start = DrawStart(env.start);
     f.priority = m_priority;
     f.op = lfsim::Operation(m_operation);
+    f.plane = m_plane;
     f.workload = index;
     return f;
 }

@@ -50,6 +50,7 @@ struct FlowSpec
     ns3::Time start;
     int32_t priority = -1; ///< traffic class; -1: the transport's default
     Operation op = Operation::WRITE;
+    int32_t plane = -1;    ///< dual fabrics: the plane it takes (0 = A, 1 = B); -1: in turn
     uint32_t workload = 0; ///< index of the workload it belongs to
 };
 
@@ -100,6 +101,11 @@ class Workload : public Object
     {
         return m_start;
     }
+    int32_t
+    GetPlane() const
+    {
+        return m_plane;
+    }
     lfsim::Operation
     GetOperation() const
     {
@@ -118,6 +124,7 @@ class Workload : public Object
     int32_t m_priority = -1;
     int m_operation = 0; ///< lfsim::Operation
     Time m_startSpread;
+    int32_t m_plane = -1;
 };
 
 /// Closed-loop message flows: each flow keeps QueueDepth messages of MessageSize outstanding,

@@ -118,6 +118,7 @@ class OpenLoopWorkload : public Workload
                 f.start = t;
                 f.priority = m_priority;
                 f.op = lfsim::Operation(m_operation);
+                f.plane = m_plane;
                 f.workload = index;
                 out.push_back(f);
             }

@@ -349,10 +349,9 @@ class FcFabric : public lfsim::Fabric
                     + ".Operation: got Read or Send; accepted: Write with fabric fc (a flow is "
                       "an FCP WRITE exchange)");
             }
-            const auto a = g.AddressesOf(s.src);
-            const auto b = g.AddressesOf(s.dst);
-            const uint32_t planes = std::min(a.size(), b.size());
-            ends.emplace_back(a[f % planes], b[f % planes]);
+            // Hosts with several N_Ports (dual fabrics): a pair on one plane, in turn.
+            ends.push_back(g.FlowEnds(s.src, s.dst, f, s.plane,
+                                      "workload." + ctx.workloads[s.workload].name + ".Plane"));
         }
         for (const auto& [src, dst] : ends)
         {

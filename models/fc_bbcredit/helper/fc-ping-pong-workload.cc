@@ -111,10 +111,10 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
         }
         const auto& thr = t.Column("throughput_MBps");
         double top = *std::max_element(thr.begin(), thr.end());
-        ctx.SetMetric("max_throughput_MBps", top);
+        ctx.SetMetric(prefix + "max_throughput_MBps", top);
         if (nSustained)
         {
-            ctx.SetMetric("sustained_MBps", sustained / nSustained);
+            ctx.SetMetric(prefix + "sustained_MBps", sustained / nSustained);
         }
         // Knee: the smallest size reaching 90 % of the largest size's throughput.
         double knee = x.back();
@@ -126,7 +126,7 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
                 break;
             }
         }
-        ctx.SetMetric("knee_KB", knee);
+        ctx.SetMetric(prefix + "knee_KB", knee);
         // Least-squares line latency = a + b * size.
         double n = x.size();
         double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
@@ -142,7 +142,7 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
         }
         if (sxx > 0 && syy > 0)
         {
-            ctx.SetMetric("latency_slope_us_per_KB", sxy / sxx);
+            ctx.SetMetric(prefix + "latency_slope_us_per_KB", sxy / sxx);
             ctx.SetMetric(prefix + "latency_intercept_us", my - sxy / sxx * mx);
             ctx.SetMetric(prefix + "latency_r2", sxy * sxy / (sxx * syy));
         }

@@ -105,8 +105,8 @@ class FcpInstalled : public lfsim::InstalledWorkload
             ios += lat.size();
         }
         ctx.SetLabels(prefix + "flows", labels);
-        ctx.SetMetric("total_MBps", bytes / window / 1e6);
-        ctx.SetMetric("per_flow_MBps", rates);
+        ctx.SetMetric(prefix + "total_MBps", bytes / window / 1e6);
+        ctx.SetMetric(prefix + "per_flow_MBps", rates);
         ctx.SetMetric(prefix + "jain_fairness", lfsim::JainFairness(rates));
         ctx.SetMetric(prefix + "iops", ios / window);
         ctx.SetMetric(prefix + "mean_latency_us",

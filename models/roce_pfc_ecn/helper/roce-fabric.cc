@@ -263,7 +263,7 @@ class RoceFabric : public lfsim::Fabric
         }
         for (uint32_t f = 0; f < m_specs.size(); ++f)
         {
-            AddFlow(g, f);
+            AddFlow(ctx, f);
         }
         m_report.delivered = [this](uint32_t f) { return m_flows[f].sink->GetBytesReceived(); };
         m_report.ideal = [this](uint32_t f) { return IdealFct(f); };
@@ -423,24 +423,15 @@ class RoceFabric : public lfsim::Fabric
     /// from the devices' streams so that adding a switch never shifts them.
     static constexpr int64_t WORKLOAD_STREAMS = 1000000;
 
-    /// The address (host port) host h uses for flow f: several ports (dual planes) are used in
-    /// turn, flow by flow.
-    uint32_t
-    AddressFor(const lfsim::Graph& g, uint32_t h, uint32_t f, uint32_t planes) const
-    {
-        const std::vector<uint32_t> a = g.AddressesOf(h);
-        return a[f % planes];
-    }
-
     void
-    AddFlow(const lfsim::Graph& g, uint32_t index)
+    AddFlow(const RunContext& ctx, uint32_t index)
     {
         const lfsim::FlowSpec& s = m_specs[index];
         RoceTopology& t = m_net.topology;
-        const uint32_t planes = std::min(g.AddressesOf(s.src).size(), g.AddressesOf(s.dst).size());
         Flow f;
-        f.srcAddr = AddressFor(g, s.src, index, planes);
-        f.dstAddr = AddressFor(g, s.dst, index, planes);
+        // Hosts with several ports (dual fabrics): a pair on one plane, the pairs in turn.
+        std::tie(f.srcAddr, f.dstAddr) = ctx.graph.FlowEnds(
+            s.src, s.dst, index, s.plane, "workload." + ctx.workloads[s.workload].name + ".Plane");
         const bool read = s.op == lfsim::Operation::READ;
         // For a READ the data's destination asks for it.
         const uint32_t req = read ? f.dstAddr : f.srcAddr;

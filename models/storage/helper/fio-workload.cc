@@ -257,6 +257,11 @@ FioWorkload::CheckShared(int s) const
         reject("StartSpread", lfsim::TimeText(m_startSpread),
                "0s for pattern Fio (every job starts at Start, as fio starts its jobs)");
     }
+    if (m_plane >= 0)
+    {
+        reject("Plane", std::to_string(m_plane),
+               "-1 for pattern Fio (its I/Os take every path, as PathSelector chooses)");
+    }
     if (m_priority >= 0 && s != NVMEOF_RDMA)
     {
         reject("Priority", std::to_string(m_priority),

@@ -309,7 +309,16 @@ class PlanesTest : public lfsim::ModelTestCase
         }
         NS_TEST_EXPECT_MSG_EQ(perPlane[0], 6u, "plane A: 3 leaves x 2 spines");
         NS_TEST_EXPECT_MSG_EQ(perPlane[1], 6u, "plane B: the same");
-        NS_TEST_EXPECT_MSG_EQ(g.Groups().at("A").size(), one.Switches().size(), "group A");
+        NS_TEST_EXPECT_MSG_EQ(g.Groups().count("A"), 0u, "a plane is not a group of hosts");
+        // A flow's plane: every pair of ports on a common plane in turn, or the one asked for.
+        const auto ab = g.FlowEnds(0, 1, 0, -1, "Plane");
+        const auto ba = g.FlowEnds(0, 1, 1, -1, "Plane");
+        NS_TEST_EXPECT_MSG_EQ(g.Ports()[g.HostPorts()[ab.first]].name, "A", "flow 0 on A");
+        NS_TEST_EXPECT_MSG_EQ(g.Ports()[g.HostPorts()[ab.second]].name, "A", "both ends on A");
+        NS_TEST_EXPECT_MSG_EQ(g.Ports()[g.HostPorts()[ba.first]].name, "B", "flow 1 on B");
+        NS_TEST_EXPECT_MSG_EQ(g.Ports()[g.HostPorts()[ba.second]].name, "B", "both ends on B");
+        const auto forced = g.FlowEnds(0, 1, 0, 1, "Plane");
+        NS_TEST_EXPECT_MSG_EQ(g.Ports()[g.HostPorts()[forced.first]].name, "B", "Plane 1 is B");
         // No switch of one plane has a route to an address of the other.
         const lfsim::RouteTable routes = g.Routes(lfsim::SHORTEST_PATH);
         const std::vector<uint32_t> addresses = g.HostPorts();
