@@ -1,5 +1,8 @@
 #include "lfsim-graph.h"
 
+#include "ns3/double.h"
+#include "ns3/string.h"
+
 #include <algorithm>
 #include <cctype>
 #include <numeric>
@@ -588,6 +591,50 @@ Graph::Routes(Routing routing, uint32_t failed, bool stale) const
         t.m_sets[home].push_back({hp.number});
     }
     return t;
+}
+
+void
+ConfigureCable(const GraphLink& l, ns3::Ptr<ns3::Object> channel, ns3::Ptr<ns3::Object> a,
+               ns3::Ptr<ns3::Object> b)
+{
+    for (const auto& [typeId, name, value] : l.attributes)
+    {
+        for (ns3::Ptr<ns3::Object> o : {channel, a, b})
+        {
+            if (o->GetInstanceTypeId().GetName() == typeId
+                && !o->SetAttributeFailSafe(name, ns3::StringValue(value)))
+            {
+                throw std::invalid_argument(l.where + "." + typeId.substr(5) + "." + name
+                                            + ": got '" + value
+                                            + "'; accepted: a value of that attribute");
+            }
+        }
+    }
+    if (l.delay.IsStrictlyNegative() && l.length < 0)
+    {
+        return;
+    }
+    const std::string cls = channel->GetInstanceTypeId().GetName().substr(5);
+    double metres = l.length;
+    std::string key = l.where + ".length";
+    if (!l.delay.IsStrictlyNegative())
+    {
+        ns3::TimeValue perMetre;
+        channel->GetAttribute("PropagationDelayPerMeter", perMetre);
+        if (!perMetre.Get().IsStrictlyPositive())
+        {
+            throw std::invalid_argument(l.where + ".delay: got a delay; accepted: a length when "
+                                        + cls + "::PropagationDelayPerMeter is 0");
+        }
+        metres = double(l.delay.GetPicoSeconds()) / double(perMetre.Get().GetPicoSeconds());
+        key = l.where + ".delay";
+    }
+    if (!channel->SetAttributeFailSafe("Length", ns3::DoubleValue(metres)))
+    {
+        throw std::invalid_argument(key + ": got " + std::to_string(metres)
+                                    + " m of cable; accepted: a length " + cls
+                                    + "::Length takes (its range)");
+    }
 }
 
 } // namespace lfsim

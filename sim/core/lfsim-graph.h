@@ -9,6 +9,7 @@
 
 #include "lfsim-routing.h"
 #include "ns3/nstime.h"
+#include "ns3/object.h"
 
 #include <array>
 #include <cstdint>
@@ -197,6 +198,13 @@ class Graph
     std::map<std::string, std::vector<uint32_t>> m_groups;
     mutable std::vector<uint32_t> m_plane; ///< plane of each switch, computed on first use
 };
+
+/// What every fabric does with a cable of the graph: its per-link attributes on the channel and
+/// the two devices (those of their TypeId), then its length, or its delay turned into a length
+/// by the channel's PropagationDelayPerMeter, into the channel's Length. Speeds are the
+/// fabric's own. Throws std::invalid_argument naming the link's key.
+void ConfigureCable(const GraphLink& l, ns3::Ptr<ns3::Object> channel, ns3::Ptr<ns3::Object> a,
+                    ns3::Ptr<ns3::Object> b);
 
 } // namespace lfsim
 

@@ -91,6 +91,29 @@ Workload::Sinks(const lfsim::Graph& g) const
                                   : g.SelectHosts(m_destinations, key + ".Destinations");
 }
 
+static uint32_t
+OneOf(const std::vector<uint32_t>& hosts, const std::string& key, const std::string& role)
+{
+    if (hosts.size() != 1)
+    {
+        throw std::invalid_argument(key + ": selects " + std::to_string(hosts.size())
+                                    + " hosts; accepted: the one " + role + " host, e.g. h0");
+    }
+    return hosts[0];
+}
+
+uint32_t
+Workload::OneSource(const lfsim::Graph& g, const std::string& role) const
+{
+    return OneOf(Sources(g), key + ".Hosts", role);
+}
+
+uint32_t
+Workload::OneSink(const lfsim::Graph& g, const std::string& role) const
+{
+    return OneOf(Sinks(g), key + ".Destinations", role);
+}
+
 TypeId
 MessageWorkload::GetTypeId()
 {
@@ -228,6 +251,38 @@ GenerateFlows(const std::vector<WorkloadInstance>& workloads, const WorkloadEnv&
         workloads[i].object->Generate(own, i, flows);
     }
     return flows;
+}
+
+void
+InstalledWorkloads::Install(RunContext& ctx, FabricNetwork& network)
+{
+    for (uint32_t w = 0; w < ctx.workloads.size(); ++w)
+    {
+        if (ctx.workloads[w].info->install)
+        {
+            m_apps.emplace_back(w, ctx.workloads[w].info->install(ctx, ctx.workloads[w], network));
+        }
+    }
+}
+
+void
+InstalledWorkloads::Finish(RunContext& ctx)
+{
+    for (auto& [w, app] : m_apps)
+    {
+        app->Finish(ctx, w == 0 ? "" : ctx.workloads[w].name + "_");
+    }
+}
+
+std::vector<std::string>
+WorkloadNames(const std::vector<WorkloadInstance>& workloads)
+{
+    std::vector<std::string> names;
+    for (const auto& w : workloads)
+    {
+        names.push_back(w.name);
+    }
+    return names;
 }
 
 } // namespace lfsim

@@ -77,10 +77,12 @@ class Workload : public Object
   public:
     static TypeId GetTypeId();
 
-    /// The flows of a generic pattern, appended to `out` (each with workload = `index`).
-    virtual void Generate(const lfsim::WorkloadEnv& env, uint32_t index,
-                          std::vector<lfsim::FlowSpec>& out)
-        = 0;
+    /// The flows of a generic pattern, appended to `out` (each with workload = `index`); a
+    /// pattern that installs itself makes none.
+    virtual void
+    Generate(const lfsim::WorkloadEnv&, uint32_t, std::vector<lfsim::FlowSpec>&)
+    {
+    }
     /// Tables given by a file (e.g. a flow list); a pattern that takes none ignores them.
     virtual void
     SetTables(const std::map<std::string, lfsim::Rows>&)
@@ -90,6 +92,10 @@ class Workload : public Object
     /// The selected hosts (host numbers), with the key named in errors.
     std::vector<uint32_t> Sources(const lfsim::Graph& g) const;
     std::vector<uint32_t> Sinks(const lfsim::Graph& g) const;
+    /// The one host Hosts (or Destinations) must select, `role` naming it in the error
+    /// ("... selects 3 hosts; accepted: the one sending host, e.g. h0").
+    uint32_t OneSource(const lfsim::Graph& g, const std::string& role) const;
+    uint32_t OneSink(const lfsim::Graph& g, const std::string& role) const;
 
     double
     GetLoad() const
@@ -206,6 +212,21 @@ struct WorkloadInstance
 /// Creates the configured workloads; throws std::invalid_argument naming the key.
 std::vector<WorkloadInstance> MakeWorkloads(const std::vector<InstanceConfig>& cfgs,
                                             const std::string& fabric);
+
+/// The patterns of a run that install themselves, installed on a fabric's network in workload
+/// order, and finished after the run with their prefixes ("" for the first workload).
+class InstalledWorkloads
+{
+  public:
+    void Install(RunContext& ctx, FabricNetwork& network);
+    void Finish(RunContext& ctx);
+
+  private:
+    std::vector<std::pair<uint32_t, std::unique_ptr<InstalledWorkload>>> m_apps;
+};
+
+/// The workloads' names, in order (the report's labels).
+std::vector<std::string> WorkloadNames(const std::vector<WorkloadInstance>& workloads);
 
 /// The flows of every generic workload, in workload order.
 std::vector<FlowSpec> GenerateFlows(const std::vector<WorkloadInstance>& workloads,

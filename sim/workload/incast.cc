@@ -25,18 +25,13 @@ class IncastWorkload : public MessageWorkload
     Generate(const lfsim::WorkloadEnv& env, uint32_t index,
              std::vector<lfsim::FlowSpec>& out) override
     {
-        const std::vector<uint32_t> dst = Sinks(*env.graph);
-        if (dst.size() != 1)
-        {
-            throw std::invalid_argument(key + ".Destinations: selects " + std::to_string(dst.size())
-                                        + " hosts; accepted: the one receiving host, e.g. h0");
-        }
+        const uint32_t dst = OneSink(*env.graph, "receiving");
         const size_t first = out.size();
         for (uint32_t src : Sources(*env.graph))
         {
-            if (src != dst[0])
+            if (src != dst)
             {
-                out.push_back(Flow(env, index, src, dst[0]));
+                out.push_back(Flow(env, index, src, dst));
             }
         }
         if (out.size() == first)

@@ -26,18 +26,13 @@ class OutcastWorkload : public MessageWorkload
     Generate(const lfsim::WorkloadEnv& env, uint32_t index,
              std::vector<lfsim::FlowSpec>& out) override
     {
-        const std::vector<uint32_t> src = Sources(*env.graph);
-        if (src.size() != 1)
-        {
-            throw std::invalid_argument(key + ".Hosts: selects " + std::to_string(src.size())
-                                        + " hosts; accepted: the one sending host, e.g. h0");
-        }
+        const uint32_t src = OneSource(*env.graph, "sending");
         const size_t first = out.size();
         for (uint32_t dst : Sinks(*env.graph))
         {
-            if (dst != src[0])
+            if (dst != src)
             {
-                out.push_back(Flow(env, index, src[0], dst));
+                out.push_back(Flow(env, index, src, dst));
             }
         }
         if (out.size() == first)

@@ -191,20 +191,11 @@ class FcFabric : public lfsim::Fabric
         };
         m_specs = lfsim::GenerateFlows(ctx.workloads, env);
         InstallFlows(ctx);
-        std::vector<std::string> names;
-        for (uint32_t w = 0; w < ctx.workloads.size(); ++w)
-        {
-            names.push_back(ctx.workloads[w].name);
-            if (ctx.workloads[w].info->install)
-            {
-                m_apps.emplace_back(w,
-                                    ctx.workloads[w].info->install(ctx, ctx.workloads[w], m_net));
-            }
-        }
+        m_apps.Install(ctx, m_net);
         m_report.deliveredInWindow = [this](uint32_t f) { return Stats(f).windowBytes; };
         m_report.delivered = [this](uint32_t f) { return Stats(f).deliveredBytes; };
         m_report.ideal = [this](uint32_t f) { return IdealFct(f); };
-        m_report.Init(ctx, m_specs, names);
+        m_report.Init(ctx, m_specs, lfsim::WorkloadNames(ctx.workloads));
         // The egress backlog where the first flow's data converges: the switch port facing its
         // destination (the incast's bottleneck).
         if (!m_flows.empty())
@@ -278,10 +269,7 @@ class FcFabric : public lfsim::Fabric
         m_detector->Finish(ctx);
 
         m_report.Finish(ctx);
-        for (auto& [w, app] : m_apps)
-        {
-            app->Finish(ctx, w == 0 ? "" : ctx.workloads[w].name + "_");
-        }
+        m_apps.Finish(ctx);
         // FC has no PAUSE: a transmitter is held back by BB_Credit instead. "Paused" time is
         // each port's credit-stall time (frames waiting, line free, no credit) over the run.
         ctx.SetMetric("pause_frames_sent", 0.0);
@@ -690,7 +678,7 @@ class FcFabric : public lfsim::Fabric
     std::vector<FlowRef> m_flows;
     std::map<const FcMessageSender*, std::vector<uint32_t>> m_senderFlows; ///< app flow -> flow
     lfsim::FlowReport m_report;
-    std::vector<std::pair<uint32_t, std::unique_ptr<lfsim::InstalledWorkload>>> m_apps;
+    lfsim::InstalledWorkloads m_apps;
     size_t m_finite = 0;
     size_t m_flowsDone = 0;
     QueueWatch m_queue;

@@ -111,49 +111,12 @@ FcHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
         t.peer[index[l.a]] = index[l.b];
         t.peer[index[l.b]] = index[l.a];
         Ptr<FcChannel> ch = CreateObject<FcChannel>();
-        for (const auto& [typeId, name, value] : l.attributes)
-        {
-            for (Ptr<Object> o : {Ptr<Object>(ch), Ptr<Object>(a), Ptr<Object>(b)})
-            {
-                if (o->GetInstanceTypeId().GetName() == typeId
-                    && !o->SetAttributeFailSafe(name, StringValue(value)))
-                {
-                    throw std::invalid_argument(l.where + "." + typeId.substr(5) + "." + name
-                                                + ": got '" + value
-                                                + "'; accepted: a value of that attribute");
-                }
-            }
-        }
+        lfsim::ConfigureCable(l, ch, a, b);
         if (!l.speed.empty())
         {
             const EnumValue s(int(ParseSpeed(l.speed, l.speedKey)));
             a->SetAttribute("Speed", s);
             b->SetAttribute("Speed", s);
-        }
-        if (l.delay >= Time(0) || l.length >= 0)
-        {
-            double metres = l.length;
-            std::string key = l.where + ".length";
-            if (l.delay >= Time(0))
-            {
-                TimeValue perMetre;
-                ch->GetAttribute("PropagationDelayPerMeter", perMetre);
-                if (!perMetre.Get().IsStrictlyPositive())
-                {
-                    throw std::invalid_argument(l.where
-                                                + ".delay: got a delay; accepted: a length "
-                                                  "when FcChannel::PropagationDelayPerMeter "
-                                                  "is 0");
-                }
-                metres = double(l.delay.GetPicoSeconds()) / double(perMetre.Get().GetPicoSeconds());
-                key = l.where + ".delay";
-            }
-            if (!ch->SetAttributeFailSafe("Length", DoubleValue(metres)))
-            {
-                throw std::invalid_argument(key + ": got " + std::to_string(metres)
-                                            + " m of cable; accepted: a length FcChannel::Length "
-                                              "takes (its range)");
-            }
         }
         a->Attach(ch);
         b->Attach(ch);

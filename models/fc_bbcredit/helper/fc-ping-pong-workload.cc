@@ -28,29 +28,12 @@ class FcPingPongWorkload : public Workload
                                 .AddConstructor<FcPingPongWorkload>();
         return tid;
     }
-
-    void
-    Generate(const lfsim::WorkloadEnv&, uint32_t, std::vector<lfsim::FlowSpec>&) override
-    {
-    }
 };
 
 NS_OBJECT_ENSURE_REGISTERED(FcPingPongWorkload);
 
 namespace
 {
-
-/// The one host a selection must name.
-uint32_t
-OneHost(const std::vector<uint32_t>& hosts, const std::string& key, const char* role)
-{
-    if (hosts.size() != 1)
-    {
-        throw std::invalid_argument(key + ": selects " + std::to_string(hosts.size())
-                                    + " hosts; accepted: the one " + role + " host, e.g. h0");
-    }
-    return hosts[0];
-}
 
 class FcPingPongInstalled : public lfsim::InstalledWorkload
 {
@@ -59,9 +42,8 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
     {
         CheckUnpaced(w);
         const lfsim::Graph& g = ctx.graph;
-        const uint32_t client = OneHost(w.object->Sources(g), w.object->key + ".Hosts", "client");
-        const uint32_t server
-            = OneHost(w.object->Sinks(g), w.object->key + ".Destinations", "server");
+        const uint32_t client = w.object->OneSource(g, "client");
+        const uint32_t server = w.object->OneSink(g, "server");
         if (client == server)
         {
             throw std::invalid_argument(w.object->key

@@ -25,11 +25,6 @@ class FcStreamWorkload : public Workload
                                 .AddConstructor<FcStreamWorkload>();
         return tid;
     }
-
-    void
-    Generate(const lfsim::WorkloadEnv&, uint32_t, std::vector<lfsim::FlowSpec>&) override
-    {
-    }
 };
 
 NS_OBJECT_ENSURE_REGISTERED(FcStreamWorkload);
@@ -45,13 +40,7 @@ class FcStreamInstalled : public lfsim::InstalledWorkload
     {
         CheckUnpaced(w);
         const lfsim::Graph& g = ctx.graph;
-        const std::vector<uint32_t> dst = w.object->Sinks(g);
-        if (dst.size() != 1)
-        {
-            throw std::invalid_argument(w.object->key + ".Destinations: selects "
-                                        + std::to_string(dst.size())
-                                        + " hosts; accepted: the one receiving host, e.g. h0");
-        }
+        const std::vector<uint32_t> dst{w.object->OneSink(g, "receiving")};
         FcTopology& t = net.topology;
         const uint32_t rx = g.AddressesOf(dst[0])[0];
         m_sink = CreateObject<FcSink>();

@@ -27,11 +27,6 @@ class FcpWorkload : public Workload
                                 .AddConstructor<FcpWorkload>();
         return tid;
     }
-
-    void
-    Generate(const lfsim::WorkloadEnv&, uint32_t, std::vector<lfsim::FlowSpec>&) override
-    {
-    }
 };
 
 NS_OBJECT_ENSURE_REGISTERED(FcpWorkload);
@@ -47,13 +42,7 @@ class FcpInstalled : public lfsim::InstalledWorkload
     {
         CheckUnpaced(w);
         const lfsim::Graph& g = ctx.graph;
-        const std::vector<uint32_t> dst = w.object->Sinks(g);
-        if (dst.size() != 1)
-        {
-            throw std::invalid_argument(w.object->key + ".Destinations: selects "
-                                        + std::to_string(dst.size())
-                                        + " hosts; accepted: the one target host, e.g. h0");
-        }
+        const std::vector<uint32_t> dst{w.object->OneSink(g, "target")};
         FcTopology& t = net.topology;
         m_target = CreateObject<FcpTarget>();
         t.hosts.Get(dst[0])->AddApplication(m_target);

@@ -251,16 +251,7 @@ class RoceFabric : public lfsim::Fabric
         env.hostRate = [this, &g](uint32_t h)
         { return double(EthBitRate(m_net.topology.hostPorts[g.AddressesOf(h)[0]]->GetSpeed())); };
         m_specs = lfsim::GenerateFlows(ctx.workloads, env);
-        std::vector<std::string> names;
-        for (uint32_t w = 0; w < ctx.workloads.size(); ++w)
-        {
-            names.push_back(ctx.workloads[w].name);
-            if (ctx.workloads[w].info->install)
-            {
-                m_apps.emplace_back(w,
-                                    ctx.workloads[w].info->install(ctx, ctx.workloads[w], m_net));
-            }
-        }
+        m_apps.Install(ctx, m_net);
         for (uint32_t f = 0; f < m_specs.size(); ++f)
         {
             AddFlow(ctx, f);
@@ -272,7 +263,7 @@ class RoceFabric : public lfsim::Fabric
                 { return double(m_flows[f].requester->GetRetransmittedPackets()); }},
                {"timeouts",
                 [this](uint32_t f) { return double(m_flows[f].requester->GetTimeouts()); }}};
-        m_report.Init(ctx, m_specs, names);
+        m_report.Init(ctx, m_specs, lfsim::WorkloadNames(ctx.workloads));
         m_warmup = ctx.report->GetWarmup();
         ConnectRecorders(ctx);
         OpenCaptures(ctx);
@@ -290,10 +281,7 @@ class RoceFabric : public lfsim::Fabric
             f->Close();
         }
         m_report.Finish(ctx);
-        for (auto& [w, app] : m_apps)
-        {
-            app->Finish(ctx, w == 0 ? "" : ctx.workloads[w].name + "_");
-        }
+        m_apps.Finish(ctx);
 
         // Per port.
         Table& pt = ctx.AddTable("ports", {"id", "frames_tx", "frames_rx", "pause_tx", "xon_tx",
@@ -877,7 +865,7 @@ class RoceFabric : public lfsim::Fabric
     std::vector<lfsim::FlowSpec> m_specs;
     std::vector<Flow> m_flows;
     lfsim::FlowReport m_report;
-    std::vector<std::pair<uint32_t, std::unique_ptr<lfsim::InstalledWorkload>>> m_apps;
+    lfsim::InstalledWorkloads m_apps;
     Time m_warmup;
     size_t m_finite = 0;
     size_t m_flowsDone = 0;

@@ -87,19 +87,7 @@ RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
         t.peer[index[l.a]] = index[l.b];
         t.peer[index[l.b]] = index[l.a];
         Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
-        for (const auto& [typeId, name, value] : l.attributes)
-        {
-            const std::string key = l.where + "." + typeId.substr(5) + "." + name;
-            for (Ptr<Object> o : {Ptr<Object>(ch), Ptr<Object>(a), Ptr<Object>(b)})
-            {
-                if (o->GetInstanceTypeId().GetName() == typeId
-                    && !o->SetAttributeFailSafe(name, StringValue(value)))
-                {
-                    throw std::invalid_argument(key + ": got '" + value
-                                                + "'; accepted: a value of that attribute");
-                }
-            }
-        }
+        lfsim::ConfigureCable(l, ch, a, b);
         if (!l.speed.empty())
         {
             const EthSpeed s = ParseSpeed(l.speed, l.speedKey);
@@ -111,31 +99,6 @@ RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
             throw std::invalid_argument(l.where
                                         + ": its two ports have different Speeds; "
                                           "accepted: one speed per cable");
-        }
-        if (l.delay >= Time(0) || l.length >= 0)
-        {
-            double metres = l.length;
-            std::string key = l.where + ".length";
-            if (l.delay >= Time(0))
-            {
-                TimeValue perMetre;
-                ch->GetAttribute("PropagationDelayPerMeter", perMetre);
-                if (!perMetre.Get().IsStrictlyPositive())
-                {
-                    throw std::invalid_argument(l.where
-                                                + ".delay: got a delay; accepted: a length "
-                                                  "when RoceChannel::PropagationDelayPerMeter "
-                                                  "is 0");
-                }
-                metres = double(l.delay.GetPicoSeconds()) / double(perMetre.Get().GetPicoSeconds());
-                key = l.where + ".delay";
-            }
-            if (!ch->SetAttributeFailSafe("Length", DoubleValue(metres)))
-            {
-                throw std::invalid_argument(key + ": got " + std::to_string(metres)
-                                            + " m of cable; accepted: a length RoceChannel::Length "
-                                              "takes (its range)");
-            }
         }
         a->Attach(ch);
         b->Attach(ch);

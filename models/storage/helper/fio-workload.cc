@@ -62,11 +62,6 @@ class FioWorkload : public Workload
         ISCSI
     };
 
-    void
-    Generate(const lfsim::WorkloadEnv&, uint32_t, std::vector<lfsim::FlowSpec>&) override
-    {
-    }
-
     /// Destinations names the targets, and the shared attributes fio has no use for keep
     /// their defaults (errors name the key); returns the traffic class of RDMA queue pairs (-1:
     /// RdmaNic's).
