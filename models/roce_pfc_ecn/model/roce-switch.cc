@@ -163,13 +163,6 @@ RoceSwitch::SetRoutes(std::vector<std::vector<uint32_t>> sets, std::vector<uint3
     m_hostIpBase = hostIpBase;
 }
 
-double
-RoceSwitch::GetBufferIntegral() const
-{
-    return m_bufferIntegral
-           + double(m_bufferUsed) * (Simulator::Now() - m_bufferChanged).GetSeconds();
-}
-
 void
 RoceSwitch::ParseDscpMap()
 {
@@ -386,9 +379,6 @@ RoceSwitch::Admit(uint32_t port, uint8_t prio, uint32_t bytes)
     {
         return false;
     }
-    const Time now = Simulator::Now();
-    m_bufferIntegral += double(m_bufferUsed) * (now - m_bufferChanged).GetSeconds();
-    m_bufferChanged = now;
     m_bufferUsed += bytes;
     m_c.peakBufferBytes = std::max(m_c.peakBufferBytes, m_bufferUsed);
     if (lossless && !a.xoff && (a.headroom > 0 || a.shared >= GetThreshold()))
@@ -412,9 +402,6 @@ RoceSwitch::Release(uint32_t port, uint8_t prio, uint32_t bytes)
     m_sharedUsed -= s;
     b -= s;
     a.reserved -= std::min(a.reserved, b);
-    const Time now = Simulator::Now();
-    m_bufferIntegral += double(m_bufferUsed) * (now - m_bufferChanged).GetSeconds();
-    m_bufferChanged = now;
     m_bufferUsed -= bytes;
     if (a.xoff && a.headroom == 0
         && (a.shared == 0 || a.shared + double(m_xonOffset) <= GetThreshold()))

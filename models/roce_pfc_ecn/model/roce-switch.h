@@ -71,8 +71,7 @@ class RoceSwitch : public Object
     /// address hostIpBase + a (an empty set: no route). Many addresses share a set.
     void SetRoutes(std::vector<std::vector<uint32_t>> sets, std::vector<uint32_t> setOf,
                    uint32_t hostIpBase);
-    /// Time integral of the bytes buffered (byte-seconds) from 0 to now.
-    double GetBufferIntegral() const;
+
     /// Sizes the MMU once every port is attached (headroom from the cable and speeds).
     void Setup(uint32_t id);
 
@@ -222,8 +221,7 @@ class RoceSwitch : public Object
     uint64_t m_sharedPool = 0;
     uint64_t m_sharedUsed = 0;
     uint64_t m_bufferUsed = 0;
-    double m_bufferIntegral = 0; ///< byte-seconds up to m_bufferChanged
-    Time m_bufferChanged;
+
     uint64_t m_headroomUsed = 0;
     Ptr<UniformRandomVariable> m_uniform;
     std::vector<Watchdog> m_wd; ///< per (port, priority); empty when the watchdog is off
