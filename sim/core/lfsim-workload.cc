@@ -1,5 +1,6 @@
 #include "lfsim-workload.h"
 
+#include "lfsim-attributes.h"
 #include "lfsim-run.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -70,6 +71,38 @@ Workload::GetTypeId()
                                             int(lfsim::Operation::READ), "Read",
                                             int(lfsim::Operation::SEND), "Send"));
     return tid;
+}
+
+void
+Workload::RefuseSet(const std::vector<std::string>& attrs, const std::string& pattern,
+                    const std::string& why) const
+{
+    const TypeId tid = GetInstanceTypeId();
+    for (const std::string& name : attrs)
+    {
+        TypeId::AttributeInformation info;
+        if (!tid.LookupAttributeByName(name, &info))
+        {
+            continue;
+        }
+        StringValue now;
+        GetAttribute(name, now);
+        std::string got = now.Get();
+        std::string def = info.originalInitialValue->SerializeToString(info.checker);
+        if (auto t = DynamicCast<const TimeValue>(info.originalInitialValue))
+        {
+            // Times as a user writes them ("1us"), not ns-3's "+1000000.0fs".
+            TimeValue v;
+            GetAttribute(name, v);
+            got = lfsim::TimeText(v.Get());
+            def = lfsim::TimeText(t->Get());
+        }
+        if (got != def)
+        {
+            throw std::invalid_argument(key + "." + name + ": got '" + got + "'; accepted: " + def
+                                        + " with pattern " + pattern + " (" + why + ")");
+        }
+    }
 }
 
 Time

@@ -117,6 +117,11 @@ class Workload : public Object
     {
         return lfsim::Operation(m_operation);
     }
+    /// For a pattern that has no use for some shared attributes: throws std::invalid_argument
+    /// "KEY.Attr: got 'v'; accepted: DEFAULT with pattern P (why)" for the first of `attrs`
+    /// not at its default, so that a setting is refused, never silently ignored.
+    void RefuseSet(const std::vector<std::string>& attrs, const std::string& pattern,
+                   const std::string& why) const;
     /// Start plus a uniform draw in [0, StartSpread) from `rv` (the shared start stream).
     Time DrawStart(Ptr<UniformRandomVariable> rv) const;
     /// "workload.NAME" for error messages.

@@ -337,6 +337,13 @@ class FcFabric : public lfsim::Fabric
                     + ".Operation: got Read or Send; accepted: Write with fabric fc (a flow is "
                       "an FCP WRITE exchange)");
             }
+            if (s.priority >= 0)
+            {
+                // Class 3 frames carry no traffic class in this model: refuse, not ignore.
+                throw std::invalid_argument("workload." + ctx.workloads[s.workload].name
+                                            + ".Priority: got " + std::to_string(s.priority)
+                                            + "; accepted: -1 with fabric fc");
+            }
             // Hosts with several N_Ports (dual fabrics): a pair on one plane, in turn.
             ends.push_back(g.FlowEnds(s.src, s.dst, f, s.plane,
                                       "workload." + ctx.workloads[s.workload].name + ".Plane"));

@@ -32,18 +32,14 @@ struct FcNetwork : public lfsim::FabricNetwork
 };
 
 /// The FC patterns that drive their own applications (FcStream, FcPingPong, Fcp) send as fast
-/// as BB_Credit allows: a Load below 1 would pace nothing, so it is refused, naming the key.
+/// as BB_Credit allows, over one N_Port per host, in FC's one class of service: a shared
+/// attribute they cannot honour (Load, Priority, Operation, Plane) is refused, naming the key.
 inline void
 CheckUnpaced(const lfsim::WorkloadInstance& w)
 {
-    if (w.object->GetLoad() < 1)
-    {
-        std::ostringstream got;
-        got << w.object->GetLoad();
-        throw std::invalid_argument(w.object->key + ".Load: got " + got.str()
-                                    + "; accepted: 1 with pattern " + w.info->name
-                                    + " (it sends as fast as BB_Credit allows)");
-    }
+    w.object->RefuseSet({"Load", "Priority", "Operation", "Plane"}, w.info->name,
+                        "its applications send as fast as BB_Credit allows, FCP or raw frames, "
+                        "one N_Port per host");
 }
 
 } // namespace ns3

@@ -41,6 +41,8 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
     FcPingPongInstalled(lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w, FcNetwork& net)
     {
         CheckUnpaced(w);
+        w.object->RefuseSet({"Start", "StartSpread"}, w.info->name,
+                            "the ping-pong starts at once and ends the run when done");
         const lfsim::Graph& g = ctx.graph;
         const uint32_t client = w.object->OneSource(g, "client");
         const uint32_t server = w.object->OneSink(g, "server");

@@ -1370,8 +1370,9 @@ class LoadAndRingInputTest : public FcTestCase
                         "accepted: ShortestPath or UpDown, or generator Ring"},
             {fullCircle, "workload.ring.Shift: host 0 would send to itself; accepted: a shift "
                          "that moves every host"},
-            {pacedStream, "workload.stream.Load: got 0.5; accepted: 1 with pattern FcStream (it "
-                          "sends as fast as BB_Credit allows)"},
+            {pacedStream, "workload.stream.Load: got '0.5'; accepted: 1 with pattern FcStream "
+                          "(its applications send as fast as BB_Credit allows, FCP or raw "
+                          "frames, one N_Port per host)"},
             {twoTargets, "workload.fcp.Destinations: selects 2 hosts; accepted: the one target "
                          "host, e.g. h0"}};
         for (const auto& [run, message] : bad)

@@ -199,6 +199,33 @@ def test_bad_override_of_a_part_is_one_line_exit_2(cli, tmp_path, args, expected
     _fails_cleanly(cli, tmp_path, ["incast", *args], expected)
 
 
+# What a fabric or pattern cannot honour is refused, never silently ignored.
+UNUSED = [
+    (
+        ["incast", "--set", "mode=fc", "--set", "workload.incast.Priority=3"],
+        "workload.incast.Priority: got 3; accepted: -1 with fabric fc",
+    ),
+    (
+        ["fc_distance", "--set", "workload.stream.Priority=2"],
+        "workload.stream.Priority: got '2'; accepted: -1 with pattern FcStream",
+    ),
+    (
+        ["fc_pingpong", "--set", "workload.pingpong.StartSpread=1us"],
+        "workload.pingpong.StartSpread: got '1us'; accepted: 0s with pattern FcPingPong",
+    ),
+    (
+        ["incast", "--set", "workload.incast.Plane=1"],
+        "workload.incast.Plane: got 1 for a flow from h1 to h0; accepted: -1 or a plane both "
+        "hosts are on",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "expected"), UNUSED, ids=lambda x: " ".join(x)[:50])
+def test_a_setting_that_cannot_be_honoured_is_refused(cli, tmp_path, args, expected):
+    _fails_cleanly(cli, tmp_path, args, expected)
+
+
 def test_a_size_cdf_file_is_read_from_the_scenario_directory(cli, tmp_path):
     """As topology and flow files: the run starts elsewhere, the CDF sits beside the scenario.
     Every flow size is drawn from it: between its first and last point."""
