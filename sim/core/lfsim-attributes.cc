@@ -28,6 +28,24 @@ EnsureTimeResolution()
 // Set the resolution as soon as the library is loaded, before any model builds a Time.
 static const bool g_resolution = (EnsureTimeResolution(), true);
 
+std::vector<std::string>
+SplitList(const std::string& text, char sep)
+{
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (true)
+    {
+        const size_t end = text.find(sep, start);
+        out.push_back(
+            text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos)
+        {
+            return out;
+        }
+        start = end + 1;
+    }
+}
+
 static ns3::TypeId
 Lookup(const std::string& typeId)
 {

@@ -33,6 +33,10 @@ std::vector<AttributeInfo> Attributes(const std::string& typeId);
 std::string CheckValue(const std::string& typeId, const std::string& attribute,
                        const std::string& value);
 
+/// "a,b,,c" -> {"a", "b", "", "c"}: the pieces between separators, as they are (an empty
+/// text is one empty piece). Every list-valued attribute splits with it.
+std::vector<std::string> SplitList(const std::string& text, char sep = ',');
+
 /// Parses "10us"-style strings without ns-3's abort on a bad unit. False when malformed.
 bool ParseTime(const std::string& s, ns3::Time* out);
 

@@ -1,5 +1,6 @@
 #include "lfsim-graph.h"
 
+#include "lfsim-attributes.h"
 #include "ns3/double.h"
 #include "ns3/string.h"
 
@@ -256,26 +257,18 @@ Graph::SelectHosts(const std::string& expr, const std::string& key) const
         throw std::invalid_argument(key + ": got '" + expr + "'; accepted: " + accepted + " ('"
                                     + item + "' " + why + ")");
     };
-    size_t start = 0;
-    bool any = false;
-    while (start <= expr.size())
+    const std::vector<std::string> items = SplitList(expr);
+    for (size_t k = 0; k < items.size(); ++k)
     {
-        size_t end = expr.find(',', start);
-        if (end == std::string::npos)
-        {
-            end = expr.size();
-        }
-        std::string item = Trim(expr.substr(start, end - start));
-        start = end + 1;
+        std::string item = Trim(items[k]);
         if (item.empty())
         {
-            if (end == expr.size() && any)
+            if (k > 0 && k + 1 == items.size())
             {
-                break;
+                break; // a trailing comma
             }
             fail(item, "is empty");
         }
-        any = true;
         const bool negate = item[0] == '!';
         if (negate)
         {

@@ -1,5 +1,6 @@
 #include "lfsim-report.h"
 
+#include "lfsim-attributes.h"
 #include "ns3/boolean.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -45,14 +46,13 @@ std::vector<uint64_t>
 Report::Buckets() const
 {
     std::vector<uint64_t> out;
-    size_t start = 0;
     const std::string accepted = "a comma list of increasing byte counts, e.g. 10000,100000";
-    while (start < m_buckets.size())
+    if (m_buckets.empty())
     {
-        size_t end = m_buckets.find(',', start);
-        end = end == std::string::npos ? m_buckets.size() : end;
-        const std::string item = m_buckets.substr(start, end - start);
-        start = end + 1;
+        return out; // one bucket: every size
+    }
+    for (const std::string& item : lfsim::SplitList(m_buckets))
+    {
         char* stop = nullptr;
         const unsigned long long v = std::strtoull(item.c_str(), &stop, 10);
         if (item.empty() || *stop != '\0' || item[0] == '-' || v == 0

@@ -296,22 +296,14 @@ std::vector<uint32_t>
 ParseRunLengths(const std::string& text, const std::string& key)
 {
     std::vector<uint32_t> out;
-    size_t start = 0;
     auto fail = [&]()
     {
         throw std::invalid_argument(key + ": got '" + text
                                     + "'; accepted: a comma-separated list of numbers, x*n "
                                       "repeating x n times, e.g. 0,1*16,0");
     };
-    while (start < text.size())
+    for (std::string item : SplitList(text))
     {
-        size_t end = text.find(',', start);
-        if (end == std::string::npos)
-        {
-            end = text.size();
-        }
-        std::string item = text.substr(start, end - start);
-        start = end + 1;
         item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
         size_t star = item.find('*');
         std::string v = item.substr(0, star);

@@ -58,18 +58,12 @@ class GraphTopology : public Topology
         }
         for (const auto& row : m_nodes)
         {
-            std::string groups = get(row, "groups");
-            size_t start = 0;
-            while (start < groups.size())
+            for (const std::string& group : lfsim::SplitList(get(row, "groups")))
             {
-                size_t end = groups.find(',', start);
-                end = end == std::string::npos ? groups.size() : end;
-                const std::string group = groups.substr(start, end - start);
                 if (!group.empty())
                 {
                     g.AddToGroup(group, g.FindNode(get(row, "name")));
                 }
-                start = end + 1;
             }
         }
         for (const auto& row : m_links)

@@ -6,6 +6,7 @@
  * turn at random), from Start until Stop. A flow is one message of its size; its completion
  * time is the transport's (RDMA: the last ACK; FC: FCP_RSP).
  */
+#include "lfsim-attributes.h"
 #include "lfsim-workload.h"
 #include "ns3/string.h"
 
@@ -134,13 +135,8 @@ class OpenLoopWorkload : public Workload
     ParsePairs(const lfsim::Graph& g, std::vector<uint32_t>& srcs,
                std::map<uint32_t, std::vector<uint32_t>>& given) const
     {
-        size_t start = 0;
-        while (start <= m_pairs.size())
+        for (std::string item : lfsim::SplitList(m_pairs))
         {
-            size_t end = m_pairs.find(',', start);
-            end = end == std::string::npos ? m_pairs.size() : end;
-            std::string item = m_pairs.substr(start, end - start);
-            start = end + 1;
             item.erase(std::remove(item.begin(), item.end(), ' '), item.end());
             const size_t gt = item.find('>');
             const uint32_t a
@@ -161,10 +157,6 @@ class OpenLoopWorkload : public Workload
                 srcs.push_back(src);
             }
             given[src].push_back(g.Rank(b));
-            if (end == m_pairs.size())
-            {
-                break;
-            }
         }
     }
 

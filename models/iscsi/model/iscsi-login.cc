@@ -1,5 +1,6 @@
 #include "iscsi-login.h"
 
+#include "lfsim-attributes.h"
 #include "ns3/boolean.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -31,28 +32,10 @@ CheckRange(const char* key, uint32_t v, uint32_t lo, uint32_t hi)
     }
 }
 
-std::vector<std::string>
-SplitList(const std::string& s)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (true)
-    {
-        const size_t comma = s.find(',', start);
-        out.push_back(
-            s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos)
-        {
-            return out;
-        }
-        start = comma + 1;
-    }
-}
-
 void
 CheckDigest(const char* key, const std::string& v)
 {
-    const std::vector<std::string> items = SplitList(v);
+    const std::vector<std::string> items = lfsim::SplitList(v);
     for (size_t i = 0; i < items.size(); ++i)
     {
         const bool known = items[i] == "None" || items[i] == "CRC32C";
@@ -70,8 +53,8 @@ CheckDigest(const char* key, const std::string& v)
 bool
 SelectDigest(const char* key, const std::string& initiator, const std::string& target)
 {
-    const std::vector<std::string> t = SplitList(target);
-    for (const std::string& v : SplitList(initiator))
+    const std::vector<std::string> t = lfsim::SplitList(target);
+    for (const std::string& v : lfsim::SplitList(initiator))
     {
         if (std::find(t.begin(), t.end(), v) != t.end())
         {
