@@ -434,6 +434,21 @@ def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = 
     ]
     if broken:
         lines += [f"**Case modules that failed to import:** {_md(', '.join(broken))}", ""]
+    predictions = [(o.case.name, r) for o in outcomes for r in o.rows if r.evidence == "predicted"]
+    if predictions:
+        lines += [
+            "## Predictions",
+            "",
+            "Every row predicted against measured data, from all cases (the evidence):",
+            "",
+            "| case | quantity | unit | measured | simulated | error % | tolerance | result |",
+            "|---|---|---|---:|---:|---:|---|---|",
+        ]
+        lines += [
+            "| " + " | ".join(_md(c) for c in [name, *_row_cells(r)[1:]]) + " |"
+            for name, r in predictions
+        ]
+        lines.append("")
     for o in outcomes:
         lines += [
             f"## {_md(o.case.name)} — {case_status(o)}",

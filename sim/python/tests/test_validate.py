@@ -244,6 +244,11 @@ def test_the_headline_counts_predictions_only(vdir, tmp_path):
     last = p.stdout.splitlines()[-1]
     assert "predictions within tolerance: 0 of 1 (1 named misses)" in last
     assert "closed form 1 of 1; consistency 1 of 1" in last
+    # The report opens with the predictions alone.
+    text = report.read_text()
+    section = text.split("## Predictions", 1)[1].split("\n## ", 1)[0]
+    assert "| explained | a model disagreement | KB | 10 | 14 |" in section
+    assert "payload throughput" not in section and "credit never negative" not in section
 
 
 def test_a_prediction_on_its_own_calibration_point_fails(vdir, tmp_path):
