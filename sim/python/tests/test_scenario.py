@@ -117,3 +117,30 @@ def test_list_scenarios_has_descriptions():
     listed = lfsim.list_scenarios()
     assert "fc_distance" in listed
     assert listed["fc_distance"] and "\n" not in listed["fc_distance"]
+
+
+def test_every_calibrated_parameter_names_its_measured_point():
+    """Issue 18: a scenario that says it was calibrated declares each calibrated parameter
+    under ``calibrated:`` with the measured point ('<validation/data file>:<row>') it was solved
+    on, in every mode, and each point names a data file the project carries (the validation
+    harness then refuses a prediction on it)."""
+    import re
+
+    from lfsim.paths import scenarios_dir, validation_dir
+    from lfsim.scenario import find_scenario, read_yaml
+
+    data = validation_dir() / "data"
+    declared = 0
+    for path in sorted(scenarios_dir().glob("*.yaml")):
+        says = re.search(r"calibrated on|fitted to", path.read_text(), re.IGNORECASE)
+        raw = read_yaml(find_scenario(path.stem))
+        for mode in list(raw.get("modes") or {}) or [None]:
+            sc = lfsim.load_scenario(path.stem, {"mode": mode} if mode else None)
+            cal = sc.config.get("calibrated", {})
+            if says:
+                assert cal, f"{path.name} ({mode}): says it was calibrated but has no calibrated:"
+            for points in cal.values():
+                for point in points:
+                    assert (data / f"{point.split(':', 1)[0]}.csv").is_file(), (path.name, point)
+                    declared += 1
+    assert declared > 0
