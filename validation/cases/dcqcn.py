@@ -394,6 +394,7 @@ def _evaluate(ctx):
                 sim["mean_q"] / KIB,
                 0.15,
                 known_deviation=KNOWN.get((n, "queue"), ""),
+                evidence="closed_form",
             ),
             Row(
                 f"N={n}: mean per-flow rate R_C {window} (line bits)",
@@ -401,6 +402,7 @@ def _evaluate(ctx):
                 flu["mean_rate_Gbps"],
                 sim["mean_rate_Gbps"],
                 0.15,
+                evidence="closed_form",
             ),
             Row(
                 f"N={n}: verdict, fluid {f_verdict} (std/mean {f_rel:.3f}, ACF peak "
@@ -413,6 +415,7 @@ def _evaluate(ctx):
                 passed=f_verdict == s_verdict,
                 known_deviation=KNOWN.get((n, "verdict"), ""),
                 criterion="same verdict (oscillating: std/mean >= 0.05 and ACF peak >= 0.5)",
+                evidence="closed_form",
             ),
         ]
     # The N = 2 deviation, explained (KNOWN[(2, "queue")]): the simulator against a model with
@@ -428,6 +431,7 @@ def _evaluate(ctx):
             sto["q_bytes"] / KIB,
             runs[2][0]["mean_q"] / KIB,
             0.15,
+            evidence="closed_form",
         )
     )
     r = ctx.run("dcqcn", {**_overrides(2), "RdmaNic.CnpInterval": DEAD_TIME_CNP_INTERVAL})
@@ -441,6 +445,7 @@ def _evaluate(ctx):
             flu["mean_q"] / KIB,
             sim["mean_q"] / KIB,
             0.15,
+            evidence="closed_form",
         )
     )
     r = ctx.run(
@@ -468,6 +473,7 @@ def _evaluate(ctx):
             sto["q_bytes"] / KIB,
             sim["mean_q"] / KIB,
             0.15,
+            evidence="closed_form",
         )
     )
     # The rest of the differences (KNOWN[(8, ...)] and the 4 KiB swing in KNOWN[(2, "queue")]):
@@ -486,6 +492,7 @@ def _evaluate(ctx):
                 pk["mean_q"] / KIB,
                 sim["mean_q"] / KIB,
                 0.15,
+                evidence="closed_form",
             ),
             Row(
                 f"N={n}: verdict, dcqcn_packet.py {pk['verdict']} (oscillating in "
@@ -498,6 +505,7 @@ def _evaluate(ctx):
                 kind="shape",
                 passed=pk["verdict"] == s_verdict,
                 criterion="same verdict as most of the seeds",
+                evidence="closed_form",
             ),
         ]
     swing = {
@@ -526,6 +534,7 @@ def _evaluate(ctx):
             pk["mean_q"] / KIB,
             sim_q / KIB,
             0.15,
+            evidence="closed_form",
         ),
         Row(
             f"{label} mean per-flow rate R_C {window}, the link partly idle (fluid model "
@@ -534,6 +543,7 @@ def _evaluate(ctx):
             pk["mean_rate_Gbps"],
             sim_rate,
             0.01,
+            evidence="closed_form",
         ),
     ]
     rows.append(
@@ -545,6 +555,7 @@ def _evaluate(ctx):
             kind="shape",
             passed=pauses == 0,
             criterion="0",
+            evidence="consistency",
         )
     )
     params = setup[FLOWS[0]][0]  # the band is the same in every run

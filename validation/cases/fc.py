@@ -84,6 +84,8 @@ def _pingpong(ctx):
             sustained,
             r.metrics["sustained_MBps"],
             tolerance=0.03,
+            evidence="calibrated",
+            point="fc_pingpong_1gfc:sustained_throughput",
         ),
         Row(
             "knee (first size at 90 % of the 220 KB throughput)",
@@ -92,6 +94,8 @@ def _pingpong(ctx):
             r.metrics["knee_KB"],
             tolerance=10,
             kind="absolute",
+            evidence="calibrated",
+            point="fc_pingpong_1gfc:knee_message_size",
         ),
         Row(
             "throughput flat from 200 KB on (max-min)/mean",
@@ -101,6 +105,7 @@ def _pingpong(ctx):
             kind="shape",
             passed=flat < 0.01,
             criterion="< 1 %",
+            evidence="consistency",
         ),
         Row(
             "one-way latency linear in size (R^2)",
@@ -110,6 +115,7 @@ def _pingpong(ctx):
             kind="shape",
             passed=r.metrics["latency_r2"] > 0.999,
             criterion="R^2 > 0.999",
+            evidence="consistency",
         ),
         Row(
             f"no-host-overhead ceiling vs 106.25 x 2048/2108 = {CEILING_MBPS:.2f} MB/s",
@@ -119,6 +125,7 @@ def _pingpong(ctx):
             kind="shape",
             passed=abs(bare_ceiling / CEILING_MBPS - 1) < 0.005,
             criterion="within 0.5 %",
+            evidence="closed_form",
         ),
         Row(
             "scenario HostOverhead = calibration",
@@ -128,6 +135,7 @@ def _pingpong(ctx):
             kind="shape",
             passed=abs(used_h / h - 1) < 0.01,
             criterion=f"{h * 1e6:.1f} us ± 1 %",
+            evidence="consistency",
         ),
         Row(
             "scenario HostCopyRate = calibration",
@@ -137,6 +145,7 @@ def _pingpong(ctx):
             kind="shape",
             passed=abs(used_r / rate - 1) < 0.01,
             criterion=f"{rate / 1e6:.0f} MB/s ± 1 %",
+            evidence="consistency",
         ),
     ]
 

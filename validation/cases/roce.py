@@ -109,10 +109,30 @@ def _read(ctx):
         sims.append(sim)
         ceil.append(ceiling)
         meas.append(_measured("randread", bs))
-        rows.append(Row(f"randread {bs}, one QP, RDMA READ goodput", "MiB/s", meas[-1], sim, 0.01))
+        rows.append(
+            Row(
+                f"randread {bs}, one QP, RDMA READ goodput",
+                "MiB/s",
+                meas[-1],
+                sim,
+                0.01,
+                evidence="predicted",
+                point=f"wds_link_limits:rate_limited_25g randread {bs}",
+            )
+        )
         if bs == "128k":  # the sequential row: the same traffic on the wire
             seq = _measured("read", bs)
-            rows.append(Row(f"read {bs} (sequential), same simulation", "MiB/s", seq, sim, 0.01))
+            rows.append(
+                Row(
+                    f"read {bs} (sequential), same simulation",
+                    "MiB/s",
+                    seq,
+                    sim,
+                    0.01,
+                    evidence="predicted",
+                    point=f"wds_link_limits:rate_limited_25g read {bs}",
+                )
+            )
     worst = max(abs(s / c - 1) for s, c in zip(sims, ceil, strict=True))
     rows.append(
         Row(
@@ -123,6 +143,7 @@ def _read(ctx):
             kind="shape",
             passed=worst < 0.001,
             criterion="< 0.1 %",
+            evidence="closed_form",
         )
     )
     spread = (max(sims) - min(sims)) / (sum(sims) / len(sims))
@@ -135,6 +156,7 @@ def _read(ctx):
             kind="shape",
             passed=spread < 0.002,
             criterion="< 0.2 %",
+            evidence="consistency",
         )
     )
     _figure(
@@ -168,12 +190,22 @@ def _write(ctx):
                 meas[-1],
                 per_replica,
                 0.01,
+                evidence="predicted",
+                point=f"wds_link_limits:rate_limited_25g randwrite {bs}",
             )
         )
         if bs == "128k":
             seq = _measured("write", bs)
             rows.append(
-                Row(f"write {bs} (sequential), same simulation", "MiB/s", seq, per_replica, 0.01)
+                Row(
+                    f"write {bs} (sequential), same simulation",
+                    "MiB/s",
+                    seq,
+                    per_replica,
+                    0.01,
+                    evidence="predicted",
+                    point=f"wds_link_limits:rate_limited_25g write {bs}",
+                )
             )
     worst = max(abs(s / c - 1) for s, c in zip(sims, ceil, strict=True))
     rows.append(
@@ -185,6 +217,7 @@ def _write(ctx):
             kind="shape",
             passed=worst < 0.001,
             criterion="< 0.1 %",
+            evidence="closed_form",
         )
     )
     unequal = max(shares)
@@ -197,6 +230,7 @@ def _write(ctx):
             kind="shape",
             passed=unequal < 0.005,
             criterion="< 0.5 %",
+            evidence="consistency",
         )
     )
     _figure(

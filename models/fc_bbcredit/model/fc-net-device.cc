@@ -21,7 +21,8 @@ FcNetDevice::GetTypeId()
               .SetGroupName("FcBbCredit")
               .AddConstructor<FcNetDevice>()
               .AddAttribute(
-                  "Speed", "Line rate: 1/2/4/8GFC (8b/10b), 16GFC (64b/66b), 32GFC (256b/257b).",
+                  "Speed", "Line rate: 1/2/4/8GFC (8b/10b), 16GFC (64b/66b), 32GFC (256b/257b and "
+                  "RS(528,514) FEC: 3400 MB/s).",
                   EnumValue(static_cast<int>(FcSpeed::GFC8)),
                   MakeEnumAccessor(&FcNetDevice::SetSpeedIndex, &FcNetDevice::GetSpeedIndex),
                   MakeEnumChecker(

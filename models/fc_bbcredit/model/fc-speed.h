@@ -1,6 +1,7 @@
 /*
  * Fibre Channel line rates: baud and transmission code, and every timing derived from them in
- * one place (FC-PI: 1/2/4/8GFC use 8b/10b, 16GFC 64b/66b, 32GFC 256b/257b).
+ * one place (FC-PI: 1/2/4/8GFC use 8b/10b, 16GFC 64b/66b, 32GFC 256b/257b transcoding with
+ * mandatory RS(528,514) FEC: FC-PI-6 / FC-FS-4).
  */
 #ifndef FC_SPEED_H
 #define FC_SPEED_H
@@ -28,6 +29,10 @@ struct FcLineCoding
     uint64_t baud;     ///< line rate in baud (symbols per second)
     uint32_t dataBits; ///< data bits per code block (8, 64, 256)
     uint32_t codeBits; ///< line bits per code block (10, 66, 257)
+    /// FEC: symbols per codeword carrying transcoded data, and in all (RS(528,514): 514 and
+    /// 528 ten-bit symbols, i.e. 20 blocks of 257 bits and 140 parity bits; none: 1 and 1).
+    uint32_t fecData;
+    uint32_t fecCode;
 };
 
 const FcLineCoding& GetFcLineCoding(FcSpeed speed);
@@ -35,7 +40,7 @@ const FcLineCoding& GetFcLineCoding(FcSpeed speed);
 /// Time to transmit `bytes` of transmission words on the line, rounded to the picosecond.
 Time FcWireTime(FcSpeed speed, uint64_t bytes);
 
-/// Data bytes per second the line carries (baud x dataBits / codeBits / 8).
+/// Data bytes per second the line carries (baud x dataBits / codeBits x fecData / fecCode / 8).
 double FcDataBytesPerSecond(FcSpeed speed);
 
 /// FC-FS frame layout on the wire (bytes).

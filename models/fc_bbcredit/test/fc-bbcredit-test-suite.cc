@@ -39,7 +39,8 @@ double
 SecondsPerByte(int speed)
 {
     const double baud[] = {1.0625e9, 2.125e9, 4.25e9, 8.5e9, 14.025e9, 28.05e9};
-    const double lineBitsPerByte[] = {10, 10, 10, 10, 8.0 * 66 / 64, 8.0 * 257 / 256};
+    // 32GFC: 256b/257b, then RS(528,514) FEC over 10-bit symbols (FC-PI-6).
+    const double lineBitsPerByte[] = {10, 10, 10, 10, 8.0 * 66 / 64, 8.0 * 257 / 256 * 528 / 514};
     return lineBitsPerByte[speed] / baud[speed];
 }
 
@@ -77,12 +78,16 @@ class LineRateTest : public FcTestCase
     void
     DoRun() override
     {
-        // Data rates of the FC-PI tables: 1GFC 106.25 MB/s ... 16GFC 1700 MB/s.
+        // Data rates of the FC-PI tables: 1GFC 106.25 MB/s ... 16GFC 1700 MB/s, 32GFC 3400 MB/s
+        // (FC-PI-6: twice 16GFC, once the RS(528,514) FEC parity is paid).
         NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC1), 106.25e6, 1, "1GFC");
         NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC8), 850e6, 1, "8GFC");
         NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC16), 1700e6, 1, "16GFC");
-        NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC32), 28.05e9 * 256 / 257 / 8, 1,
-                                  "32GFC");
+        NS_TEST_EXPECT_MSG_EQ_TOL(FcDataBytesPerSecond(FcSpeed::GFC32), 3400e6, 1, "32GFC");
+        // A full frame at 32GFC: 2148 B x 8 x 257/256 x 528/514 / 28.05e9 s = 631.7647 ns
+        // (2148 B at exactly 3.4e9 B/s).
+        NS_TEST_EXPECT_MSG_EQ(FcWireTime(FcSpeed::GFC32, 2148).GetPicoSeconds(), 631765,
+                              "32GFC frame");
         for (int s = 0; s < 6; ++s)
         {
             // A full frame: SOF 4 + header 24 + 2112 + CRC 4 + EOF 4 = 2148 bytes.
@@ -1295,7 +1300,7 @@ class NoCreditLoopTest : public FcTestCase
         auto c
             = Ring("Clockwise", l.str(), "20ms").Set("ring", "Messages", std::to_string(k)).Run();
         ExpectCompleted(c, "clockwise below saturation", k);
-        const double rate = 28.05e9 * 256 / 257 / 8; // 32GFC data bytes per second
+        const double rate = 3400e6; // 32GFC data bytes per second (FC-PI-6, FEC paid)
         const double paced = (k * kMessageWire - 2084) / (load * rate);
         NS_TEST_EXPECT_MSG_GT(c.simTimeS, paced, "no faster than the load");
         NS_TEST_EXPECT_MSG_LT(c.simTimeS, 1.02 * paced, "and at the load");

@@ -151,15 +151,19 @@ TOP_LEVEL = (
     "name",
     "topology",
     "workload",
+    "calibrated",
 )
 # Top-level keys that --set / overrides / --grid may change (fabric and description may not).
 OVERRIDABLE = tuple(
-    k for k in TOP_LEVEL if k not in ("description", "fabric", "modes", "topology", "workload")
+    k
+    for k in TOP_LEVEL
+    if k not in ("description", "fabric", "modes", "topology", "workload", "calibrated")
 )
 # Top-level keys a mode may set (besides class sections); they replace the base scenario's.
 MODE_KEYS = tuple(k for k in TOP_LEVEL if k not in ("mode", "modes"))
 SEED_MAX = 2**32 - 1
 NAME_RE = _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_POINT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*:\S.*")
 
 ACCEPTED = {
     "description": "one line of text",
@@ -168,6 +172,11 @@ ACCEPTED = {
     "sample_interval": "a time >= 0 with a unit, e.g. 1us, or 0s to record on change",
     "stop_on_deadlock": "true or false",
     "name": "a name of letters, digits, '_', '-' and '.'",
+    "calibrated": (
+        "a mapping of parameter (Class.Attribute, workload.ITEM.Attribute or "
+        "topology.Attribute) to the measured point it was calibrated on, '<data file>:<row>' "
+        "(or a list of them)"
+    ),
 }
 
 
@@ -184,6 +193,27 @@ class _Fixed(BaseModel):
     name: str | None = None
     topology: Any = None
     workload: Any = None
+    calibrated: dict[str, list[str]] = {}
+
+    @field_validator("calibrated", mode="before")
+    @classmethod
+    def _calibrated(cls, v: Any) -> dict[str, list[str]]:
+        if v is None:
+            return {}
+        if not isinstance(v, dict):
+            raise ValueError("calibrated")
+        out = {}
+        for key, points in v.items():
+            points = [points] if isinstance(points, str) else points
+            if (
+                not isinstance(key, str)
+                or not isinstance(points, list)
+                or not points
+                or not all(isinstance(p, str) and _POINT_RE.fullmatch(p.strip()) for p in points)
+            ):
+                raise ValueError("calibrated")
+            out[key.strip()] = [p.strip() for p in points]
+        return out
 
     @field_validator("description", mode="before")
     @classmethod
@@ -660,7 +690,29 @@ def _resolve(
     sections = _expand_presets({cls: dict(getattr(parsed, cls) or {}) for cls in classes}, classes)
     for cls, tid in classes.items():
         config[cls] = _resolve_class(cls, tid, sections[cls])
+    if parsed.calibrated:
+        for key in parsed.calibrated:
+            _check_calibrated(key, config)
+        config["calibrated"] = parsed.calibrated
     return config
+
+
+def _check_calibrated(key: str, config: Mapping[str, Any]) -> None:
+    """A calibrated parameter must be one this (mode of the) scenario has."""
+    parts_ = key.split(".")
+    node: Any = config
+    if parts_[0] in ("workload", "topology") or parts_[0] in config:
+        for part in parts_:
+            node = node.get(part) if isinstance(node, dict) else None
+    else:
+        node = None
+    if parts_[0] in ("name", "description", "fabric", "mode", "modes", "calibrated") or (
+        node is None or isinstance(node, dict)
+    ):
+        raise ScenarioError(
+            f"calibrated: got '{key}'; accepted: a parameter of this scenario as "
+            "Class.Attribute, workload.ITEM.Attribute or topology.Attribute"
+        )
 
 
 PRESET = "Preset"

@@ -44,6 +44,14 @@ if TYPE_CHECKING:
     from .runner import Result
 
 KINDS = ("relative", "absolute", "shape")
+# What a row is evidence of, and how the headline counts it (issue 18: the report tells the
+# truth at a glance). Only predictions are evidence that the model is right.
+EVIDENCE = {
+    "predicted": "against measured data the model was not fitted to",
+    "calibrated": "a measured point used as an input: not evidence",
+    "closed_form": "against physics or an independent calculation",
+    "consistency": "a property the run must have",
+}
 
 
 @dataclass
@@ -54,6 +62,13 @@ class Row:
     "absolute": if |simulated - measured| <= tolerance (in ``unit``); "shape": a check with no
     single measured number (``measured`` may be None) whose ``passed`` the case sets itself,
     described by ``criterion``.
+
+    ``evidence`` (required), one of EVIDENCE: a "predicted" row compares a value with a
+    measured one within a tolerance (relative or absolute, never a shape) and names its
+    ``point``; a "calibrated" row names the ``point`` the parameter was solved on. ``baseline``
+    (predicted rows): the value of no effect (1 for a ratio, 0 for a gain); a simulated value on
+    the other side of it from the measured one fails whatever the tolerance, as "wrong
+    direction".
 
     ``known_deviation``: a failure the project has investigated and explained (the text says
     what and why). Such a row still shows FAIL, with the text, in the report, but does not make
@@ -70,10 +85,33 @@ class Row:
     passed: bool | None = None
     criterion: str = ""
     known_deviation: str = ""
+    evidence: str = ""
+    point: str = ""
+    baseline: float | None = None
+    wrong_direction: bool = field(default=False, init=False)
+    refused: str = field(default="", init=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"Row.kind: got '{self.kind}'; accepted: {', '.join(KINDS)}")
+        if self.evidence not in EVIDENCE:
+            raise ValueError(
+                f"Row {self.quantity}: evidence got '{self.evidence}'; accepted: "
+                f"{', '.join(EVIDENCE)}"
+            )
+        if self.evidence in ("predicted", "calibrated"):
+            if self.kind == "shape" or self.measured is None:
+                raise ValueError(
+                    f"Row {self.quantity}: a {self.evidence} row compares a measured value "
+                    "within a tolerance (kind relative or absolute)"
+                )
+            if not self.point.strip():
+                raise ValueError(
+                    f"Row {self.quantity}: a {self.evidence} row names its measured point "
+                    "(point='<data file>:<row>')"
+                )
+        if self.baseline is not None and self.evidence != "predicted":
+            raise ValueError(f"Row {self.quantity}: baseline is for predicted rows")
         if self.kind in ("relative", "absolute"):
             if self.measured is None or self.tolerance is None:
                 raise ValueError(
@@ -82,6 +120,16 @@ class Row:
             self.passed = bool(self._within())
         elif self.passed is None:
             raise ValueError(f"Row {self.quantity}: a shape row needs passed=True/False")
+        if self.baseline is not None:
+            want = float(self.measured) - self.baseline
+            got = float(self.simulated) - self.baseline
+            self.wrong_direction = want * got < 0 or (want != 0 and got == 0)
+            self.passed = bool(self.passed and not self.wrong_direction)
+
+    def refuse(self, why: str) -> None:
+        """Fail the row whatever its value (e.g. a prediction on its own calibration point)."""
+        self.refused = why
+        self.passed = False
 
     def _within(self) -> bool:
         meas, sim, tol = float(self.measured), float(self.simulated), float(self.tolerance)
@@ -98,22 +146,31 @@ class Row:
 
     @property
     def ok(self) -> bool:
-        """As expected: passed, or failed with a known deviation."""
+        """As expected: passed, or failed with a known deviation (never when refused)."""
+        if self.refused:
+            return False
         return (not self.passed) if self.known_deviation else bool(self.passed)
 
     @property
     def verdict(self) -> str:
+        if self.refused:
+            return f"FAIL ({self.refused})"
+        why = " wrong direction" if self.wrong_direction else ""
         if self.known_deviation:
-            return "UNEXPECTED PASS" if self.passed else "FAIL (known deviation)"
-        return "PASS" if self.passed else "FAIL"
+            return "UNEXPECTED PASS" if self.passed else f"MISS{why} (known deviation)"
+        return "PASS" if self.passed else (f"FAIL{why}" if why else "FAIL")
 
     @property
     def tolerance_text(self) -> str:
         if self.kind == "relative":
-            return f"±{self.tolerance * 100:g}%"
-        if self.kind == "absolute":
-            return f"±{self.tolerance:g} {self.unit}".strip()
-        return self.criterion or "shape"
+            text = f"±{self.tolerance * 100:g}%"
+        elif self.kind == "absolute":
+            text = f"±{self.tolerance:g} {self.unit}".strip()
+        else:
+            text = self.criterion or "shape"
+        if self.baseline is not None:
+            text += f", same side of {self.baseline:g}"
+        return text
 
 
 @dataclass
@@ -138,6 +195,8 @@ class Context:
         self.files_dir = files_dir
         self.figures: list[Path] = []
         self._cache = cache
+        # point -> the scenario parameters calibrated on it, over every run of this case
+        self.calibration_points: dict[str, set[str]] = {}
 
     def run(
         self, scenario: Any, overrides: Mapping[str, Any] | None = None, seed: int | None = None
@@ -147,11 +206,20 @@ class Context:
         from .scenario import load_scenario
 
         sc = load_scenario(scenario, overrides, seed)
+        for param, points in sc.config.get("calibrated", {}).items():
+            for point in points:
+                self.calibration_points.setdefault(point, set()).add(f"{sc.name}: {param}")
         key = json.dumps([sc.name, sc.core_config()], sort_keys=True)
         if key not in self._cache:
             raw, wall = execute(sc)
             self._cache[key] = build_result(sc, raw, wall)
         return self._cache[key]
+
+    def calibrated(self, param: str, *points: str) -> None:
+        """Declare a calibration the case itself solves (not in a scenario's ``calibrated:``):
+        ``param`` was solved on ``points``, which its predictions may then not use."""
+        for point in points:
+            self.calibration_points.setdefault(point, set()).add(f"{self.case.name}: {param}")
 
     def plot_path(self, name: str) -> Path:
         """Path for a figure of this case (``<report dir>/report_files/<case>-<name>.png``);
@@ -249,6 +317,7 @@ def evaluate_case(case: Case, files_dir: Path, cache: dict) -> Outcome:
             raise TypeError(f"case {case.name}: evaluate must return a list of Row")
         if not rows:
             raise ValueError(f"case {case.name}: evaluate returned no rows")
+        _discipline(rows, ctx.calibration_points)
         outcome.rows = rows
     except ScenarioError as exc:
         outcome.error = str(exc)
@@ -257,6 +326,23 @@ def evaluate_case(case: Case, files_dir: Path, cache: dict) -> Outcome:
         outcome.error = one_line(f"{type(exc).__name__}: {exc}")
     outcome.figures = [p for p in ctx.figures if p.is_file()]
     return outcome
+
+
+def _discipline(rows: list[Row], calibration: Mapping[str, set[str]]) -> None:
+    """A prediction on a point a parameter was calibrated on is no prediction; a calibrated
+    row must name a point some scenario of the case declares under ``calibrated:``."""
+    data = validation_dir() / "data"
+    for row in rows:
+        if row.evidence not in ("predicted", "calibrated"):
+            continue
+        stem = row.point.split(":", 1)[0]
+        if not (data / f"{stem}.csv").is_file():
+            row.refuse(f"point names no data file validation/data/{stem}.csv")
+        elif row.evidence == "predicted" and row.point in calibration:
+            params = ", ".join(sorted(calibration[row.point]))
+            row.refuse(f"predicted on its own calibration point ({params})")
+        elif row.evidence == "calibrated" and row.point not in calibration:
+            row.refuse("calibration point not declared under any scenario's calibrated:")
 
 
 def _fmt(value: float | None) -> str:
@@ -268,6 +354,7 @@ def _fmt(value: float | None) -> str:
 def _row_cells(row: Row) -> list[str]:
     err = row.error_pct
     return [
+        row.evidence.replace("_", " "),
         row.quantity,
         row.unit,
         _fmt(row.measured),
@@ -285,12 +372,12 @@ def print_outcome(outcome: Outcome, out=None) -> None:
     if outcome.error is not None:
         print(f"{name}  (case failed to run): {outcome.error}  FAIL", file=out)
     cells = [_row_cells(row) for row in outcome.rows]
-    qtys = [f"{c[0]} [{c[1]}]" if c[1] else c[0] for c in cells]
+    qtys = [f"{c[1]} [{c[2]}]" if c[2] else c[1] for c in cells]
     width = max((len(q) for q in qtys), default=0)  # aligned within a case
-    tol_width = max((len(c[5]) for c in cells), default=0)
-    for qty, (_, _, meas, sim, err, tol, verdict) in zip(qtys, cells, strict=True):
+    tol_width = max((len(c[6]) for c in cells), default=0)
+    for qty, (ev, _, _, meas, sim, err, tol, verdict) in zip(qtys, cells, strict=True):
         print(
-            f"{name}  {qty:<{width}}  measured {meas:>10}  simulated {sim:>10}  "
+            f"{name}  {ev:<11}  {qty:<{width}}  measured {meas:>10}  simulated {sim:>10}  "
             f"error% {err:>8}  tol {tol:<{tol_width}}  {verdict}",
             file=out,
         )
@@ -302,31 +389,69 @@ def _md(text: str) -> str:
 
 
 def tally(outcomes: list[Outcome]) -> str:
+    """The headline: predictions within tolerance out of all predictions first; the other
+    kinds of rows after it, never added to it."""
     rows = [r for o in outcomes for r in o.rows]
-    passed = sum(bool(r.passed) for r in rows)
-    known = sum(bool(r.known_deviation and not r.passed) for r in rows)
     crashed = sum(o.error is not None for o in outcomes)
     text = f"{len(outcomes)} case{'' if len(outcomes) == 1 else 's'}"
     if crashed:
         text += f" ({crashed} failed to run)"
-    text += f", {len(rows)} rows: {passed} passed, {len(rows) - passed} failed"
-    return text + (f" ({known} of them known deviations)" if known else "")
+
+    def count(evidence: str) -> tuple[int, int, int]:
+        these = [r for r in rows if r.evidence == evidence]
+        known = sum(bool(r.known_deviation and not r.passed and not r.refused) for r in these)
+        return sum(bool(r.passed) for r in these), len(these), known
+
+    passed, total, known = count("predicted")
+    text += f"; predictions within tolerance: {passed} of {total}"
+    if total - passed:
+        text += f" ({known} named misses"
+        text += f", {total - passed - known} unexplained)" if total - passed - known else ")"
+    for evidence, label in (("closed_form", "closed form"), ("consistency", "consistency")):
+        ok, n, kn = count(evidence)
+        text += f"; {label} {ok} of {n}" + (f" ({kn} named)" if kn else "")
+    ok, n, _ = count("calibrated")
+    return text + f"; calibration points {n} ({ok} solved; inputs, not evidence)"
+
+
+def case_status(o: Outcome) -> str:
+    if not o.passed:
+        return "FAIL"
+    return "MISS (named known deviations)" if any(not r.passed for r in o.rows) else "PASS"
 
 
 def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = ()) -> None:
     lines = [
         "# lfsim validation report",
         "",
-        f"lfsim {__version__}. {tally(outcomes)}. Error % is (simulated − measured) / |measured|.",
+        f"lfsim {__version__}. {tally(outcomes)}.",
+        "",
+        "Rows are of four kinds; only predictions are evidence that the model is right: "
+        + "; ".join(f"*{k.replace('_', ' ')}*: {v}" for k, v in EVIDENCE.items())
+        + ". A named miss (known deviation) is a failed prediction the project has explained; "
+        "it stays failed. Error % is (simulated − measured) / |measured|.",
         "",
     ]
     if broken:
         lines += [f"**Case modules that failed to import:** {_md(', '.join(broken))}", ""]
-    for o in outcomes:
-        known = any(r.known_deviation and not r.passed for r in o.rows)
-        status = ("PASS with known deviations" if known else "PASS") if o.passed else "FAIL"
+    predictions = [(o.case.name, r) for o in outcomes for r in o.rows if r.evidence == "predicted"]
+    if predictions:
         lines += [
-            f"## {_md(o.case.name)} — {status}",
+            "## Predictions",
+            "",
+            "Every row predicted against measured data, from all cases (the evidence):",
+            "",
+            "| case | quantity | unit | measured | simulated | error % | tolerance | result |",
+            "|---|---|---|---:|---:|---:|---|---|",
+        ]
+        lines += [
+            "| " + " | ".join(_md(c) for c in [name, *_row_cells(r)[1:]]) + " |"
+            for name, r in predictions
+        ]
+        lines.append("")
+    for o in outcomes:
+        lines += [
+            f"## {_md(o.case.name)} — {case_status(o)}",
             "",
             f"- Source: {_md(o.case.source)}",
             f"- Calibration: {_md(o.case.note)}",
@@ -336,8 +461,8 @@ def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = 
             lines += [f"**The case failed to run:** {_md(o.error)}", ""]
         if o.rows:
             lines += [
-                "| quantity | unit | measured | simulated | error % | tolerance | result |",
-                "|---|---|---:|---:|---:|---|---|",
+                "| row | quantity | unit | measured | simulated | error % | tolerance | result |",
+                "|---|---|---|---:|---:|---:|---|---|",
             ]
             lines += ["| " + " | ".join(_md(c) for c in _row_cells(r)) + " |" for r in o.rows]
             lines.append("")

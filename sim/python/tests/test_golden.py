@@ -21,7 +21,13 @@ import pytest
 
 import lfsim
 
-GOLDEN = json.loads((Path(__file__).parent / "data/golden/metrics_e2df1bf.json").read_text())
+_DATA = Path(__file__).parent / "data/golden"
+GOLDEN = json.loads((_DATA / "metrics_e2df1bf.json").read_text())
+# Physics changed on purpose after the redesign: these cases are compared, in full (events too),
+# with a later recording, and the change itself is checked below.
+# aef221b: 32GFC carries its mandatory RS(528,514) FEC (issue 18): every 32GFC byte takes
+# 528/514 of the time it took.
+RERECORDED = json.loads((_DATA / "metrics_aef221b.json").read_text())
 
 # Port labels: FC E_Ports were labelled with their peer ("leaf0/p2(spine0)", "sw0/p1(ISL)"); every
 # port is now "switch/pN". The one-switch RoCE topology was "leaf0", the Star generator's "sw0".
@@ -104,9 +110,10 @@ def _close(a: float, b: float) -> bool:
 
 @pytest.mark.parametrize(("name", "mode"), CASES, ids=[f"{n}@{m}" if m else n for n, m in CASES])
 def test_same_metrics_as_before_the_redesign(name, mode):
-    gold = GOLDEN[f"{name}@{mode}" if mode else name]
+    key = f"{name}@{mode}" if mode else name
+    gold = RERECORDED.get(key) or GOLDEN[key]
     r = lfsim.run(name, {"mode": mode} if mode else {})
-    changed = CHANGED.get((name, mode), set())
+    changed = set() if key in RERECORDED else CHANGED.get((name, mode), set())
     if not changed:
         assert r.summary["events"] == gold["events"]
     for key, old in gold["metrics"].items():
@@ -137,3 +144,11 @@ def test_same_metrics_as_before_the_redesign(name, mode):
         # What the mode shows stays true: no credit loop, every message completes.
         assert r.metrics["deadlock"] is False
         assert r.metrics["messages_completed"] == 80
+
+
+def test_the_32gfc_fec_costs_exactly_its_parity():
+    # incast@fc is bound by the receiver's 32GFC line: with the FEC its goodput is the old one
+    # times 514/528 (the code rate), to the precision the fixed 5-ms window allows.
+    old = GOLDEN["incast@fc"]["metrics"]["total_goodput_Gbps"]
+    new = lfsim.run("incast", {"mode": "fc"}).metrics["total_goodput_Gbps"]
+    assert new / old == pytest.approx(514 / 528, rel=5e-4)

@@ -36,9 +36,10 @@ def _short_link(ctx):
     fig.savefig(fig_path)
     return [
         Row("payload throughput", "MB/s", float(measured["payload_MBps"][0]),
-            r.metrics["throughput_MBps"], tolerance=0.02),
+            r.metrics["throughput_MBps"], tolerance=0.02, evidence="closed_form"),
         Row("credit never negative", "", None, float(credits.min()), kind="shape",
-            passed=bool(credits.min() >= 0), criterion="min credits >= 0"),
+            passed=bool(credits.min() >= 0), criterion="min credits >= 0",
+            evidence="consistency"),
     ]
 
 
@@ -46,7 +47,7 @@ def _wrong(ctx):
     r = ctx.run("fc_distance", {"stop_time": "2ms", "Report.Warmup": "200us",
                                 "FcChannel.Length": 10})
     return [Row("throughput vs a wrong value", "MB/s", 100.0, r.metrics["throughput_MBps"],
-                tolerance=1.0, kind="absolute")]
+                tolerance=1.0, kind="absolute", evidence="closed_form")]
 
 
 def _broken(ctx):
@@ -55,12 +56,40 @@ def _broken(ctx):
 
 def _explained(ctx):
     return [Row("a model disagreement", "KB", 10.0, 14.0, tolerance=0.15,
-                known_deviation="the other model has no marking noise")]
+                known_deviation="the other model has no marking noise", evidence="predicted",
+                point="link:2GFC")]
 
 
 def _fixed(ctx):
     return [Row("a disagreement that went away", "KB", 10.0, 10.5, tolerance=0.15,
-                known_deviation="stale note")]
+                known_deviation="stale note", evidence="closed_form")]
+
+
+def _on_its_calibration(ctx):
+    ctx.run(CALIBRATED_YAML)
+    return [
+        Row("the point it was solved on", "MB/s", 206.63, 206.63, tolerance=0.01,
+            evidence="calibrated", point="link:2GFC"),
+        Row("a prediction on the same point", "MB/s", 206.63, 206.63, tolerance=0.01,
+            evidence="predicted", point="link:2GFC"),
+    ]
+
+
+def _undeclared(ctx):
+    return [Row("a calibration no scenario declares", "MB/s", 206.63, 206.63, tolerance=0.01,
+                evidence="calibrated", point="link:2GFC")]
+
+
+def _declared_by_case(ctx):
+    ctx.calibrated("Some.Parameter", "link:2GFC")
+    return [Row("solved here", "MB/s", 206.63, 206.6, tolerance=0.01, evidence="calibrated",
+                point="link:2GFC")]
+
+
+def _other_way(ctx):
+    # Within 30 % of the measured ratio, but on the other side of 1: the effect is reversed.
+    return [Row("B/A ratio", "ratio", 0.846, 1.03, tolerance=0.3, evidence="predicted",
+                point="link:2GFC", baseline=1.0)]
 
 
 CASES = [
@@ -71,7 +100,23 @@ CASES = [
     Case("broken", source="none", note="raises", evaluate=_broken),
     Case("explained", source="none", note="known deviation", evaluate=_explained),
     Case("fixed", source="none", note="known deviation that now passes", evaluate=_fixed),
+    Case("self_predicted", source="link.csv", note="calibrated on link:2GFC",
+         evaluate=_on_its_calibration),
+    Case("undeclared", source="link.csv", note="-", evaluate=_undeclared),
+    Case("declared_by_case", source="link.csv", note="-", evaluate=_declared_by_case),
+    Case("other_way", source="link.csv", note="-", evaluate=_other_way),
 ]
+"""
+
+
+CALIBRATED_SCENARIO = """\
+fabric: fc
+stop_time: 200us
+topology: {generator: PointToPoint}
+workload: {s: {pattern: FcStream, Hosts: h0, Destinations: h1}}
+FcChannel: {Length: 10}
+calibrated:
+  FcChannel.Length: link:2GFC
 """
 
 
@@ -81,7 +126,10 @@ def vdir(tmp_path, monkeypatch):
     (d / "cases").mkdir(parents=True)
     (d / "data").mkdir()
     (d / "data" / "link.csv").write_text(MEASURED_CSV)
-    (d / "cases" / "example.py").write_text(textwrap.dedent(CASES_PY))
+    (d / "calibrated.yaml").write_text(CALIBRATED_SCENARIO)
+    (d / "cases" / "example.py").write_text(
+        f"CALIBRATED_YAML = {str(d / 'calibrated.yaml')!r}\n" + textwrap.dedent(CASES_PY)
+    )
     monkeypatch.setenv("LFSIM_VALIDATION", str(d))
     return d
 
@@ -94,12 +142,52 @@ def test_read_measured_skips_source_lines(vdir):
 
 
 def test_row_tolerances():
-    assert validate.Row("q", "MB/s", 100.0, 102.9, tolerance=0.03).passed
-    assert not validate.Row("q", "MB/s", 100.0, 103.1, tolerance=0.03).passed
-    assert validate.Row("q", "us", 10.0, 10.4, tolerance=0.5, kind="absolute").passed
-    assert not validate.Row("q", "us", 10.0, float("nan"), tolerance=0.5, kind="absolute").passed
+    cf = {"evidence": "closed_form"}
+    assert validate.Row("q", "MB/s", 100.0, 102.9, tolerance=0.03, **cf).passed
+    assert not validate.Row("q", "MB/s", 100.0, 103.1, tolerance=0.03, **cf).passed
+    assert validate.Row("q", "us", 10.0, 10.4, tolerance=0.5, kind="absolute", **cf).passed
+    nan = float("nan")
+    assert not validate.Row("q", "us", 10.0, nan, tolerance=0.5, kind="absolute", **cf).passed
     with pytest.raises(ValueError):
-        validate.Row("q", "", None, 1.0, kind="shape")  # a shape row must say passed
+        validate.Row("q", "", None, 1.0, kind="shape", **cf)  # a shape row must say passed
+
+
+def test_every_row_says_what_it_is_evidence_of():
+    with pytest.raises(ValueError, match="evidence"):
+        validate.Row("q", "MB/s", 100.0, 100.0, tolerance=0.03)
+    # A prediction compares a value within a tolerance, never a sign or a shape ...
+    with pytest.raises(ValueError, match="within a tolerance"):
+        validate.Row(
+            "gain > 0", "%", 21.4, 9.6, kind="shape", passed=True, evidence="predicted", point="x:y"
+        )
+    # ... and names the measured point it predicts.
+    with pytest.raises(ValueError, match="point"):
+        validate.Row("q", "MB/s", 100.0, 100.0, tolerance=0.03, evidence="predicted")
+
+
+def test_the_measured_effect_the_other_way_fails_whatever_the_tolerance():
+    row = validate.Row(
+        "FC/RoCE",
+        "ratio",
+        0.846,
+        1.03,
+        tolerance=0.5,
+        evidence="predicted",
+        point="x:y",
+        baseline=1.0,
+    )
+    assert row.error_pct < 50 and not row.passed and row.verdict == "FAIL wrong direction"
+    same_side = validate.Row(
+        "FC/RoCE",
+        "ratio",
+        0.846,
+        0.99,
+        tolerance=0.5,
+        evidence="predicted",
+        point="x:y",
+        baseline=1.0,
+    )
+    assert same_side.passed
 
 
 def test_passing_case_exit_0_with_report_and_figure(vdir, tmp_path):
@@ -130,12 +218,68 @@ def test_a_known_deviation_shows_fail_but_does_not_fail_the_run(vdir, tmp_path):
     report = tmp_path / "report.md"
     p = run_cli("validate", "--report", str(report), "--case", "explained", cwd=tmp_path)
     assert p.returncode == 0
-    assert any(ln.endswith("FAIL (known deviation)") for ln in p.stdout.splitlines())
+    assert any(ln.endswith("MISS (known deviation)") for ln in p.stdout.splitlines())
     text = report.read_text()
-    assert "## explained — PASS with known deviations" in text
-    assert "FAIL (known deviation)" in text
+    assert "## explained — MISS (named known deviations)" in text
+    assert "MISS (known deviation)" in text
     assert "the other model has no marking noise" in text
-    assert "1 failed (1 of them known deviations)" in text
+    assert "predictions within tolerance: 0 of 1 (1 named misses)" in text
+
+
+def test_the_headline_counts_predictions_only(vdir, tmp_path):
+    # Two passing checks (closed form, consistency) and one failed prediction: the headline
+    # says 0 of 1 predictions; the checks are counted apart and never make it a PASS.
+    report = tmp_path / "report.md"
+    p = run_cli(
+        "validate",
+        "--report",
+        str(report),
+        "--case",
+        "short_link",
+        "--case",
+        "explained",
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    last = p.stdout.splitlines()[-1]
+    assert "predictions within tolerance: 0 of 1 (1 named misses)" in last
+    assert "closed form 1 of 1; consistency 1 of 1" in last
+    # The report opens with the predictions alone.
+    text = report.read_text()
+    section = text.split("## Predictions", 1)[1].split("\n## ", 1)[0]
+    assert "| explained | a model disagreement | KB | 10 | 14 |" in section
+    assert "payload throughput" not in section and "credit never negative" not in section
+
+
+def test_a_prediction_on_its_own_calibration_point_fails(vdir, tmp_path):
+    p = run_cli(
+        "validate", "--report", str(tmp_path / "r.md"), "--case", "self_predicted", cwd=tmp_path
+    )
+    assert p.returncode == 1
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("self_predicted")]
+    assert lines[0].endswith("PASS")  # the calibration is declared by the scenario
+    assert lines[1].endswith(
+        "FAIL (predicted on its own calibration point (calibrated: FcChannel.Length))"
+    )
+
+
+def test_a_calibration_must_be_declared(vdir, tmp_path):
+    p = run_cli(
+        "validate", "--report", str(tmp_path / "r.md"), "--case", "undeclared", cwd=tmp_path
+    )
+    assert p.returncode == 1
+    assert "calibration point not declared" in p.stdout
+    p = run_cli(
+        "validate", "--report", str(tmp_path / "r.md"), "--case", "declared_by_case", cwd=tmp_path
+    )
+    assert p.returncode == 0, p.stdout
+
+
+def test_a_reversed_effect_fails_the_case(vdir, tmp_path):
+    report = tmp_path / "r.md"
+    p = run_cli("validate", "--report", str(report), "--case", "other_way", cwd=tmp_path)
+    assert p.returncode == 1
+    assert "## other_way — FAIL" in report.read_text()
 
 
 def test_a_known_deviation_that_passes_fails_the_run(vdir, tmp_path):
@@ -149,5 +293,16 @@ def test_unknown_case_is_a_usage_error(vdir, tmp_path):
     assert p.returncode == 2
     assert p.stderr.splitlines() == [
         "lfsim: error: --case: got 'nope'; accepted: short_link, wrong_value, broken, explained, "
-        "fixed"
+        "fixed, self_predicted, undeclared, declared_by_case, other_way"
+    ]
+
+
+def test_calibrated_names_a_parameter_of_the_scenario(tmp_path):
+    bad = CALIBRATED_SCENARIO.replace("FcChannel.Length: link:2GFC", "FcChannel.Lenght: link:2GFC")
+    (tmp_path / "s.yaml").write_text(bad)
+    p = run_cli("run", str(tmp_path / "s.yaml"), "--out", str(tmp_path / "o"), cwd=tmp_path)
+    assert p.returncode == 2 and not (tmp_path / "o").exists()
+    assert p.stderr.splitlines() == [
+        "lfsim: error: calibrated: got 'FcChannel.Lenght'; accepted: a parameter of this "
+        "scenario as Class.Attribute, workload.ITEM.Attribute or topology.Attribute"
     ]
