@@ -54,11 +54,6 @@ _TCP_PER_KIB = (
     "us/KiB, is also above the model's 0.3 (receive path at Cai et al.'s best-case 42 Gb/s per "
     "core + one send copy): MTU 1500 without aRFS costs more per byte than that best case."
 )
-_RAND_4K = (
-    "Random 4k reads are measured 9 % (RDMA) and 3 % (TCP) slower than sequential ones; the "
-    "model has no mechanism that tells them apart (page-cache hits both), so it predicts the "
-    "sequential time."
-)
 KNOWN = {
     ("rdma", "seq", "128k"): _PER_KIB_MISSING,
     ("rdma", "seq", "1M"): _PER_KIB_MISSING,
@@ -69,7 +64,17 @@ KNOWN = {
     ("tcp", "rand", "128k"): _PER_KIB_MISSING + _TCP_PER_KIB,
     ("tcp", "rand", "1M"): _PER_KIB_MISSING + _TCP_PER_KIB,
 }
-KNOWN_GAIN: dict[tuple[str, str], str] = {}
+KNOWN_GAIN = {
+    ("seq", "1M"): "The model gives the same gain at 1M as at 128k (a 1M read is eight 128 KiB "
+    "requests in series on both transports); the measured gain grows from 31.4 to 46.7 % "
+    "because the measured RDMA 1M read takes only 7.15 times its 128k read (TCP: 7.98). The "
+    "missing mechanism is whatever lets CubeFS's RDMA path overlap consecutive FUSE requests "
+    "(or run-to-run spread: the seed calls 10 % normal); the model serialises them.",
+    ("rand", "128k"): "The model has no mechanism that tells random from sequential reads "
+    "(page-cache hits both: same time, same gain); measured, the random 128k gain is 7.3 pp "
+    "below the sequential one (RDMA 504 against 519 MB/s, TCP 406 against 395). The seed "
+    "attributes the random-read comparisons to the network's fluctuation during the runs.",
+}
 KNOWN_SPLIT = {
     "rdma": "the measured RDMA 1M read takes 7.15 times its 128k read, not 8: either CubeFS's "
     "RDMA read path overlaps part of consecutive requests, which the model (each FUSE request "
@@ -128,9 +133,6 @@ def _evaluate(ctx):
                         )
                     )
                     continue
-                known = KNOWN.get(key, "")
-                if pattern == "rand" and name == "4k":
-                    known = ""
                 rows.append(
                     Row(
                         f"{mode} {pattern} {name} read",
@@ -138,7 +140,7 @@ def _evaluate(ctx):
                         meas[key],
                         sim[key],
                         TOLERANCE,
-                        known_deviation=known,
+                        known_deviation=KNOWN.get(key, ""),
                         evidence="predicted",
                         point=point(pattern, name, mode),
                     )
@@ -148,17 +150,18 @@ def _evaluate(ctx):
         for name, _ in SIZES:
             gs = (sim[("rdma", pattern, name)] / sim[("tcp", pattern, name)] - 1) * 100
             gain_s[(pattern, name)] = gs
+            # With both 4k points calibrated the 4k gain follows from them: not a prediction.
             calibrated = (pattern, name) == CALIBRATION["rdma"] == CALIBRATION["tcp"]
             rows.append(
                 Row(
                     f"RDMA gain over TCP, {pattern} {name} read (%)"
-                    + (" (both calibration points)" if calibrated else ""),
+                    + (" (follows from both calibration points)" if calibrated else ""),
                     "pp",
                     meas[("gain", pattern, name)],
                     gs,
                     GAIN_TOLERANCE_PP,
                     kind="absolute",
-                    evidence="calibrated" if calibrated else "predicted",
+                    evidence="consistency" if calibrated else "predicted",
                     point=point(pattern, name, "compare_pct"),
                     baseline=None if calibrated else 0.0,
                     known_deviation=KNOWN_GAIN.get((pattern, name), ""),
