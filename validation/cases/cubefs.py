@@ -1,7 +1,10 @@
-"""Seed 002 (CubeFS, RDMA against TCP): 1-job O_DIRECT sequential reads of 4k, 128k and 1M,
-QD1, on 100GbE. The same client and server path for both transports, calibrated on the RDMA
-4k point only; the transport differences (TCP's copies and socket path, RDMA's zero copy) from
-physics, not fitted. Values and sources in scenarios/cubefs_rdma_tcp.yaml."""
+"""Seed 002 (CubeFS, RDMA against TCP): 1-job O_DIRECT reads of 4k, 128k and 1M, sequential and
+random, QD1, on 100GbE. The CubeFS client path as documented (FUSE requests of 128 KiB in
+series, one CubeFS packet per request, page pinning, the datanode's page-cache copy and CRC, the
+client's CRC, the FUSE copy, TCP's socket costs) with stated rates; the fixed time per request
+calibrated on ONE point per transport (4k sequential read, RDMA for the common path, TCP for the
+socket path); every other row a prediction. Values and sources in scenarios/cubefs_rdma_tcp.yaml.
+"""
 
 from __future__ import annotations
 
@@ -18,60 +21,86 @@ from lfsim.scenario import time_seconds
 from lfsim.validate import Case, Row, read_measured
 
 SCENARIO = "cubefs_rdma_tcp"
+DATA = "cubefs_rdma_vs_tcp_fio"
 SIZES = [("4k", 4096), ("128k", 131072), ("1M", 1048576)]
-CALIBRATION = ("rdma", "4k")
-SOFTWARE_PASSES = 4  # client submit + completion, server before the device + before the answer
-TOLERANCE = 0.10  # seed 002: "we consider errors within 10 % normal"
+PATTERNS = [("seq", "read"), ("rand", "randread")]  # CSV pattern -> fio rw
+MODES = ("rdma", "tcp")
+CALIBRATION = {"rdma": ("seq", "4k"), "tcp": ("seq", "4k")}
+SOFTWARE_PASSES = 4  # client submit + completion (fuse_client = 2t), datanode TargetDelay twice
+TCP_SIDES = 2  # tcp_client + tcp_server, x each
+TOLERANCE = 0.25  # issue 18: absolute bandwidths within +-25 %
+GAIN_TOLERANCE_PP = 10.0  # issue 18: gains within +-10 percentage points
 
-_MISSING_PER_KIB = (
-    "Within one request the measured RDMA time grows by 1.11 us per KiB from 4k to 128k (114.4 "
-    "-> 252.5 us per read); the model's documented per-KiB costs are 0.2 us (two copies at ~10 "
-    "GB/s) + 0.08 us (100GbE), so both transports are simulated far faster at 128k and, since a "
-    "1M read is eight 128 KiB requests (MaxRequestSize), at 1M. The missing ~0.8 us/KiB is on "
-    "the path both transports share (it is in the RDMA time) and no copy rate explains it: "
-    "CubeFS's own per-packet work (a CRC of every packet, Go buffers) or the datanode's storage "
-    "if the extent was not cached are candidates. Not fitted: that would take a second "
-    "calibration point."
+
+def point(pattern: str, size: str, what: str) -> str:
+    """The measured point's name: '<data file>:direct=1 read <pattern> <size> 1 thread <what>'."""
+    return f"{DATA}:direct=1 read {pattern} {size} 1 thread {what}"
+
+
+_PER_KIB_MISSING = (
+    "The model is too fast within a request. Measured, a 128 KiB request takes 1.11 us per KiB "
+    "more than a 4 KiB one over RDMA ((252.5 - 114.4) / 124) and 1.56 over TCP; the documented "
+    "work gives 0.43 us/KiB on the common path (two page pins per page, page-cache copy, two "
+    "CRC32 passes, FUSE copy) + 0.08 of 100GbE wire, and TCP's socket path 0.3 more. Missing: "
+    "~0.6 us/KiB on the path both transports share (it is in the RDMA time), i.e. about six "
+    "more passes over the data at the stated rates, or the same passes at a third of the stated "
+    "copy/CRC rates. Not identified from the seed; candidates: Go's allocation and zeroing of "
+    "the 128 KiB reply buffers and the page faults after its scavenger returns them, copies at "
+    "DRAM rather than cache speed on a 2.0 GHz core, staging copies in CubeFS's RDMA transport "
+    "(assumed zero-copy here). Not fitted: that would take a second point per transport."
+)
+_TCP_PER_KIB = (
+    " TCP's own extra time per KiB over RDMA's, measured (331.8 - 252.5 - 24.4) / 124 = 0.44 "
+    "us/KiB, is also above the model's 0.3 (receive path at Cai et al.'s best-case 42 Gb/s per "
+    "core + one send copy): MTU 1500 without aRFS costs more per byte than that best case."
 )
 KNOWN = {
-    ("rdma", "128k"): _MISSING_PER_KIB,
-    ("rdma", "1M"): _MISSING_PER_KIB,
-    ("tcp", "128k"): _MISSING_PER_KIB
-    + " TCP's own extra per-KiB time over RDMA's, measured (331.8 - 252.5 - 24.4) / 124 = 0.44 "
-    "us/KiB, is also above the model's 0.3 us/KiB (receive path at 42 Gb/s per core + one send "
-    "copy).",
-    ("tcp", "4k"): "TCP 4k is simulated 10.7 % fast: measured TCP - RDMA at 4k is 24.4 us per "
-    "read, the model's socket-path assumption (2.5 us per side per message: 10 us, plus 1.2 us "
-    "of copies) gives 11.0 us. Wake-ups of a sleeping receiver cost more over TCP than the "
-    "model assumes (the interrupt and wake-up are counted as common to both transports).",
-    "rdma split": "the measured RDMA 1M read takes 7.15 times its 128k read, not 8: either "
-    "CubeFS's RDMA read path overlaps part of consecutive requests, which the model (each "
-    "request after the previous one completes) does not, or run-to-run spread (the seed calls "
-    "10 % normal and the TCP ratio is 7.98).",
+    ("rdma", "seq", "128k"): _PER_KIB_MISSING,
+    ("rdma", "seq", "1M"): _PER_KIB_MISSING,
+    ("tcp", "seq", "128k"): _PER_KIB_MISSING + _TCP_PER_KIB,
+    ("tcp", "seq", "1M"): _PER_KIB_MISSING + _TCP_PER_KIB,
+    ("rdma", "rand", "128k"): _PER_KIB_MISSING,
+    ("rdma", "rand", "1M"): _PER_KIB_MISSING,
+    ("tcp", "rand", "128k"): _PER_KIB_MISSING + _TCP_PER_KIB,
+    ("tcp", "rand", "1M"): _PER_KIB_MISSING + _TCP_PER_KIB,
 }
-KNOWN[("tcp", "1M")] = KNOWN[("tcp", "128k")]
+KNOWN_GAIN = {
+    ("seq", "1M"): "The model gives the same gain at 1M as at 128k (a 1M read is eight 128 KiB "
+    "requests in series on both transports); the measured gain grows from 31.4 to 46.7 % "
+    "because the measured RDMA 1M read takes only 7.15 times its 128k read (TCP: 7.98). The "
+    "missing mechanism is whatever lets CubeFS's RDMA path overlap consecutive FUSE requests "
+    "(or run-to-run spread: the seed calls 10 % normal); the model serialises them.",
+    ("rand", "128k"): "The model has no mechanism that tells random from sequential reads "
+    "(page-cache hits both: same time, same gain); measured, the random 128k gain is 7.3 pp "
+    "below the sequential one (RDMA 504 against 519 MB/s, TCP 406 against 395). The seed "
+    "attributes the random-read comparisons to the network's fluctuation during the runs.",
+}
+KNOWN_SPLIT = {
+    "rdma": "the measured RDMA 1M read takes 7.15 times its 128k read, not 8: either CubeFS's "
+    "RDMA read path overlaps part of consecutive requests, which the model (each FUSE request "
+    "after the previous one completes) does not, or run-to-run spread (the seed calls 10 % "
+    "normal; TCP's ratio is 7.98).",
+}
 
 
 def _measured() -> dict:
-    m = read_measured("cubefs_rdma_vs_tcp_fio")
-    sel = m[
-        (m["direct"] == 1) & (m["rw"] == "read") & (m["pattern"] == "seq") & (m["threads"] == 1)
-    ]
+    m = read_measured(DATA)
+    sel = m[(m["direct"] == 1) & (m["rw"] == "read") & (m["threads"] == 1)]
     out = {}
-    for name, _ in SIZES:
-        row = sel[sel["bs"] == name]
-        if len(row) != 1:
-            raise ValueError(f"cubefs_rdma_vs_tcp_fio.csv: expected one direct seq read {name} row")
-        out[("rdma", name)] = float(row["rdma_MBps"].iloc[0])
-        out[("tcp", name)] = float(row["tcp_MBps"].iloc[0])
+    for pattern, _ in PATTERNS:
+        for name, _ in SIZES:
+            row = sel[(sel["pattern"] == pattern) & (sel["bs"] == name)]
+            if len(row) != 1:
+                raise ValueError(f"{DATA}.csv: expected one direct {pattern} read {name} row")
+            out[("rdma", pattern, name)] = float(row["rdma_MBps"].iloc[0])
+            out[("tcp", pattern, name)] = float(row["tcp_MBps"].iloc[0])
+            out[("gain", pattern, name)] = float(row["compare_pct"].iloc[0])
     return out
 
 
-def _per_kib_us(layers: str) -> float:
-    """Sum of the layers' per-KiB times (us) of a `name:time+time/KiB,...` list."""
-    return sum(us for _, us in parse_layers(layers, 1024)) - sum(
-        us for _, us in parse_layers(layers, 0)
-    )
+def _layer(layers: str, name: str, nbytes: int) -> float:
+    """Time (us) of one named layer of a `name:time+time/KiB,...` list for nbytes."""
+    return dict(parse_layers(layers, nbytes))[name]
 
 
 def _evaluate(ctx):
@@ -79,106 +108,146 @@ def _evaluate(ctx):
     with open(scenarios_dir() / f"{SCENARIO}.yaml", encoding="utf-8") as f:
         cfg = yaml.safe_load(f)["workload"]["fio"]
     lat, sim = {}, {}
-    for mode in ("rdma", "tcp"):
-        for name, bs in SIZES:
-            r = ctx.run(SCENARIO, {"mode": mode, "FioJob.bs": bs})
-            lat[(mode, name)] = r.metrics["read_lat_mean_us"]
-            # QD1 with no time between I/Os: fio's bandwidth is bs / mean latency (MB/s).
-            sim[(mode, name)] = bs / r.metrics["read_lat_mean_us"]
+    for mode in MODES:
+        for pattern, rw in PATTERNS:
+            for name, bs in SIZES:
+                r = ctx.run(SCENARIO, {"mode": mode, "FioJob.bs": bs, "FioJob.rw": rw})
+                lat[(mode, pattern, name)] = r.metrics["read_lat_mean_us"]
+                # QD1 with no time between I/Os: fio's bandwidth is bs / mean latency (MB/s).
+                sim[(mode, pattern, name)] = bs / r.metrics["read_lat_mean_us"]
     rows = []
-    for mode in ("rdma", "tcp"):
-        for name, _ in SIZES:
-            key = (mode, name)
-            if key == CALIBRATION:
+    for mode in MODES:
+        for pattern, _ in PATTERNS:
+            for name, _ in SIZES:
+                key = (mode, pattern, name)
+                if (pattern, name) == CALIBRATION[mode]:
+                    rows.append(
+                        Row(
+                            f"{mode} {pattern} {name} read (calibration point)",
+                            "MB/s",
+                            meas[key],
+                            sim[key],
+                            0.01,
+                            evidence="calibrated",
+                            point=point(pattern, name, mode),
+                        )
+                    )
+                    continue
                 rows.append(
                     Row(
-                        f"{mode} {name} read (calibration point)", "MB/s", meas[key], sim[key], 0.01
+                        f"{mode} {pattern} {name} read",
+                        "MB/s",
+                        meas[key],
+                        sim[key],
+                        TOLERANCE,
+                        known_deviation=KNOWN.get(key, ""),
+                        evidence="predicted",
+                        point=point(pattern, name, mode),
                     )
                 )
-                continue
+    gain_s = {}
+    for pattern, _ in PATTERNS:
+        for name, _ in SIZES:
+            gs = (sim[("rdma", pattern, name)] / sim[("tcp", pattern, name)] - 1) * 100
+            gain_s[(pattern, name)] = gs
+            # With both 4k points calibrated the 4k gain follows from them: not a prediction.
+            calibrated = (pattern, name) == CALIBRATION["rdma"] == CALIBRATION["tcp"]
             rows.append(
                 Row(
-                    f"{mode} {name} read (prediction)",
-                    "MB/s",
-                    meas[key],
-                    sim[key],
-                    TOLERANCE,
-                    known_deviation=KNOWN.get(key, ""),
+                    f"RDMA gain over TCP, {pattern} {name} read (%)"
+                    + (" (follows from both calibration points)" if calibrated else ""),
+                    "pp",
+                    meas[("gain", pattern, name)],
+                    gs,
+                    GAIN_TOLERANCE_PP,
+                    kind="absolute",
+                    evidence="consistency" if calibrated else "predicted",
+                    point=point(pattern, name, "compare_pct"),
+                    baseline=None if calibrated else 0.0,
+                    known_deviation=KNOWN_GAIN.get((pattern, name), ""),
                 )
             )
-    # The scenario's t (TargetDelay) must solve lat(t) = measured at the calibration point:
-    # the four passes are pure delays in series, d lat / d t = 4.
+    # The calibrated fixed times must solve their points: at QD1 every delay is in series, so
+    # d lat / d t = 4 (RDMA 4k) and d lat / d x = 2 (TCP 4k).
     t = time_seconds(cfg["TargetDelay"]) * 1e6
-    target = SIZES[0][1] / meas[CALIBRATION]  # us per read
-    solved = t + (target - lat[CALIBRATION]) / SOFTWARE_PASSES
+    fuse_client = _layer(cfg["NvmeofLayers"], "fuse_client", 0)
+    ps, ns = CALIBRATION["rdma"]
+    bs = dict(SIZES)[ns]
+    solved_t = t + (bs / meas[("rdma", ps, ns)] - lat[("rdma", ps, ns)]) / SOFTWARE_PASSES
     rows.append(
         Row(
-            "TargetDelay solves the rdma 4k calibration (us)",
+            "t (TargetDelay, fuse_client = 2t) solves the rdma 4k calibration (us)",
             "us",
             None,
-            solved,
+            solved_t,
             kind="shape",
-            passed=abs(solved - t) < 0.002,
-            criterion=f"|{solved:.4f} - {t:.4f}| < 0.002",
+            passed=abs(solved_t - t) < 0.002 and abs(fuse_client - 2 * t) < 0.002,
+            criterion=f"|{solved_t:.4f} - {t:.4f}| < 0.002, fuse_client {fuse_client:.3f} = 2t",
+            evidence="consistency",
         )
     )
-    # MaxRequestSize: a 1M read is eight 128 KiB requests in series, so its time is about 8x
-    # the 128k read's in the model; the measured ratio says whether the client works that way.
-    for mode in ("rdma", "tcp"):
-        ratio_m = meas[(mode, "128k")] / meas[(mode, "1M")] * 8  # time ratio from MB/s
+    x = _layer(cfg["IscsiLayers"], "tcp_client", 0)
+    x_srv = _layer(cfg["IscsiLayers"], "tcp_server", 0)
+    ps, ns = CALIBRATION["tcp"]
+    bs = dict(SIZES)[ns]
+    solved_x = x + (bs / meas[("tcp", ps, ns)] - lat[("tcp", ps, ns)]) / TCP_SIDES
+    rows.append(
+        Row(
+            "x (tcp_client = tcp_server fixed time) solves the tcp 4k calibration (us)",
+            "us",
+            None,
+            solved_x,
+            kind="shape",
+            passed=abs(solved_x - x) < 0.002 and abs(x_srv - x) < 0.002,
+            criterion=f"|{solved_x:.4f} - {x:.4f}| < 0.002, tcp_server {x_srv:.3f} = x",
+            evidence="consistency",
+        )
+    )
+    # MaxRequestSize: a 1M read is eight 128 KiB FUSE requests in series; the measured ratio of
+    # the times says whether the client works that way.
+    for mode in MODES:
+        ratio_m = meas[(mode, "seq", "128k")] / meas[(mode, "seq", "1M")] * 8  # from MB/s
         rows.append(
             Row(
-                f"{mode}: time of a 1M read / time of a 128k read (1M = eight 128 KiB requests "
-                f"one after the other, MaxRequestSize {cfg['MaxRequestSize']})",
+                f"{mode}: time of a 1M seq read / time of a 128k seq read (eight 128 KiB FUSE "
+                f"requests one after the other, MaxRequestSize {cfg['MaxRequestSize']})",
                 "",
                 ratio_m,
-                lat[(mode, "1M")] / lat[(mode, "128k")],
-                TOLERANCE,
-                known_deviation=KNOWN.get(f"{mode} split", ""),
-            )
-        )
-    gm = {n: (meas[("rdma", n)] / meas[("tcp", n)] - 1) * 100 for n, _ in SIZES}
-    gs = {n: (sim[("rdma", n)] / sim[("tcp", n)] - 1) * 100 for n, _ in SIZES}
-    for name, _ in SIZES:
-        rows.append(
-            Row(
-                f"RDMA gain over TCP at {name} (%)",
-                "%",
-                gm[name],
-                gs[name],
-                kind="shape",
-                passed=gs[name] > 0,
-                criterion="> 0",
-            )
-        )
-    for name in ("128k", "1M"):
-        rows.append(
-            Row(
-                f"gain at {name} - gain at 4k (percentage points)",
-                "pp",
-                gm[name] - gm["4k"],
-                gs[name] - gs["4k"],
-                kind="shape",
-                passed=gs[name] > gs["4k"],
-                criterion="> 0",
+                lat[(mode, "seq", "1M")] / lat[(mode, "seq", "128k")],
+                0.10,
+                known_deviation=KNOWN_SPLIT.get(mode, ""),
+                evidence="predicted",
+                point=f"{DATA}:direct=1 read seq 1M and 128k 1 thread {mode}",
             )
         )
 
     names = [n for n, _ in SIZES]
-    x = np.arange(len(names))
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
-    a1.bar(x - 0.2, [gm[n] for n in names], 0.4, color="k", label="measured (seed 002)")
-    a1.bar(x + 0.2, [gs[n] for n in names], 0.4, label="lfsim")
-    a1.set_xticks(x, names)
-    a1.set_ylabel("RDMA gain over TCP (%)")
-    a1.set_title("gain, 1 job, O_DIRECT seq read, QD1", fontsize=9)
-    a1.legend(fontsize=8)
+    x_ = np.arange(len(names))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    for ax, (pattern, _) in zip(axes[:2], PATTERNS, strict=True):
+        ax.bar(
+            x_ - 0.2,
+            [meas[("gain", pattern, n)] for n in names],
+            0.4,
+            color="k",
+            label="measured (seed 002)",
+        )
+        ax.bar(x_ + 0.2, [gain_s[(pattern, n)] for n in names], 0.4, label="lfsim")
+        ax.set_xticks(x_, names)
+        ax.set_ylabel("RDMA gain over TCP (%)")
+        ax.set_title(f"gain, 1 job, O_DIRECT {pattern} read, QD1", fontsize=9)
+        ax.legend(fontsize=8)
+    a2 = axes[2]
     for mode, c in (("rdma", "C0"), ("tcp", "C1")):
-        a2.plot(names, [meas[(mode, n)] for n in names], "o-", color=c, label=f"{mode} measured")
-        a2.plot(names, [sim[(mode, n)] for n in names], "s--", color=c, label=f"{mode} lfsim")
+        a2.plot(
+            names, [meas[(mode, "seq", n)] for n in names], "o-", color=c, label=f"{mode} measured"
+        )
+        a2.plot(
+            names, [sim[(mode, "seq", n)] for n in names], "s--", color=c, label=f"{mode} lfsim"
+        )
     a2.set_yscale("log")
     a2.set_ylabel("bandwidth (MB/s)")
-    a2.set_title("bandwidth (calibrated on rdma 4k only)", fontsize=9)
+    a2.set_title("seq read bandwidth (calibrated on 4k only)", fontsize=9)
     a2.legend(fontsize=7)
     fig.suptitle("Seed 002: CubeFS RDMA vs TCP, ConnectX-5 100GbE", fontsize=10)
     fig.tight_layout()
@@ -190,18 +259,20 @@ def _evaluate(ctx):
 CASES = [
     Case(
         "cubefs_rdma_tcp_seed002",
-        source="cubefs_rdma_vs_tcp_fio.csv rows direct=1 read seq 4k/128k/1M threads=1 (seed "
-        "002, direct-read table; fio libaio iodepth 1, MB/s)",
-        note="Calibrated on the RDMA 4k point (35.8 MB/s) ONLY: the common fixed time 4t, t = "
-        "27.969 us per software pass (client 2t, server TargetDelay t twice). Documented, not "
-        "fitted: two common copies (page cache, FUSE) at 0.1 us/KiB each; TCP adds 2.5 us per "
-        "side per message (system calls, TCP/IP stack) and 0.2 us/KiB on the client's receive "
-        "path (42 Gb/s per core, Cai et al. SIGCOMM 2021) + 0.1 us/KiB send copy on the server; "
-        "RDMA is zero-copy. A read larger than 128 KiB is carried as 128 KiB requests one "
-        "after the other (FUSE's max_read; the Fio workload's MaxRequestSize). Transports: "
-        "nvmeof_rdma (SEND request, RDMA WRITE data, SEND answer) "
-        "and iscsi used only as a TCP request/response transport, ns-3 TCP, MSS 1448, on a "
-        "100GbE leaf.",
+        source="cubefs_rdma_vs_tcp_fio.csv rows direct=1 read seq and rand 4k/128k/1M threads=1 "
+        "(seed 002, direct-read table; fio libaio iodepth 1, MB/s)",
+        note="Calibrated on ONE point per transport, the 4k sequential read: RDMA 4k (35.8 MB/s) "
+        "gives the common fixed time per FUSE request 4t (t = 27.738 us per software pass: "
+        "client 2t, datanode TargetDelay t twice), TCP 4k (29.5 MB/s) the socket path's fixed "
+        "time x = 11.719 us per side. Documented, not fitted, per KiB: two page pins per page "
+        "(0.05), the datanode's page-cache copy (0.1) and CRC32 (0.09), the client's CRC32 "
+        "check (0.09), the FUSE copy (0.1); TCP adds the receive path (0.2, 42 Gb/s per core, "
+        "Cai et al. SIGCOMM 2021) and the send copy (0.1); RDMA is zero-copy. A read larger "
+        "than 128 KiB is carried as 128 KiB FUSE requests one after the other (bazil.org/fuse "
+        "does not raise the kernel's 32 pages; the Fio workload's MaxRequestSize), each one "
+        "CubeFS packet (ReadBlockSize 128 KiB). Transports: nvmeof_rdma (SEND request, RDMA "
+        "WRITE data, SEND answer) and iscsi used only as a TCP request/response transport, "
+        "ns-3 TCP, MSS 1448, on a 100GbE leaf.",
         evaluate=_evaluate,
     )
 ]

@@ -27,7 +27,13 @@ GOLDEN = json.loads((_DATA / "metrics_e2df1bf.json").read_text())
 # with a later recording, and the change itself is checked below.
 # aef221b: 32GFC carries its mandatory RS(528,514) FEC (issue 18): every 32GFC byte takes
 # 528/514 of the time it took.
-RERECORDED = json.loads((_DATA / "metrics_aef221b.json").read_text())
+# 0f4fe0a: seed 002's scenario (cubefs_rdma_tcp) modelled by prediction (issue 18): the CubeFS
+# client path per FUSE request from stated rates, its fixed times re-solved on one 4k point per
+# transport; its default runs are those 4k calibration points (checked below).
+RERECORDED = {
+    **json.loads((_DATA / "metrics_aef221b.json").read_text()),
+    **json.loads((_DATA / "metrics_0f4fe0a.json").read_text()),
+}
 
 # Port labels: FC E_Ports were labelled with their peer ("leaf0/p2(spine0)", "sw0/p1(ISL)"); every
 # port is now "switch/pN". The one-switch RoCE topology was "leaf0", the Star generator's "sw0".
@@ -152,3 +158,12 @@ def test_the_32gfc_fec_costs_exactly_its_parity():
     old = GOLDEN["incast@fc"]["metrics"]["total_goodput_Gbps"]
     new = lfsim.run("incast", {"mode": "fc"}).metrics["total_goodput_Gbps"]
     assert new / old == pytest.approx(514 / 528, rel=5e-4)
+
+
+@pytest.mark.parametrize(("mode", "mbps"), [("rdma", 35.8), ("tcp", 29.5)])
+def test_cubefs_default_runs_are_its_calibration_points(mode, mbps):
+    # 0f4fe0a: the default run (4k sequential read, QD1) is the point each transport's fixed
+    # time was solved on (seed 002: 35.8 / 29.5 MB/s): its latency is 4096 B / that rate, to the
+    # nanosecond the delays are written in (a few ns over the passes).
+    lat = RERECORDED[f"cubefs_rdma_tcp@{mode}"]["metrics"]["read_lat_mean_us"]
+    assert abs(lat - 4096 / mbps) < 0.005
