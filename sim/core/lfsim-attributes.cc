@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <regex>
 #include <stdexcept>
 
@@ -153,10 +154,26 @@ TimeRegex()
     return re;
 }
 
+/// Seconds of a time string that matches TimeRegex(), computed without ns-3 (whose Time
+/// overflows silently beyond 2^63 ps).
+double
+TimeTextSeconds(const std::string& s)
+{
+    static const std::map<std::string, double> unit
+        = {{"d", 86400.0}, {"h", 3600.0}, {"min", 60.0}, {"s", 1.0},   {"ms", 1e-3},
+           {"us", 1e-6},   {"ns", 1e-9},  {"ps", 1e-12}, {"fs", 1e-15}};
+    // The unit is the first letter other than an exponent's e/E.
+    const size_t u = s.find_first_of("smunpfhd");
+    return std::strtod(s.substr(0, u).c_str(), nullptr) * unit.at(s.substr(u));
+}
+
+/// ns-3's Time holds at most 2^63 ps = 9,223,372 s.
+constexpr double kTimeMaxSeconds = 9.2e6;
+
 bool
 ParseTime(const std::string& s, ns3::Time* out)
 {
-    if (!std::regex_match(s, TimeRegex()))
+    if (!std::regex_match(s, TimeRegex()) || std::fabs(TimeTextSeconds(s)) > kTimeMaxSeconds)
     {
         return false;
     }
@@ -187,8 +204,10 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
     static const std::regex intRe(R"(^[+-]?\d+\s*$)");
     if (type == "TimeValue")
     {
-        accepted = "a time" + TimeMinimumOf(info) + " with a unit (s, ms, us, ns, ps), e.g. 10us";
-        if (!std::regex_match(value, TimeRegex()))
+        accepted = "a time" + TimeMinimumOf(info)
+                   + " with a unit (s, ms, us, ns, ps), e.g. 10us, at most 9.2e6 s";
+        if (!std::regex_match(value, TimeRegex())
+            || std::fabs(TimeTextSeconds(value)) > kTimeMaxSeconds)
         {
             return accepted;
         }
@@ -221,7 +240,47 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
     }
     else if (type == "DataRateValue")
     {
-        accepted = "a data rate with a unit (bps, kbps, Mbps, Gbps, MBps, ...), e.g. 25Gbps";
+        // ns-3's DataRate parser aborts on a space ("40 Mbps") and reads a bare number as bit/s;
+        // both are refused here, as are rates beyond its uint64 bit/s.
+        accepted = "a data rate: a number and a unit with no space (bps, kbps, Mbps, Gbps, Bps, "
+                   "KBps, MBps, GBps, Kib/s, MiB/s, ...), e.g. 25Gbps";
+        static const std::regex rateRe(R"(^(\d+(?:\.\d*)?)([A-Za-z/]+)$)");
+        static const std::map<std::string, double> unitBits = {{"bps", 1},
+                                                               {"b/s", 1},
+                                                               {"Bps", 8},
+                                                               {"B/s", 8},
+                                                               {"kbps", 1e3},
+                                                               {"kb/s", 1e3},
+                                                               {"Kbps", 1e3},
+                                                               {"Kb/s", 1e3},
+                                                               {"kBps", 8e3},
+                                                               {"kB/s", 8e3},
+                                                               {"KBps", 8e3},
+                                                               {"KB/s", 8e3},
+                                                               {"Kib/s", 1024.0},
+                                                               {"KiB/s", 8192.0},
+                                                               {"Mbps", 1e6},
+                                                               {"Mb/s", 1e6},
+                                                               {"MBps", 8e6},
+                                                               {"MB/s", 8e6},
+                                                               {"Mib/s", 1048576.0},
+                                                               {"MiB/s", 8388608.0},
+                                                               {"Gbps", 1e9},
+                                                               {"Gb/s", 1e9},
+                                                               {"GBps", 8e9},
+                                                               {"GB/s", 8e9},
+                                                               {"Gib/s", 1073741824.0},
+                                                               {"GiB/s", 8589934592.0}};
+        std::smatch m;
+        if (!std::regex_match(value, m, rateRe) || !unitBits.count(m[2].str()))
+        {
+            return accepted;
+        }
+        // ns-3 stores bit/s in a uint64_t; 1e18 bit/s leaves room and is far beyond any link.
+        if (std::strtod(m[1].str().c_str(), nullptr) * unitBits.at(m[2].str()) > 1e18)
+        {
+            return accepted + ", at most 1e18 bit/s";
+        }
     }
     else if (type == "BooleanValue")
     {

@@ -7,6 +7,7 @@ Bad input (scenario, --set, --grid, paths, options) prints exactly one line
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -172,12 +173,13 @@ def _positive_int(text: str) -> int:
 
 
 def _seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"got '{text}'; accepted: an integer in 1..4294967295"
-        ) from None
+    # ASCII digits only (int() would read full-width ones); the range is checked with the
+    # scenario's own seed key, so both say the same.
+    from .scenario import ACCEPTED  # pydantic and the core: only when a seed is given
+
+    if not re.fullmatch(r"[0-9]+", text.strip()):
+        raise argparse.ArgumentTypeError(f"got '{text}'; accepted: {ACCEPTED['seed']}")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:

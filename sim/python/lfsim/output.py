@@ -15,12 +15,44 @@ from .errors import ScenarioError, quote
 
 
 def check_target(target: Path, key: str) -> None:
-    """Reject, before running, a target that can never become the output directory."""
+    """Reject, before running, a target that can never become the output directory: a file, a
+    path under a file, or a place where no directory can be made (a read-only or pseudo file
+    system such as /proc or /sys, no permission). Tried by making and removing a probe."""
+    target = Path(target)
     if target.exists() and not target.is_dir():
         raise ScenarioError(
             f"{key}: got {quote(target)}, which is a file; accepted: a directory path (an "
             "existing directory is replaced)"
         )
+    try:
+        with _made_parents(target):
+            Path(
+                tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".probe", dir=target.parent)
+            ).rmdir()
+    except OSError as exc:
+        raise _unusable(target, key, exc) from None
+
+
+def _unusable(target: Path, key: str, exc: OSError) -> ScenarioError:
+    where = f" ({exc.strerror}: {exc.filename})" if exc.strerror else ""
+    return ScenarioError(
+        f"{key}: got {quote(target)}, where no directory can be made{where}; accepted: a "
+        "directory path in a writable file system"
+    )
+
+
+@contextlib.contextmanager
+def _made_parents(target: Path) -> Iterator[None]:
+    """Create the missing parents of ``target``; remove them again if an error leaves them
+    empty."""
+    created = [p for p in [target.parent, *target.parent.parents] if not p.exists()]
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        yield
+    except BaseException:
+        _remove_empty(created)
+        raise
+    _remove_empty(created)
 
 
 @contextlib.contextmanager
@@ -30,12 +62,12 @@ def atomic_dir(target: Path) -> Iterator[Path]:
     check_target(target, "out")
     # Parents created here are removed again if nothing ends up in them (a failed run).
     created = [p for p in [target.parent, *target.parent.parents] if not p.exists()]
-    target.parent.mkdir(parents=True, exist_ok=True)
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    except BaseException:
+    except OSError as exc:
         _remove_empty(created)
-        raise
+        raise _unusable(target, "out", exc) from None
     try:
         # mkdtemp makes the directory private (0700); give it the usual permissions.
         umask = os.umask(0o022)

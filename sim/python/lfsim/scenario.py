@@ -161,15 +161,26 @@ OVERRIDABLE = tuple(
 )
 # Top-level keys a mode may set (besides class sections); they replace the base scenario's.
 MODE_KEYS = tuple(k for k in TOP_LEVEL if k not in ("mode", "modes"))
-SEED_MAX = 2**32 - 1
+# ns-3's MRG32k3a takes a seed below its second modulus, m2 = 4294944443 (rng-stream.cc
+# CheckSeed aborts on any larger one).
+SEED_MAX = 4294944442
+# ns-3's Time is a signed 64-bit count of picoseconds: 2^63 ps = 9,223,372 s.
+TIME_MAX_S = 9.2e6
+MAX_SAMPLES = 10_000_000
 NAME_RE = _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _POINT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*:\S.*")
 
 ACCEPTED = {
     "description": "one line of text",
     "seed": f"an integer in 1..{SEED_MAX}",
-    "stop_time": "a time > 0 with a unit (s, ms, us, ns, ps), e.g. 2ms",
-    "sample_interval": "a time >= 0 with a unit, e.g. 1us, or 0s to record on change",
+    "stop_time": (
+        "a time > 0 with a unit (d, h, min, s, ms, us, ns, ps), e.g. 2ms, at most 9.2e6 s "
+        "(ns-3 times are 64-bit picosecond counts)"
+    ),
+    "sample_interval": (
+        "a time >= 0 with a unit, e.g. 1us, or 0s to record on change; at least stop_time / "
+        f"{MAX_SAMPLES:,} (one series holds at most {MAX_SAMPLES:,} samples)"
+    ),
     "stop_on_deadlock": "true or false",
     "name": "a name of letters, digits, '_', '-' and '.'",
     "calibrated": (
@@ -227,7 +238,7 @@ class _Fixed(BaseModel):
     @field_validator("seed", mode="before")
     @classmethod
     def _seed(cls, v: Any) -> int:
-        if isinstance(v, str) and v.strip().isdigit():
+        if isinstance(v, str) and re.fullmatch(r"[0-9]+", v.strip()):  # ASCII digits only
             v = int(v)
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 1 <= v <= SEED_MAX:
             raise ValueError("seed")
@@ -237,7 +248,7 @@ class _Fixed(BaseModel):
     @classmethod
     def _stop_time(cls, v: Any) -> str:
         seconds = time_seconds(v)
-        if seconds is None or seconds <= 0:
+        if seconds is None or not 0 < seconds <= TIME_MAX_S:
             raise ValueError("stop_time")
         return v.strip()
 
@@ -245,7 +256,7 @@ class _Fixed(BaseModel):
     @classmethod
     def _sample_interval(cls, v: Any) -> str:
         seconds = time_seconds(v)
-        if seconds is None or seconds < 0:
+        if seconds is None or not 0 <= seconds <= TIME_MAX_S:
             raise ValueError("sample_interval")
         return v.strip()
 
@@ -640,6 +651,12 @@ def _resolve(
     except ValidationError as exc:
         raise _pydantic_error(exc, raw, classes) from None
 
+    interval = time_seconds(parsed.sample_interval)
+    if interval and time_seconds(parsed.stop_time) / interval > MAX_SAMPLES:
+        raise ScenarioError(
+            f"sample_interval: got {quote(parsed.sample_interval)}; accepted: "
+            f"{ACCEPTED['sample_interval']}"
+        )
     recorders = _core.fabrics()[fabric].get("recorders", {})
     for rec in parsed.record:
         if rec not in recorders:

@@ -1,0 +1,137 @@
+"""Inputs that used to pass validation and then abort ns-3, print a traceback or eat the
+machine (issue 19): each now gets one line naming the key and the accepted form, exit code 2,
+and nothing written."""
+
+import pytest
+from conftest import run_cli
+
+STORAGE = ["--set", "stop_time=2ms", "--set", "FioJob.runtime=1ms", "--set", "FioJob.ramp_time=0s"]
+INCAST = ["--set", "stop_time=2ms"]
+
+
+def _refused(tmp_path, *args: str, key: str, accepted: str) -> None:
+    out = tmp_path / "out"
+    p = run_cli(*args, "--out", str(out), cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert lines[0].startswith("lfsim: error: ") and f"{key}: got " in lines[0], lines[0]
+    assert accepted in lines[0], lines[0]
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [], "nothing written, not even a temporary folder"
+
+
+@pytest.mark.parametrize("where", ["--seed", "--set"])
+@pytest.mark.parametrize(
+    "seed",
+    [
+        "4294944443",  # MRG32k3a's second modulus: ns-3 aborts "invalid Seed" from here up
+        "4294967295",
+        "１２",  # full-width digits: int() reads them as 12
+    ],
+)
+def test_seeds_ns3_cannot_take_are_refused(tmp_path, where, seed):
+    given = ["--seed", seed] if where == "--seed" else ["--set", f"seed={seed}"]
+    key = "--seed" if where == "--seed" and not seed.isascii() else "seed"
+    _refused(tmp_path, "run", "incast", *INCAST, *given, key=key, accepted="1..4294944442")
+
+
+def test_the_largest_seed_ns3_takes_runs(tmp_path):
+    p = run_cli("run", "incast", *INCAST, "--seed", "4294944442", "--out", "o", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.parametrize(
+    ("scenario", "assignment"),
+    [
+        ("incast", "Dcqcn.rpg_ai_rate=40 Mbps"),  # ns-3's DataRate aborts on the space
+        ("incast", "Dcqcn.rpg_max_rate=40 Gbps"),
+        ("incast", "Dcqcn.rpg_ai_rate=40"),  # ns-3 would run it at 40 bit/s
+        ("incast", "Dcqcn.rpg_ai_rate=40 Mbit"),
+        ("incast", "Dcqcn.rpg_ai_rate=2e19bps"),  # beyond ns-3's uint64 bit/s
+        ("storage_qd1", "BlockTarget.MaxBandwidth=1 GBps"),
+    ],
+)
+def test_data_rates_need_a_number_and_a_unit(tmp_path, scenario, assignment):
+    args = INCAST if scenario == "incast" else STORAGE
+    mode = ["--set", "mode=pfc_dcqcn"] if scenario == "incast" else []
+    key = assignment.split("=")[0]
+    _refused(
+        tmp_path,
+        "run",
+        scenario,
+        *args,
+        *mode,
+        "--set",
+        assignment,
+        key=key,
+        accepted="a data rate: a number and a unit with no space",
+    )
+
+
+@pytest.mark.parametrize("value", ["1e7s", "200d", "1e999s"])
+def test_times_beyond_ns3_range_are_refused_by_name(tmp_path, value):
+    # ns-3's Time is 2^63 ps = 9.22e6 s; these used to be answered "must be positive".
+    _refused(
+        tmp_path,
+        "run",
+        "incast",
+        "--set",
+        f"stop_time={value}",
+        key="stop_time",
+        accepted="at most 9.2e6 s",
+    )
+
+
+def test_an_attribute_time_beyond_ns3_range_is_refused(tmp_path):
+    _refused(
+        tmp_path,
+        "run",
+        "storage_qd1",
+        *STORAGE,
+        "--set",
+        "BlockTarget.ReadServiceTime=200d",
+        key="BlockTarget.ReadServiceTime",
+        accepted="at most 9.2e6 s",
+    )
+
+
+def test_a_sample_interval_that_would_fill_memory_is_refused(tmp_path):
+    # 1 ps over 2 ms is 2e9 samples per series (it used to run until MemoryError).
+    _refused(
+        tmp_path,
+        "run",
+        "incast",
+        *INCAST,
+        "--set",
+        "sample_interval=1ps",
+        key="sample_interval",
+        accepted="at least stop_time / 10,000,000",
+    )
+
+
+def test_the_smallest_sample_interval_runs(tmp_path):
+    p = run_cli(
+        "run",
+        "fc_distance",
+        "--set",
+        "stop_time=100us",
+        "--set",
+        "Report.Warmup=10us",
+        "--set",
+        "sample_interval=10ps",
+        "--out",
+        "o",
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.parametrize("target", ["/proc/lfsim-x", "/sys/lfsim-x", "FILE/sub"])
+def test_an_output_folder_that_cannot_be_made_is_refused(tmp_path, target):
+    (tmp_path / "FILE").write_text("a file, not a folder")
+    p = run_cli("run", "incast", *INCAST, "--out", target, cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert len(p.stderr.splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert "out: got " in p.stderr and "where no directory can be made" in p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["FILE"]
