@@ -153,6 +153,11 @@ ParseJobSections(const std::string& key, const std::string& text)
         js.options = OptionsText(*js.job);
         out.push_back(js);
     }
+    if (out.empty() && !Trim(text).empty())
+    {
+        // Only separators ("; ; ;"): a typo, not the empty default.
+        throw std::invalid_argument(key + ": got '" + text + "'" + form);
+    }
     if (out.empty())
     {
         FioJobSection js{"job", CreateObject<FioJob>(), ""};

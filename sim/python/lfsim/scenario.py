@@ -89,10 +89,13 @@ class _StrictLoader(yaml.SafeLoader):
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict:
     # Each mapping keeps the line it starts on, so errors about a file's items can name it.
+    # Keys merged in by `<<:` come first and may be overridden by the mapping's own keys; only
+    # the mapping's own keys must be unique.
+    own = sum(k.tag != "tag:yaml.org,2002:merge" for k, _ in node.value)
     loader.flatten_mapping(node)
     pairs = loader.construct_pairs(node, deep=True)
     seen = set()
-    for (key, _), (key_node, _) in zip(pairs, node.value, strict=True):
+    for (key, _), (key_node, _) in list(zip(pairs, node.value, strict=True))[len(pairs) - own :]:
         try:
             duplicate = key in seen
         except TypeError:
@@ -122,7 +125,11 @@ def read_yaml(path: Path) -> Any:
     loader = _StrictLoader(text)
     loader.source = str(path)
     try:
-        return loader.get_single_data()
+        data = loader.get_single_data()
+    except RecursionError:
+        raise ScenarioError(
+            f"{path}: bad YAML: nested too deep; accepted: at most {MAX_DEPTH} levels of nesting"
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -132,6 +139,42 @@ def read_yaml(path: Path) -> Any:
         ) from None
     finally:
         loader.dispose()
+    check_size(data, str(path))
+    return data
+
+
+MAX_DEPTH = 64
+MAX_VALUES = 1_000_000
+
+
+def check_size(data: Any, where: str) -> None:
+    """Refuse a document nested deeper than MAX_DEPTH or holding more than MAX_VALUES values
+    once its aliases are expanded (an alias bomb: 10 levels of 10 aliases is 10^10 values in a
+    few lines). Each distinct object is visited once, so the check itself stays cheap."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    while stack:
+        obj, done = stack.pop()
+        if not isinstance(obj, dict | list) or (id(obj) in size and not done):
+            continue
+        kids = list(obj.values()) if isinstance(obj, dict) else obj
+        if not done:
+            stack.append((obj, True))
+            stack.extend((k, False) for k in kids if isinstance(k, dict | list))
+            continue
+        inner = [k for k in kids if isinstance(k, dict | list)]
+        size[id(obj)] = 1 + len(kids) - len(inner) + sum(size[id(k)] for k in inner)
+        depth[id(obj)] = 1 + max((depth[id(k)] for k in inner), default=0)
+        if depth[id(obj)] > MAX_DEPTH:
+            raise ScenarioError(
+                f"{where}: nested too deep; accepted: at most {MAX_DEPTH} levels of nesting"
+            )
+        if size[id(obj)] > MAX_VALUES:
+            raise ScenarioError(
+                f"{where}: {size[id(obj)]:,} values once its aliases are expanded; accepted: "
+                f"at most {MAX_VALUES:,}"
+            )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -482,6 +525,7 @@ def _raw_from(scenario: Any) -> tuple[dict, str | None, Path | None, dict]:
             )
         return copy.deepcopy(scenario.config), scenario.name, scenario.path, {}
     if isinstance(scenario, Mapping):
+        check_size(dict(scenario), "scenario")
         return copy.deepcopy(dict(scenario)), None, None, {}
     if isinstance(scenario, str | Path):
         path = find_scenario(scenario)
@@ -605,7 +649,31 @@ def load_scenario(
         config = _resolve(merged, default_name, rest, mode, _base_dir(path))
     except ScenarioError as exc:
         raise ScenarioError(f"mode {mode}: {exc}") from None
+    _check_other_modes(raw, modes, mode, default_name, _base_dir(path))
     return Scenario(name=config["name"], path=path, config=config, source=source)
+
+
+_checked_modes: set[str] = set()
+
+
+def _check_other_modes(
+    raw: dict, modes: dict, chosen: str, default_name: str | None, base_dir: Path
+) -> None:
+    """A mistake in a mode that was not selected is still a mistake: every mode is resolved
+    once (without the run's overrides, which may belong to the chosen mode only)."""
+    import json
+
+    key = json.dumps([raw, str(base_dir)], sort_keys=True, default=str)
+    if key in _checked_modes:
+        return
+    for name, body in modes.items():
+        if name == chosen:
+            continue
+        try:
+            _resolve(_merge_mode(raw, body), default_name, {}, name, base_dir)
+        except ScenarioError as exc:
+            raise ScenarioError(f"mode {name}: {exc}") from None
+    _checked_modes.add(key)
 
 
 def _base_dir(path: Path | None) -> Path:

@@ -135,3 +135,69 @@ def test_an_output_folder_that_cannot_be_made_is_refused(tmp_path, target):
     assert len(p.stderr.splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
     assert "out: got " in p.stderr and "where no directory can be made" in p.stderr
     assert sorted(x.name for x in tmp_path.iterdir()) == ["FILE"]
+
+
+BASE = "fabric: fc\nstop_time: 1ms\ntopology: {generator: PointToPoint}\n"
+
+
+def _yaml_refused(tmp_path, text: str, expect: str) -> None:
+    (tmp_path / "s.yaml").write_text(text)
+    p = run_cli("run", "s.yaml", "--out", "o", cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert len(p.stderr.splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
+    assert expect in p.stderr, p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["s.yaml"]
+
+
+def test_yaml_nested_a_thousand_deep_is_refused(tmp_path):
+    # It used to end in RecursionError inside the YAML parser.
+    _yaml_refused(
+        tmp_path,
+        BASE + "FcChannel: " + "[" * 1000 + "1" + "]" * 1000 + "\n",
+        "nested too deep; accepted: at most 64 levels of nesting",
+    )
+
+
+def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):
+    # 10 levels of 10 aliases: 10^10 values from 12 lines (it used to take minutes and all
+    # memory before any error).
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
+    _yaml_refused(
+        tmp_path,
+        BASE + "FcChannel:\n" + "".join(f"  {ln}\n" for ln in lines),
+        "values once its aliases are expanded; accepted: at most 1,000,000",
+    )
+
+
+def test_a_merge_key_may_be_overridden(tmp_path):
+    # `<<: *base` then a key of its own is YAML's override, not a duplicate.
+    text = BASE + (
+        "FcNetDevice: &dev {BbCredit: 8, Speed: 8GFC}\n"
+        "modes:\n  a: {}\n  b:\n    FcNetDevice:\n      <<: *dev\n      BbCredit: 16\n"
+    )
+    (tmp_path / "s.yaml").write_text(text)
+    import lfsim
+
+    dev = lfsim.load_scenario(tmp_path / "s.yaml", {"mode": "b"}).config["FcNetDevice"]
+    assert dev["BbCredit"] == "16" and dev["Speed"] == "8GFC"
+    twice = BASE + "FcNetDevice: {BbCredit: 8, BbCredit: 16}\n"
+    _yaml_refused(tmp_path, twice, "key 'BbCredit' appears twice")
+
+
+def test_a_mistake_in_a_mode_not_selected_is_refused(tmp_path):
+    text = BASE + "mode: a\nmodes:\n  a: {}\n  b:\n    FcNetDevice: {BbCreditt: 16}\n"
+    _yaml_refused(tmp_path, text, "mode b: FcNetDevice.BbCreditt does not exist; accepted:")
+
+
+def test_job_sections_of_separators_only_are_refused(tmp_path):
+    _refused(
+        tmp_path,
+        "run",
+        "storage_qd1",
+        *STORAGE,
+        "--set",
+        "workload.fio.Jobs=; ; ;",
+        key="workload.fio.Jobs",
+        accepted="'name: option=value ...; name: ...'",
+    )
