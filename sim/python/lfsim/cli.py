@@ -56,13 +56,46 @@ def format_summary(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def default_out(scenario, name: str, mode: str | None, given: dict, suffix: str = "") -> Path:
+    """Where a run writes when --out is not given, so that runs never overwrite each other
+    silently: results/<scenario>[-<mode>][<suffix>][-<8 hex of the overrides>], and a rerun of
+    a results folder's config.yaml beside that folder (<folder>-rerun...), never over the
+    original scenario's results."""
+    import hashlib
+    import json
+
+    rest = {k: v for k, v in given.items() if k != "mode" and v is not None}
+    tag = ""
+    if rest:
+        text = json.dumps(rest, sort_keys=True, default=str)
+        tag = "-" + hashlib.sha256(text.encode()).hexdigest()[:8]
+    path = Path(str(scenario))
+    if path.name == "config.yaml" and path.is_file():
+        folder = path.resolve().parent
+        return folder.with_name(f"{folder.name}-rerun{tag}")
+    stem = name + (f"-{mode}" if mode else "") + suffix + tag
+    return Path("results") / stem
+
+
+def _given(args: argparse.Namespace, *extra: list[str] | None) -> dict:
+    from .scenario import parse_overrides
+
+    given = parse_overrides(args.set)
+    if args.seed is not None:
+        given["seed"] = args.seed
+    for i, item in enumerate(extra):
+        if item:
+            given[f"#{i}"] = item
+    return given
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from .runner import parse_pcap, run
     from .scenario import load_scenario, parse_overrides
 
     sc = load_scenario(args.scenario, parse_overrides(args.set), args.seed)
     pcap = parse_pcap(args.pcap, "--pcap") if args.pcap is not None else None
-    out = Path(args.out) if args.out else Path("results") / sc.name
+    out = Path(args.out) if args.out else default_out(args.scenario, sc.name, sc.mode, _given(args))
     result = run(sc, out=out, plot=args.plot, progress=not args.quiet, pcap=pcap)
     if not args.quiet:
         print(format_summary(result.summary))
@@ -87,7 +120,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         )
         heatmap_keys(grid, "--heatmap")
     base = load_scenario(args.scenario, parse_overrides(args.set), args.seed)
-    out = Path(args.out) if args.out else Path("results") / f"{base.name}_sweep"
+    out = (
+        Path(args.out)
+        if args.out
+        else default_out(args.scenario, base.name, None, _given(args, args.grid), "_sweep")
+    )
     df = sweep(base, grid, jobs=args.jobs, out=out, progress=not args.quiet, heatmap=heatmap)
     if not args.quiet:
         import pandas as pd
@@ -140,7 +177,10 @@ def _cmd_depth(args: argparse.Namespace) -> int:
     from .output import atomic_dir, check_target
     from .scenario import parse_overrides
 
-    out = Path(args.out) if args.out else Path("results") / "latency_vs_depth"
+    given = _given(args, [args.modes] if args.modes else None)
+    out = (
+        Path(args.out) if args.out else default_out(args.scenario, "latency_vs_depth", None, given)
+    )
     check_target(out, "--out")
     modes = [m.strip() for m in args.modes.split(",")] if args.modes else None
     result = latency_vs_depth(args.scenario, parse_overrides(args.set), modes, seed=args.seed)
@@ -196,7 +236,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("scenario", metavar="SCENARIO", help="path to a .yaml file or built-in name")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
     r.add_argument("--seed", type=_seed, help="RNG seed (overrides the scenario's)")
-    r.add_argument("--out", metavar="DIR", help="output directory (default results/<name>)")
+    r.add_argument(
+        "--out",
+        metavar="DIR",
+        help="output directory (default results/<name>[-<mode>][-<hash of the overrides>])",
+    )
     r.add_argument("--plot", action="store_true", help="also write PNG plots into DIR/plots")
     r.add_argument(
         "--pcap",
@@ -219,7 +263,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
     s.add_argument("--seed", type=_seed, help="RNG seed for every point")
     s.add_argument("--jobs", type=_positive_int, help="parallel processes (default: CPU count)")
-    s.add_argument("--out", metavar="DIR", help="output directory (default results/<name>_sweep)")
+    s.add_argument(
+        "--out",
+        metavar="DIR",
+        help="output directory (default results/<name>_sweep-<hash of grid and overrides>)",
+    )
     s.add_argument(
         "--heatmap",
         action="append",
@@ -258,7 +306,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
     d.add_argument("--seed", type=_seed, help="RNG seed for every run")
     d.add_argument(
-        "--out", metavar="DIR", help="output directory (default results/latency_vs_depth)"
+        "--out",
+        metavar="DIR",
+        help="output directory (default results/<name>[-<hash of the overrides>])",
     )
     d.set_defaults(func=_cmd_depth)
 

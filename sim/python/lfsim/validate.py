@@ -351,6 +351,14 @@ def _fmt(value: float | None) -> str:
     return f"{float(value):.6g}"
 
 
+def _error_text(row: Row, err: float | None) -> str:
+    """Relative rows: the error in % of the measured value; absolute rows: the difference in
+    the row's unit (a gain in percentage points is compared in pp, not in % of itself)."""
+    if row.kind == "absolute" and row.measured is not None:
+        return f"{float(row.simulated) - float(row.measured):+.3g} {row.unit}".strip()
+    return "-" if err is None else f"{err:+.2f} %"
+
+
 def _row_cells(row: Row) -> list[str]:
     err = row.error_pct
     return [
@@ -359,14 +367,14 @@ def _row_cells(row: Row) -> list[str]:
         row.unit,
         _fmt(row.measured),
         _fmt(row.simulated),
-        "-" if err is None else f"{err:+.2f}",
+        _error_text(row, err),
         row.tolerance_text,
         row.verdict,
     ]
 
 
 def print_outcome(outcome: Outcome, out=None) -> None:
-    """One line per row: case, quantity [unit], measured, simulated, error %, tolerance, verdict."""
+    """One line per row: case, quantity [unit], measured, simulated, error, tolerance, verdict."""
     out = out or sys.stdout
     name = outcome.case.name
     if outcome.error is not None:
@@ -378,7 +386,7 @@ def print_outcome(outcome: Outcome, out=None) -> None:
     for qty, (ev, _, _, meas, sim, err, tol, verdict) in zip(qtys, cells, strict=True):
         print(
             f"{name}  {ev:<11}  {qty:<{width}}  measured {meas:>10}  simulated {sim:>10}  "
-            f"error% {err:>8}  tol {tol:<{tol_width}}  {verdict}",
+            f"error {err:>9}  tol {tol:<{tol_width}}  {verdict}",
             file=out,
         )
     out.flush()
@@ -429,7 +437,8 @@ def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = 
         "Rows are of four kinds; only predictions are evidence that the model is right: "
         + "; ".join(f"*{k.replace('_', ' ')}*: {v}" for k, v in EVIDENCE.items())
         + ". A named miss (known deviation) is a failed prediction the project has explained; "
-        "it stays failed. Error % is (simulated − measured) / |measured|.",
+        "it stays failed. Error: (simulated − measured) / |measured| in % for relative "
+        "tolerances, simulated − measured in the row's unit for absolute ones.",
         "",
     ]
     if broken:
@@ -441,7 +450,7 @@ def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = 
             "",
             "Every row predicted against measured data, from all cases (the evidence):",
             "",
-            "| case | quantity | unit | measured | simulated | error % | tolerance | result |",
+            "| case | quantity | unit | measured | simulated | error | tolerance | result |",
             "|---|---|---|---:|---:|---:|---|---|",
         ]
         lines += [
@@ -461,7 +470,7 @@ def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = 
             lines += [f"**The case failed to run:** {_md(o.error)}", ""]
         if o.rows:
             lines += [
-                "| row | quantity | unit | measured | simulated | error % | tolerance | result |",
+                "| row | quantity | unit | measured | simulated | error | tolerance | result |",
                 "|---|---|---|---:|---:|---:|---|---|",
             ]
             lines += ["| " + " | ".join(_md(c) for c in _row_cells(r)) + " |" for r in o.rows]

@@ -1,6 +1,7 @@
 """The ``lfsim`` command end to end, through a subprocess, on the real simulator."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -111,16 +112,35 @@ def test_same_seed_twice_gives_identical_metrics(cli, tmp_path):
 
 
 def test_default_out_dir_and_replacement(cli, tmp_path):
+    # results/<scenario>[-<mode>][-<hash of the overrides>]: the same run replaces its own
+    # folder, another mode or other overrides write another one (issue 19: a run never
+    # overwrites another silently).
     assert cli("run", "fc_distance", *SMALL, "--quiet").returncode == 0
-    out = tmp_path / "results" / "fc_distance"
+    (out,) = (tmp_path / "results").iterdir()
+    assert re.fullmatch(r"fc_distance-[0-9a-f]{8}", out.name), out.name
     first = _summary(out)
     (out / "stale.txt").write_text("from an earlier run")
-    p = cli("run", "fc_distance", *SMALL, "--set", "FcNetDevice.BbCredit=2")
-    assert p.returncode == 0, p.stderr
+    assert cli("run", "fc_distance", *SMALL, "--quiet").returncode == 0
     assert not (out / "stale.txt").exists()  # the directory was replaced, not merged
+    p = cli("run", "fc_distance", *SMALL, "--set", "FcNetDevice.BbCredit=2", "--quiet")
+    assert p.returncode == 0, p.stderr
+    (other,) = set((tmp_path / "results").iterdir()) - {out}
     # 10 km at 2GFC: 2 credits cannot cover the round trip that 8 nearly do.
-    assert _summary(out)["metrics"]["throughput_MBps"] < first["metrics"]["throughput_MBps"]
-    assert sorted(x.name for x in (tmp_path / "results").iterdir()) == ["fc_distance"]
+    assert _summary(other)["metrics"]["throughput_MBps"] < first["metrics"]["throughput_MBps"]
+    assert _summary(out) == first | {"wall_time_s": _summary(out)["wall_time_s"]}
+
+
+def test_a_mode_is_named_and_a_rerun_lands_beside_its_folder(cli, tmp_path):
+    small = ["--set", "stop_time=1ms", "--set", "Report.Warmup=100us", "--quiet"]
+    for mode in ("fc", "pfc"):
+        assert cli("run", "incast", "--set", f"mode={mode}", *small).returncode == 0
+    names = sorted(x.name for x in (tmp_path / "results").iterdir())
+    assert [n.rsplit("-", 1)[0] for n in names] == ["incast-fc", "incast-pfc"]
+    first = tmp_path / "results" / names[0]
+    assert cli("run", str(first / "config.yaml"), "--quiet").returncode == 0
+    rerun = first.with_name(f"{first.name}-rerun")
+    assert _summary(rerun)["metrics"] == _summary(first)["metrics"]
+    assert len(list((tmp_path / "results").iterdir())) == 3  # the original is untouched
 
 
 def test_plot_writes_one_png_per_series_and_table(cli, tmp_path):
@@ -186,8 +206,8 @@ BAD_INPUTS = [
     ),
     (
         ["run", "fc_distance", "--set", "stop_time=5 parsecs"],
-        "stop_time: got '5 parsecs'; accepted: a time > 0 with a unit (s, ms, us, ns, ps), "
-        "e.g. 2ms",
+        "stop_time: got '5 parsecs'; accepted: a time > 0 with a unit (d, h, min, s, ms, us, ns, "
+        "ps), e.g. 2ms",
     ),
     (["run", "fc_distance", "--set", "sample_interval=fast"], "sample_interval: got 'fast'"),
     (["run", "fc_distance", "--set", "record=nosuch"], "record: recorder 'nosuch' does not exist"),

@@ -49,7 +49,7 @@ def test_cli_sweep_writes_parquet_and_csv(cli, tmp_path):
         "2",
     )
     assert p.returncode == 0, p.stderr
-    out = tmp_path / "results" / "fc_distance_sweep"
+    (out,) = (tmp_path / "results").glob("fc_distance_sweep-*")  # named with its grid's hash
     df = pd.read_parquet(out / "sweep.parquet")
     csv = pd.read_csv(out / "sweep.csv")
     assert len(df) == 6 and len(csv) == 6
