@@ -345,8 +345,26 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C is: workers stopped, temporary folders removed."""
+
+
+def threading_main() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise _Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
+    import signal
+
     args = build_parser().parse_args(argv)
+    if threading_main():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return args.func(args)
     except ScenarioError as exc:
@@ -355,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     except (CoreUnavailable, SimulationError) as exc:
         print(f"lfsim: error: {one_line(str(exc))}", file=sys.stderr)
         return 1
+    except _Terminated:
+        print("lfsim: terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("lfsim: interrupted", file=sys.stderr)
         return 130

@@ -64,7 +64,12 @@ def atomic_dir(target: Path) -> Iterator[Path]:
     created = [p for p in [target.parent, *target.parent.parents] if not p.exists()]
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        _remove_orphans(target)
+        tmp = Path(
+            tempfile.mkdtemp(
+                prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent
+            )
+        )
     except OSError as exc:
         _remove_empty(created)
         raise _unusable(target, "out", exc) from None
@@ -90,6 +95,25 @@ def atomic_dir(target: Path) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
         _remove_empty(created)
         raise
+
+
+def _remove_orphans(target: Path) -> None:
+    """Temporary folders of earlier runs for the same target whose process is gone (killed by
+    SIGKILL, the machine stopped): nothing else would ever remove them."""
+    for old in target.parent.glob(f".{target.name}.*.tmp"):
+        pid = old.name[len(target.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _remove_empty(dirs: list[Path]) -> None:

@@ -2,6 +2,8 @@
 machine (issue 19): each now gets one line naming the key and the accepted form, exit code 2,
 and nothing written."""
 
+from pathlib import Path
+
 import pytest
 from conftest import run_cli
 
@@ -201,3 +203,77 @@ def test_job_sections_of_separators_only_are_refused(tmp_path):
         key="workload.fio.Jobs",
         accepted="'name: option=value ...; name: ...'",
     )
+
+
+def _children(pid: int) -> set[int]:
+    """Processes whose parent is ``pid`` (from /proc)."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.add(int(stat.parent.name))
+    return out
+
+
+def _start(tmp_path, *args: str):
+    import os
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "lfsim.cli", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+    )  # fmt: skip
+
+
+def test_sigterm_is_ctrl_c_for_a_run(tmp_path):
+    import signal
+    import time
+
+    p = _start(tmp_path, "run", "incast", "--set", "stop_time=2s", "--out", "o", "--quiet")
+    time.sleep(4)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143 and err.strip() == "lfsim: terminated", err
+    assert list(tmp_path.iterdir()) == []  # no half-written folder, no temporary one
+
+
+def test_sigterm_stops_a_sweeps_workers(tmp_path):
+    import os
+    import signal
+    import time
+
+    p = _start(tmp_path, "sweep", "incast", "--set", "stop_time=2s", "--grid",
+               "mode=pfc,fc,lossy", "--jobs", "2", "--out", "sw", "--quiet")  # fmt: skip
+    workers: set[int] = set()
+    for _ in range(100):  # the two workers start
+        workers |= _children(p.pid)
+        if len(workers) >= 2:
+            break
+        time.sleep(0.1)
+    assert len(workers) == 2
+    time.sleep(1)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 143, err
+    for pid in workers:  # ended, not left simulating
+        try:
+            os.kill(pid, 0)
+            alive = (Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0]) != "Z"
+        except ProcessLookupError:
+            alive = False
+        assert not alive, f"worker {pid} still running"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_runs_temporary_folder_is_removed_by_the_next_run(tmp_path):
+    # SIGKILL cannot be handled; the next run for the same folder removes what it left.
+    orphan = tmp_path / ".o.999999999.abcd.tmp"
+    (orphan / "series").mkdir(parents=True)
+    p = run_cli("run", "fc_distance", "--set", "stop_time=100us", "--set",
+                "Report.Warmup=10us", "--out", "o", "--quiet", cwd=tmp_path)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["o"]
