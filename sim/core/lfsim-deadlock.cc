@@ -26,6 +26,14 @@ DeadlockDetector::GetTypeId()
                             "Watch the wait-for graph of the fabric's queues for cycles.",
                             BooleanValue(true), MakeBooleanAccessor(&DeadlockDetector::m_enabled),
                             MakeBooleanChecker())
+              .AddAttribute("StallTime",
+                            "A queue with frames waiting that may not send (paused, out of "
+                            "credit) for this long without a break is reported as a stall, "
+                            "whatever the cause: a lost credit, a PFC storm, a deadlock. The run "
+                            "ends with a warning naming the queue. 0s: off.",
+                            TimeValue(MilliSeconds(1)),
+                            MakeTimeAccessor(&DeadlockDetector::m_stallTime),
+                            MakeTimeChecker(Time(0)))
               .AddAttribute("PersistenceTime",
                             "A cycle of blocked queues is a deadlock once every member has been "
                             "blocked this long without a break.",
@@ -217,6 +225,20 @@ DeadlockDetector::Check()
         m_moved.clear();
         return;
     }
+    if (m_stallQueue < 0 && m_stallTime.IsStrictlyPositive())
+    {
+        for (uint32_t q = 0; q < s.blocked.size(); ++q)
+        {
+            if (s.blocked[q] && s.bytes[q] > 0 && now - s.since[q] >= m_stallTime)
+            {
+                m_stallQueue = q;
+                m_stallSince = s.since[q];
+                m_stallSeen = now;
+                m_stallBytes = s.bytes[q];
+                break;
+            }
+        }
+    }
     m_moved.emplace_back(now, s.framesTx);
     while (m_moved.size() > 1 && m_moved.front().first < now - m_persistence - 2 * m_interval)
     {
@@ -348,6 +370,14 @@ DeadlockDetector::Finish(lfsim::RunContext& ctx)
     ctx.SetMetric("deadlock_frozen_bytes", double(m_frozenBytes));
     ctx.SetMetric("deadlock_checks", double(m_checks));
     ctx.SetMetric("deadlock_edge_scans", double(m_edgeScans));
+    ctx.SetMetric("stall", m_stallQueue >= 0);
+    if (m_stallQueue >= 0)
+    {
+        ctx.SetMetric("stall_queue", m_labels[m_stallQueue]);
+        ctx.SetMetric("stall_since_us", m_stallSince.GetSeconds() * 1e6);
+        ctx.SetMetric("stall_detected_us", m_stallSeen.GetSeconds() * 1e6);
+        ctx.SetMetric("stall_waiting_bytes", double(m_stallBytes));
+    }
     if (!m_detected)
     {
         return;

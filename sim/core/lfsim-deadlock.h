@@ -135,6 +135,12 @@ class DeadlockDetector : public Object
     bool m_enabled = true;
     ns3::Time m_persistence;
     ns3::Time m_interval;
+    ns3::Time m_stallTime;
+    // The first stall seen: a queue with frames waiting, blocked for StallTime without a break.
+    int64_t m_stallQueue = -1;
+    ns3::Time m_stallSince;
+    ns3::Time m_stallSeen;
+    uint64_t m_stallBytes = 0;
 
     /// True if the blocked queues, joined by MayWaitOn, contain a cycle.
     bool CycleCandidate() const;

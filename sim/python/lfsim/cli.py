@@ -97,12 +97,28 @@ def _cmd_run(args: argparse.Namespace) -> int:
     pcap = parse_pcap(args.pcap, "--pcap") if args.pcap is not None else None
     out = Path(args.out) if args.out else default_out(args.scenario, sc.name, sc.mode, _given(args))
     result = run(sc, out=out, plot=args.plot, progress=not args.quiet, pcap=pcap)
+    _warn_stall(result.metrics, sc.config)
     if not args.quiet:
         print(format_summary(result.summary))
         if pcap is not None:
             print(f"packet captures: {len(result.pcap_files)} files in {out / 'pcap'}")
         print(f"results: {out}")
     return 0
+
+
+def _warn_stall(m: dict, config: dict) -> None:
+    """Nothing silent: a queue that could not send for DeadlockDetector.StallTime, whatever the
+    cause, is named on stderr even with --quiet (the metrics stall_* hold the same)."""
+    if not m.get("stall"):
+        return
+    window = config.get("DeadlockDetector", {}).get("StallTime", "")
+    cause = " (a deadlock: see deadlock_cycle)" if m.get("deadlock") else ""
+    print(
+        f"lfsim: warning: stall: {m['stall_queue']} had {m['stall_waiting_bytes']:.0f} B "
+        f"waiting and could not send (paused or out of credit) from {m['stall_since_us']:.1f} us "
+        f"for longer than DeadlockDetector.StallTime {window}{cause}",
+        file=sys.stderr,
+    )
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:

@@ -1,0 +1,54 @@
+"""Nothing silent (issue 19): a queue with frames waiting that may not send for
+DeadlockDetector.StallTime, whatever the cause, is reported in the metrics and on stderr."""
+
+import pytest
+from conftest import run_cli
+
+import lfsim
+
+LOSSY_RRDY = {"FcChannel.LoseRRdyEvery": 7, "stop_time": "5ms"}
+
+
+def test_a_lost_r_rdy_without_bb_sc_is_a_stall_not_silence():
+    # One R_RDY in 7 lost and no BB_SC credit recovery: the port's credit drains to zero and it
+    # never sends again. Not a deadlock (no cycle), but the run must say so.
+    m = lfsim.run("fc_incast", LOSSY_RRDY).metrics
+    assert m["primitives_lost"] > 0 and m["deadlock"] is False
+    assert m["stall"] is True and m["stall_waiting_bytes"] > 0
+    stall = lfsim.load_scenario("fc_incast").config["DeadlockDetector"]["StallTime"]
+    assert stall == "1ms"
+    # Detected once the queue had been blocked for the window (checks every 10 us).
+    assert 1000 <= m["stall_detected_us"] - m["stall_since_us"] <= 1000 + 10 + 1e-6
+
+
+def test_bb_sc_recovers_the_credit_so_there_is_no_stall():
+    m = lfsim.run("fc_incast", {**LOSSY_RRDY, "FcNetDevice.BbScN": 2}).metrics
+    assert m["primitives_lost"] > 0 and m["credits_recovered"] > 0
+    assert m["stall"] is False
+
+
+@pytest.mark.parametrize(("name", "mode"), [("fc_incast", None), ("incast", "pfc")])
+def test_congestion_alone_is_not_a_stall(name, mode):
+    m = lfsim.run(name, {"mode": mode} if mode else {}).metrics
+    assert m["stall"] is False
+
+
+def test_a_deadlock_is_a_stall_too():
+    m = lfsim.run("pfc_deadlock").metrics
+    assert m["deadlock"] is True and m["stall"] is True
+    assert m["stall_queue"] in m["deadlock_cycle"]
+
+
+def test_the_cli_names_the_queue_even_when_quiet(tmp_path):
+    args = ["run", "fc_incast", "--quiet", "--out", "o"]
+    args += [x for k, v in LOSSY_RRDY.items() for x in ("--set", f"{k}={v}")]
+    p = run_cli(*args, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    m = lfsim.run("fc_incast", LOSSY_RRDY).metrics
+    assert p.stderr.strip().splitlines() == [
+        f"lfsim: warning: stall: {m['stall_queue']} had {m['stall_waiting_bytes']:.0f} B waiting "
+        f"and could not send (paused or out of credit) from {m['stall_since_us']:.1f} us for "
+        "longer than DeadlockDetector.StallTime 1ms"
+    ]
+    off = run_cli(*args, "--set", "DeadlockDetector.StallTime=0s", cwd=tmp_path)
+    assert off.returncode == 0 and off.stderr == ""
