@@ -85,6 +85,7 @@ class FioWorkload : public Workload
     uint32_t fcpCanQueue = 4086;
     uint32_t iscsiCmdsMax = 128;
     uint32_t iscsiQueueDepth = 32;
+    Time ioTimeout;
 };
 
 NS_OBJECT_ENSURE_REGISTERED(FioWorkload);
@@ -218,6 +219,13 @@ FioWorkload::GetTypeId()
                             "task management, include/scsi/libiscsi.h, Linux 4.19).",
                             UintegerValue(128), MakeUintegerAccessor(&FioWorkload::iscsiCmdsMax),
                             MakeUintegerChecker<uint32_t>(16, 2048))
+              .AddAttribute("IoTimeout",
+                            "An I/O outstanding longer than this has timed out for the host "
+                            "stack (Linux: the SCSI disk's timeout, /sys/block/sdX/device/"
+                            "timeout, and nvme_core.io_timeout, both 30 s by default). Counted "
+                            "at the end of a run as ios_hung_at_end; recovery is not modelled.",
+                            TimeValue(Seconds(30)), MakeTimeAccessor(&FioWorkload::ioTimeout),
+                            MakeTimeChecker(MicroSeconds(1)))
               .AddAttribute("IscsiQueueDepth",
                             "iscsi: I/Os outstanding per path (the LUN's queue_depth: open-iscsi "
                             "node.session.queue_depth, default 32, etc/iscsid.conf).",
@@ -541,6 +549,24 @@ class FioInstalled : public lfsim::InstalledWorkload
         ctx.SetMetric(prefix + "ios_submitted", double(m_nextIo));
         ctx.SetMetric(prefix + "ios_completed", double(ios.Rows()));
         ctx.SetMetric(prefix + "ios_in_flight", double(m_io.size()));
+        // Nothing silent: I/Os still out are not in the latency statistics; say how old the
+        // oldest is and how many have passed the stack's I/O timeout.
+        Time oldest(0);
+        uint32_t hung = 0;
+        for (const auto& [id, io] : m_io)
+        {
+            const Time age = Simulator::Now() - io.submit;
+            oldest = std::max(oldest, age);
+            hung += age > m_w->ioTimeout ? 1 : 0;
+        }
+        ctx.SetMetric(prefix + "oldest_in_flight_us", oldest.GetSeconds() * 1e6);
+        ctx.SetMetric(prefix + "ios_hung_at_end", double(hung));
+        double slowest = 0;
+        for (size_t k = 0; k < ios.Rows(); ++k)
+        {
+            slowest = std::max(slowest, (done[k] - sub[k]) / 1e3);
+        }
+        ctx.SetMetric(prefix + "slowest_completed_us", slowest);
         ReportPaths(ctx, prefix);
     }
 

@@ -98,6 +98,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else default_out(args.scenario, sc.name, sc.mode, _given(args))
     result = run(sc, out=out, plot=args.plot, progress=not args.quiet, pcap=pcap)
     _warn_stall(result.metrics, sc.config)
+    _warn_hung(result.metrics)
     if not args.quiet:
         print(format_summary(result.summary))
         if pcap is not None:
@@ -119,6 +120,24 @@ def _warn_stall(m: dict, config: dict) -> None:
         f"for longer than DeadlockDetector.StallTime {window}{cause}",
         file=sys.stderr,
     )
+
+
+def _warn_hung(m: dict) -> None:
+    """An I/O still out at the end, longer than twice any completed one (and 1 ms), is hung as
+    far as the run can tell; it is not in the latency statistics, so say so."""
+    for key, oldest in m.items():
+        if not key.endswith("oldest_in_flight_us"):
+            continue
+        prefix = key[: -len("oldest_in_flight_us")]
+        slowest = m.get(f"{prefix}slowest_completed_us", 0.0)
+        if oldest > max(2 * slowest, 1000.0):
+            n = int(m.get(f"{prefix}ios_in_flight", 0))
+            print(
+                f"lfsim: warning: {prefix}ios_in_flight: {n} I/O(s) outstanding at the end, the "
+                f"oldest for {oldest / 1e3:.3f} ms (the slowest completed took "
+                f"{slowest / 1e3:.3f} ms); they are not in the latency statistics",
+                file=sys.stderr,
+            )
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:

@@ -52,3 +52,41 @@ def test_the_cli_names_the_queue_even_when_quiet(tmp_path):
     ]
     off = run_cli(*args, "--set", "DeadlockDetector.StallTime=0s", cwd=tmp_path)
     assert off.returncode == 0 and off.stderr == ""
+
+
+LOST_FRAME = {"mode": "fcp", "FcChannel.LoseFrameEvery": 50}
+
+
+def test_a_hung_io_is_counted_not_left_out():
+    # FCP with one frame in 50 lost and no exchange recovery: an I/O never completes. The
+    # latency statistics hold only completed I/Os; the metrics say what they leave out.
+    r = lfsim.run("storage_qd1", LOST_FRAME)
+    m = r.metrics
+    assert m["frames_lost"] > 0
+    assert m["ios_submitted"] == m["ios_completed"] + m["ios_in_flight"]
+    assert m["ios_in_flight"] == 1  # QD1: the job waits on it for the rest of the run
+    ios = r.table("ios")
+    last_done_ns = ios["complete_ns"].max()
+    stop_us = 50_000  # storage_qd1's stop_time (the job never reaches its runtime)
+    assert r.summary["sim_time_s"] * 1e6 == pytest.approx(stop_us)
+    # The hung I/O went out when the last completed one came back (plus the stack's time).
+    assert m["oldest_in_flight_us"] < stop_us - last_done_ns / 1e3
+    assert m["oldest_in_flight_us"] > stop_us - last_done_ns / 1e3 - 100
+    assert m["slowest_completed_us"] == pytest.approx(
+        ((ios["complete_ns"] - ios["submit_ns"]) / 1e3).max()
+    )
+    assert m["ios_hung_at_end"] == 0  # 30 s: Linux's SCSI and NVMe I/O timeout
+    short = lfsim.run("storage_qd1", {**LOST_FRAME, "workload.fio.IoTimeout": "10ms"}).metrics
+    assert short["ios_hung_at_end"] == 1
+
+
+def test_the_cli_warns_of_an_io_left_out_of_the_statistics(tmp_path):
+    args = ["run", "storage_qd1", "--quiet", "--out", "o"]
+    args += [x for k, v in LOST_FRAME.items() for x in ("--set", f"{k}={v}")]
+    p = run_cli(*args, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    (line,) = p.stderr.strip().splitlines()
+    assert line.startswith("lfsim: warning: ios_in_flight: 1 I/O(s) outstanding at the end")
+    assert "not in the latency statistics" in line
+    clean = run_cli("run", "storage_qd1", "--quiet", "--out", "c", cwd=tmp_path)
+    assert clean.returncode == 0 and clean.stderr == ""
