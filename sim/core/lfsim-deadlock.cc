@@ -27,8 +27,8 @@ DeadlockDetector::GetTypeId()
                             BooleanValue(true), MakeBooleanAccessor(&DeadlockDetector::m_enabled),
                             MakeBooleanChecker())
               .AddAttribute("StallTime",
-                            "A queue with frames waiting that may not send (paused, out of "
-                            "credit) for this long without a break is reported as a stall, "
+                            "A queue that may not send (paused, out of credit) for this long "
+                            "without a break is reported as a stall, "
                             "whatever the cause: a lost credit, a PFC storm, a deadlock. The run "
                             "ends with a warning naming the queue. 0s: off.",
                             TimeValue(MilliSeconds(1)),
@@ -229,7 +229,10 @@ DeadlockDetector::Check()
     {
         for (uint32_t q = 0; q < s.blocked.size(); ++q)
         {
-            if (s.blocked[q] && s.bytes[q] > 0 && now - s.since[q] >= m_stallTime)
+            // Frames waiting or not: a port out of credit (or paused) that long is starved
+            // (a lost credit, a slow-draining receiver, a PFC storm), even if its sender
+            // holds the data itself.
+            if (s.blocked[q] && now - s.since[q] >= m_stallTime)
             {
                 m_stallQueue = q;
                 m_stallSince = s.since[q];

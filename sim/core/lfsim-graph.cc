@@ -1,6 +1,7 @@
 #include "lfsim-graph.h"
 
 #include "lfsim-attributes.h"
+#include "lfsim-faults.h"
 #include "ns3/double.h"
 #include "ns3/string.h"
 
@@ -590,6 +591,10 @@ void
 ConfigureCable(const GraphLink& l, ns3::Ptr<ns3::Object> channel, ns3::Ptr<ns3::Object> a,
                ns3::Ptr<ns3::Object> b)
 {
+    if (auto* f = dynamic_cast<FaultableChannel*>(ns3::PeekPointer(channel)))
+    {
+        l.faults = &f->Faults();
+    }
     for (const auto& [typeId, name, value] : l.attributes)
     {
         for (ns3::Ptr<ns3::Object> o : {channel, a, b})

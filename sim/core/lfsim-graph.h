@@ -22,6 +22,8 @@
 namespace lfsim
 {
 
+class LinkFaults;
+
 constexpr uint32_t NONE = std::numeric_limits<uint32_t>::max();
 
 struct GraphNode
@@ -53,6 +55,9 @@ struct GraphLink
     /// Attributes set on this cable's channel and its two devices only: (TypeId, name, value).
     std::vector<std::array<std::string, 3>> attributes;
     std::string where; ///< e.g. "links[3]" or "topology.txt line 12", for errors
+    /// The faults of the channel the fabric built for this cable (set by ConfigureCable when
+    /// the channel is a FaultableChannel), for the run's faults timeline.
+    mutable LinkFaults* faults = nullptr;
 };
 
 /// A route: the switch ports toward one destination address at every switch.

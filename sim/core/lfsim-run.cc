@@ -1,6 +1,7 @@
 #include "lfsim-run.h"
 
 #include "lfsim-attributes.h"
+#include "lfsim-faults.h"
 #include "lfsim-report.h"
 #include "lfsim-workload.h"
 #include "ns3/config.h"
@@ -406,6 +407,13 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
             CheckShorterThan("Report.Warmup", ctx.report->GetWarmup(), "stop_time", cfg.stopTime);
         }
         fabric->Build(ctx);
+        if (!cfg.faults.empty() && !info.openFabric)
+        {
+            throw std::invalid_argument("faults: fabric " + cfg.fabric
+                                        + " builds its own network; accepted: no faults with "
+                                          "this fabric");
+        }
+        const auto finishFaults = ScheduleFaults(ctx, cfg.faults);
         if (!cfg.pcapDir.empty() && !ctx.PcapPortsChecked())
         {
             throw std::invalid_argument("--pcap: fabric " + cfg.fabric
@@ -421,6 +429,10 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
         r.simTimeS = ns3::Simulator::Now().GetSeconds();
         r.events = ns3::Simulator::GetEventCount() - eventsBefore - prog.events;
         fabric->Finish(ctx);
+        if (finishFaults)
+        {
+            finishFaults(ctx);
+        }
         for (auto& [name, t] : ctx.series)
         {
             if (!t.SpillPath().empty())

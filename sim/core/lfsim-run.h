@@ -128,6 +128,8 @@ struct RunConfig
     InstanceConfig topology;
     /// The workloads, in order (the first one's metrics are the run's headline metrics).
     std::vector<InstanceConfig> workloads;
+    /// The faults timeline (lfsim-faults.h): one key -> value map per entry.
+    std::vector<std::map<std::string, std::string>> faults;
 };
 
 /// What a fabric sees while it builds and after the run.

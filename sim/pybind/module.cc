@@ -129,6 +129,18 @@ RunPy(const py::dict& config, const py::object& progress)
             cfg.workloads.push_back(Instance(w, Str(w.cast<py::dict>()["name"])));
         }
     }
+    if (config.contains("faults"))
+    {
+        for (auto f : config["faults"])
+        {
+            std::map<std::string, std::string> entry;
+            for (auto kv : f.cast<py::dict>())
+            {
+                entry[Str(kv.first)] = Str(kv.second);
+            }
+            cfg.faults.push_back(std::move(entry));
+        }
+    }
     if (config.contains("spill_dir") && !config["spill_dir"].is_none())
     {
         cfg.spillDir = Str(config["spill_dir"]);

@@ -106,7 +106,8 @@ FcChannel::TransmitFrame(Ptr<FcNetDevice> src, Ptr<Packet> frame, Time txTime)
 {
     int dir = (src == m_dev[0]) ? 0 : 1;
     ++m_frameCount[dir];
-    if ((m_loseFrameEvery && m_frameCount[dir] % m_loseFrameEvery == 0) || Corrupted(src))
+    if ((m_loseFrameEvery && m_frameCount[dir] % m_loseFrameEvery == 0) || Corrupted(src)
+        || m_faults.Lose(frame->GetSize(), dir))
     {
         ++m_framesLost;
         m_frameLostTrace(frame);
@@ -127,7 +128,7 @@ FcChannel::TransmitPrimitive(Ptr<FcNetDevice> src, FcPrimitive p, Time wordTime)
         ++m_rrdyCount[dir];
         lost = m_loseRRdyEvery && m_rrdyCount[dir] % m_loseRRdyEvery == 0;
     }
-    if (lost || Corrupted(src))
+    if (lost || Corrupted(src) || m_faults.Lose(FC_WORD, dir, true))
     {
         ++m_primitivesLost;
         m_primitiveLostTrace(static_cast<uint8_t>(p));

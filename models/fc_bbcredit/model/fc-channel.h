@@ -6,6 +6,7 @@
 #define FC_CHANNEL_H
 
 #include "fc-primitive.h"
+#include "lfsim-faults.h"
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
@@ -17,7 +18,7 @@ namespace ns3
 
 class FcNetDevice;
 
-class FcChannel : public Channel
+class FcChannel : public Channel, public lfsim::FaultableChannel
 {
   public:
     static TypeId GetTypeId();

@@ -4,6 +4,7 @@
 #ifndef ROCE_CHANNEL_H
 #define ROCE_CHANNEL_H
 
+#include "lfsim-faults.h"
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
@@ -13,7 +14,7 @@ namespace ns3
 
 class RoceNetDevice;
 
-class RoceChannel : public Channel
+class RoceChannel : public Channel, public lfsim::FaultableChannel
 {
   public:
     static TypeId GetTypeId();

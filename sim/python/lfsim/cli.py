@@ -115,9 +115,9 @@ def _warn_stall(m: dict, config: dict) -> None:
     window = config.get("DeadlockDetector", {}).get("StallTime", "")
     cause = " (a deadlock: see deadlock_cycle)" if m.get("deadlock") else ""
     print(
-        f"lfsim: warning: stall: {m['stall_queue']} had {m['stall_waiting_bytes']:.0f} B "
-        f"waiting and could not send (paused or out of credit) from {m['stall_since_us']:.1f} us "
-        f"for longer than DeadlockDetector.StallTime {window}{cause}",
+        f"lfsim: warning: stall: {m['stall_queue']} could not send (paused or out of credit) "
+        f"from {m['stall_since_us']:.1f} us for longer than DeadlockDetector.StallTime {window}, "
+        f"{m['stall_waiting_bytes']:.0f} B waiting at the port{cause}",
         file=sys.stderr,
     )
 
@@ -265,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     # The keys of scenario.OVERRIDABLE (not imported here: --help stays fast; a test checks).
     set_help = (
         "override KEY=VALUE; KEY is mode, seed, stop_time, sample_interval, record (comma list), "
-        "stop_on_deadlock, name or Class.Attribute (repeatable)"
+        "stop_on_deadlock, name, faults (a YAML list) or Class.Attribute (repeatable)"
     )
     r = sub.add_parser("run", help="run one scenario and write its results")
     r.add_argument("scenario", metavar="SCENARIO", help="path to a .yaml file or built-in name")

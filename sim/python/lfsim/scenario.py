@@ -195,6 +195,7 @@ TOP_LEVEL = (
     "topology",
     "workload",
     "calibrated",
+    "faults",
 )
 # Top-level keys that --set / overrides / --grid may change (fabric and description may not).
 OVERRIDABLE = tuple(
@@ -210,6 +211,7 @@ SEED_MAX = 4294944442
 # ns-3's Time is a signed 64-bit count of picoseconds: 2^63 ps = 9,223,372 s.
 TIME_MAX_S = 9.2e6
 MAX_SAMPLES = 10_000_000
+FAULT_KEYS = {"at", "what", "where", "until", "period", "count", "every", "probability", "rate"}
 NAME_RE = _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _POINT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*:\S.*")
 
@@ -226,6 +228,11 @@ ACCEPTED = {
     ),
     "stop_on_deadlock": "true or false",
     "name": "a name of letters, digits, '_', '-' and '.'",
+    "faults": (
+        "a list of {at, what, where, ...}: what one of link_down, link_up, link_flap (period, "
+        "count), drop (every or probability), ber (rate); where a link as A-B; optional until; "
+        "e.g. [{at: 1ms, what: link_down, where: sw0-h1, until: 2ms}]"
+    ),
     "calibrated": (
         "a mapping of parameter (Class.Attribute, workload.ITEM.Attribute or "
         "topology.Attribute) to the measured point it was calibrated on, '<data file>:<row>' "
@@ -248,6 +255,34 @@ class _Fixed(BaseModel):
     topology: Any = None
     workload: Any = None
     calibrated: dict[str, list[str]] = {}
+    faults: list[dict[str, str]] = []
+
+    @field_validator("faults", mode="before")
+    @classmethod
+    def _faults(cls, v: Any) -> list[dict[str, str]]:
+        if isinstance(v, str):  # from --set: YAML flow text
+            try:
+                v = yaml.safe_load(v)
+            except yaml.YAMLError:
+                raise ValueError("faults") from None
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            raise ValueError("faults")
+        out = []
+        for item in v:
+            if not isinstance(item, dict) or not set(item) <= FAULT_KEYS:
+                raise ValueError("faults")
+            entry = {str(k): to_core_string(x) for k, x in item.items()}
+            if any(x is None for x in entry.values()):
+                raise ValueError("faults")
+            for key in ("at", "until", "period"):
+                if key in entry:
+                    t = time_seconds(entry[key])
+                    if t is None or not 0 <= t <= TIME_MAX_S:
+                        raise ValueError("faults")
+            out.append(entry)
+        return out
 
     @field_validator("calibrated", mode="before")
     @classmethod
@@ -412,6 +447,7 @@ class Scenario:
             "sample_interval": cfg["sample_interval"],
             "record": list(cfg["record"]),
             "stop_on_deadlock": bool(cfg.get("stop_on_deadlock", False)),
+            "faults": [dict(f) for f in cfg.get("faults", [])],
             "attributes": {
                 tid: dict(cfg[cls])
                 for cls, tid in _core.fabric_classes(cfg["fabric"], cfg.get("workload")).items()
@@ -775,6 +811,8 @@ def _resolve(
     sections = _expand_presets({cls: dict(getattr(parsed, cls) or {}) for cls in classes}, classes)
     for cls, tid in classes.items():
         config[cls] = _resolve_class(cls, tid, sections[cls])
+    if parsed.faults:
+        config["faults"] = parsed.faults
     if parsed.calibrated:
         for key in parsed.calibrated:
             _check_calibrated(key, config)

@@ -9,6 +9,18 @@ import lfsim
 LOSSY_RRDY = {"FcChannel.LoseRRdyEvery": 7, "stop_time": "5ms"}
 
 
+def test_a_sender_starved_of_credit_by_lost_frames_is_a_stall():
+    # One frame in 10 lost on the fibre (a fault of the timeline): each loss keeps its R_RDY
+    # from coming back, the 8 credits are gone after 80 frames, and the port sends nothing more.
+    m = lfsim.run(
+        "fc_distance",
+        {"stop_time": "4ms", "Report.Warmup": "0s",
+         "faults": "[{at: 0s, what: drop, where: h0-h1, every: 10}]"},
+    ).metrics  # fmt: skip
+    assert m["fault_lost_drop_every"] == 8  # the BB_Credit of the link
+    assert m["stall"] is True and m["stall_queue"] == "h1"
+
+
 def test_a_lost_r_rdy_without_bb_sc_is_a_stall_not_silence():
     # One R_RDY in 7 lost and no BB_SC credit recovery: the port's credit drains to zero and it
     # never sends again. Not a deadlock (no cycle), but the run must say so.
@@ -46,9 +58,9 @@ def test_the_cli_names_the_queue_even_when_quiet(tmp_path):
     assert p.returncode == 0, p.stderr
     m = lfsim.run("fc_incast", LOSSY_RRDY).metrics
     assert p.stderr.strip().splitlines() == [
-        f"lfsim: warning: stall: {m['stall_queue']} had {m['stall_waiting_bytes']:.0f} B waiting "
-        f"and could not send (paused or out of credit) from {m['stall_since_us']:.1f} us for "
-        "longer than DeadlockDetector.StallTime 1ms"
+        f"lfsim: warning: stall: {m['stall_queue']} could not send (paused or out of credit) "
+        f"from {m['stall_since_us']:.1f} us for longer than DeadlockDetector.StallTime 1ms, "
+        f"{m['stall_waiting_bytes']:.0f} B waiting at the port"
     ]
     off = run_cli(*args, "--set", "DeadlockDetector.StallTime=0s", cwd=tmp_path)
     assert off.returncode == 0 and off.stderr == ""

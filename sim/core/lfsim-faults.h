@@ -1,0 +1,109 @@
+/*
+ * Faults in time, one mechanism for every fabric: a scenario's `faults:` list schedules link
+ * failures and losses on the links of its graph. A fabric's channel owns a LinkFaults and asks
+ * it about every frame and control word it carries (one branch while no fault is active); the
+ * run schedules the changes of its state at the listed times.
+ *
+ *   link_down / link_up   every frame and control word sent on the link is lost while down
+ *   link_flap             down for period/2, up for period/2, `count` times from `at`
+ *   drop                  every N-th frame per direction (`every`) or each with probability p
+ *   ber                   each bit of a frame (and of a control word) in error with probability
+ *                         `rate`: a frame with one is dropped by the receiver (CRC/ICRC)
+ * Each may end at `until`. Frames lost are counted by reason.
+ */
+#ifndef LFSIM_FAULTS_H
+#define LFSIM_FAULTS_H
+
+#include "ns3/nstime.h"
+#include "ns3/random-variable-stream.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace lfsim
+{
+
+class Graph;
+class RunContext;
+
+/// What a link does to what it carries; changed over time by the faults timeline.
+class LinkFaults
+{
+  public:
+    enum Reason
+    {
+        LINK_DOWN,
+        DROP_EVERY,
+        DROP_RANDOM,
+        BIT_ERROR,
+        REASONS
+    };
+    static const char* ReasonName(int r);
+
+    /// Whether a frame (or control word) of `bytes` bytes sent in `direction` (0: from the
+    /// link's first port, 1: from its second) is lost; counts it. Cheap while nothing is set.
+    bool
+    Lose(uint32_t bytes, int direction, bool controlWord = false)
+    {
+        return m_active && Decide(bytes, direction, controlWord);
+    }
+
+    void SetDown(bool down);
+    void SetDropEvery(uint64_t every);
+    void SetDropProbability(double p);
+    void SetBitErrorRate(double ber);
+
+    uint64_t
+    Lost(int reason) const
+    {
+        return m_lost[reason];
+    }
+    /// A random stream of its own (ns-3 RNG, seeded from the scenario); only for random drops.
+    void SetStream(int64_t stream);
+
+  private:
+    bool Decide(uint32_t bytes, int direction, bool controlWord);
+    void Update();
+
+    bool m_active = false;
+    bool m_down = false;
+    uint64_t m_every = 0;
+    double m_probability = 0;
+    double m_ber = 0;
+    std::array<uint64_t, 2> m_frames{0, 0};
+    std::array<uint64_t, REASONS> m_lost{};
+    ns3::Ptr<ns3::UniformRandomVariable> m_uniform;
+    int64_t m_stream = -1;
+};
+
+/// A channel that carries its link's faults.
+class FaultableChannel
+{
+  public:
+    virtual ~FaultableChannel() = default;
+    LinkFaults&
+    Faults()
+    {
+        return m_faults;
+    }
+
+  protected:
+    LinkFaults m_faults;
+};
+
+/// One entry of the scenario's `faults:` list, as text (checked by ScheduleFaults).
+using FaultSpec = std::map<std::string, std::string>;
+
+/// Schedules `faults` on the links of the run's graph (whose fabric has built its channels).
+/// Returns what writes the counters after the run (empty when there are no faults). Throws
+/// std::invalid_argument naming faults[i].key.
+std::function<void(RunContext&)> ScheduleFaults(RunContext& ctx,
+                                                const std::vector<FaultSpec>& faults);
+
+} // namespace lfsim
+
+#endif

@@ -1,0 +1,172 @@
+"""The faults timeline (issue 19): `faults:` schedules link failures and losses on any link of
+any open fabric; every frame lost is counted by reason, and what is sent equals what arrives
+plus what was lost, per direction."""
+
+import copy
+import math
+
+import pytest
+from conftest import run_cli
+
+import lfsim
+
+# One 1 MB RDMA WRITE over a single 25GbE cable: 245 data frames, 245 ACKs, no switch.
+ROCE = {
+    "fabric": "roce",
+    "stop_time": "20ms",
+    "Report": {"Warmup": "0s"},
+    "topology": {"generator": "PointToPoint", "HostSpeed": "25GbE"},
+    "workload": {
+        "w": {
+            "pattern": "Flows",
+            "flows": [{"src": "h0", "dst": "h1", "size": 1000000, "start": "0s", "messages": 1}],
+        }
+    },
+}
+
+
+def _with(faults, base=ROCE, **over):
+    s = copy.deepcopy(base)
+    s["faults"] = faults
+    s.update(over)
+    return lfsim.run(s)
+
+
+def _conserved(r) -> None:
+    """Per direction of the one cable: frames sent = frames received + frames lost."""
+    ports = r.table("ports").set_index("label")
+    lost = r.table("link_faults").iloc[0]
+    lost_total = sum(lost[c] for c in lost.index if c.startswith("lost_"))
+    sent = ports["frames_tx"].sum()
+    received = ports["frames_rx"].sum()
+    assert sent == received + lost_total
+
+
+@pytest.fixture(scope="module")
+def clean():
+    return lfsim.run(ROCE)
+
+
+def test_no_fault_no_loss(clean):
+    m = clean.metrics
+    assert m["flows_completed"] == 1 and "link_faults" not in clean.table_names
+    ports = clean.table("ports").set_index("label")
+    assert ports.loc["h0", "frames_tx"] == ports.loc["h1", "frames_rx"]
+
+
+def test_link_down_loses_everything_in_its_window_and_rc_recovers(clean):
+    r = _with([{"at": "100us", "what": "link_down", "where": "h0-h1", "until": "200us"}])
+    m = r.metrics
+    assert m["flows_completed"] == 1  # go-back-N retransmission after the link came back
+    assert m["fault_lost_link_down"] > 0
+    assert m["fault_lost_drop_every"] == m["fault_lost_drop_random"] == 0
+    assert m["fault_lost_bit_error"] == 0
+    # 100 us of 25 Gb/s is about 75 frames of 4178 B on the line: all lost, both directions.
+    assert 60 <= m["fault_lost_link_down"] <= 100
+    assert m["fct_mean_us"] >= clean.metrics["fct_mean_us"] + 100
+    assert m["retransmitted_packets"] > 0
+    _conserved(r)
+
+
+def test_drop_every_n_loses_exactly_every_nth_frame_per_direction():
+    n = 50
+    r = _with([{"at": "0s", "what": "drop", "where": "h1-h0", "every": n}])
+    ports = r.table("ports").set_index("label")
+    expected = sum(math.floor(ports.loc[h, "frames_tx"] / n) for h in ("h0", "h1"))
+    assert r.metrics["fault_lost_drop_every"] == expected > 0
+    assert r.metrics["flows_completed"] == 1
+    _conserved(r)
+
+
+def test_a_flap_goes_down_count_times():
+    # Down for 50 us at 100, 200 and 300 us: three windows of losses.
+    flap = [{"at": "100us", "what": "link_flap", "where": "h0-h1", "period": "100us",
+             "count": 3}]  # fmt: skip
+    down = [
+        {"at": f"{t}us", "what": "link_down", "where": "h0-h1", "until": f"{t + 50}us"}
+        for t in (100, 200, 300)
+    ]
+    a, b = _with(flap), _with(down)
+    assert a.metrics["fault_lost_link_down"] == b.metrics["fault_lost_link_down"] > 0
+    assert a.metrics["fct_mean_us"] == b.metrics["fct_mean_us"]
+    _conserved(a)
+
+
+def test_a_bit_error_rate_of_one_loses_every_frame_while_it_lasts(clean):
+    r = _with([{"at": "0s", "what": "ber", "where": "h0-h1", "rate": 1, "until": "50us"}])
+    m = r.metrics
+    assert m["fault_lost_bit_error"] > 0 and m["flows_completed"] == 1
+    _conserved(r)
+
+
+def test_random_losses_follow_the_bit_error_rate_and_the_seed():
+    # 2e-6 per bit: a 4178-byte data frame is lost with p = 1 - (1 - 2e-6)^(8 x 4178) = 6.5 %.
+    fault = [{"at": "0s", "what": "ber", "where": "h0-h1", "rate": 2e-6}]
+    a, b = _with(fault), _with(fault)
+    assert a.metrics == b.metrics  # same seed, same losses
+    c = _with(fault, seed=2)
+    assert c.metrics["fault_lost_bit_error"] != a.metrics["fault_lost_bit_error"]
+    ports = a.table("ports").set_index("label")
+    data = ports.loc["h0", "frames_tx"]
+    p = -math.expm1(8 * 4178 * math.log1p(-2e-6))
+    lost_data = a.metrics["fault_lost_bit_error"]  # ACKs (< 100 B) are lost 50x less often
+    sigma = math.sqrt(data * p * (1 - p))
+    assert abs(lost_data - data * p) < 4 * sigma + 2
+    _conserved(a)
+
+
+def test_drop_with_a_probability():
+    r = _with([{"at": "0s", "what": "drop", "where": "h0-h1", "probability": 0.05}])
+    assert r.metrics["fault_lost_drop_random"] > 0 and r.metrics["flows_completed"] == 1
+    _conserved(r)
+
+
+def test_fc_link_down_loses_credits_and_the_run_says_so():
+    # FC has no link reset here: the frames and R_RDYs lost while down take the credits away,
+    # the sender never sends again, and the stall is reported, not silent.
+    r = lfsim.run(
+        "fc_distance",
+        {"stop_time": "4ms", "Report.Warmup": "0s",
+         "faults": "[{at: 500us, what: link_down, where: h0-h1, until: 1ms}]"},
+    )  # fmt: skip
+    m = r.metrics
+    # The fault counters count control words (R_RDY) too; the FC counters split them.
+    assert m["fault_lost_link_down"] == m["frames_lost"] + m["primitives_lost"] > 0
+    assert m["stall"] is True
+
+
+def test_faults_come_from_set_too(tmp_path):
+    text = "[{at: 100us, what: link_down, where: h0-h1, until: 200us}]"
+    p = run_cli("run", "fc_distance", "--set", "stop_time=2ms", "--set", "Report.Warmup=0s",
+                "--set", f"faults={text}", "--out", "o", "--quiet", cwd=tmp_path)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "o" / "link_faults.csv").is_file()
+
+
+@pytest.mark.parametrize(
+    ("fault", "expect"),
+    [
+        ("{at: 0s, what: melt, where: h0-h1}", "faults[0].what: got 'melt'; accepted: link_down"),
+        ("{at: 0s, what: link_down, where: h0-h7}", "faults[0].where: got 'h0-h7'; accepted: "),
+        ("{at: 0s, what: link_down, where: h0}", "faults[0].where: got 'h0'"),
+        ("{at: 2ms, what: link_down, where: h0-h1, until: 1ms}", "faults[0].until: got '1ms'"),
+        ("{at: 0s, what: drop, where: h0-h1}", "give every or probability"),
+        ("{at: 0s, what: drop, where: h0-h1, probability: 2}", "faults[0].probability: got '2'"),
+        ("{at: 0s, what: link_flap, where: h0-h1, count: 2}", "faults[0].period: missing"),
+        ("{at: 0s, what: ber, where: h0-h1, rate: -1}", "faults[0].rate: got '-1'"),
+        ("{at: 0s, what: link_down, where: h0-h1, colour: red}", "faults: got"),
+        ("{at: soon, what: link_down, where: h0-h1}", "faults: got"),
+    ],
+)
+def test_a_bad_fault_is_one_line_naming_its_key(tmp_path, fault, expect):
+    p = run_cli("run", "fc_distance", "--set", "stop_time=2ms", "--set", "Report.Warmup=0s",
+                "--set", f"faults=[{fault}]", "--out", "o", cwd=tmp_path)  # fmt: skip
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert len(p.stderr.splitlines()) == 1 and expect in p.stderr, p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_fabric_that_builds_its_own_network_takes_no_faults(tmp_path):
+    fault = "faults=[{at: 0s, what: link_down, where: a-b}]"
+    p = run_cli("run", "iscsi_burst", "--set", fault, "--out", "o", cwd=tmp_path)
+    assert p.returncode == 2 and "faults: fabric " in p.stderr, p.stderr
