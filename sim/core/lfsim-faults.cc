@@ -16,7 +16,7 @@ namespace lfsim
 const char*
 LinkFaults::ReasonName(int r)
 {
-    static const char* names[] = {"link_down", "drop_every", "drop_random", "bit_error"};
+    static const char* names[] = {"link_down", "drop_every", "drop_random", "bit_error", "r_rdy"};
     return names[r];
 }
 
@@ -47,6 +47,13 @@ LinkFaults::SetBitErrorRate(double ber)
 {
     m_ber = ber;
     Update();
+}
+
+void
+LinkFaults::SetRRdyEvery(uint64_t every)
+{
+    m_rrdyEvery = every;
+    m_rrdy = {0, 0};
 }
 
 void
@@ -105,8 +112,9 @@ namespace
 {
 
 const char* kForm = "a list of {at, what, where, ...}: what link_down, link_up (where A-B), "
-                    "link_flap (period, count), drop (every or probability), ber (rate), each "
-                    "optionally until";
+                    "link_flap (period, count), drop (every or probability), ber (rate), "
+                    "lose_r_rdy (every), node_down, node_up (where a node), pfc_storm (where a "
+                    "roce host), each optionally until";
 
 std::string
 Key(size_t i, const std::string& k)
@@ -209,11 +217,9 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
     {
         const FaultSpec& f = faults[i];
         static const std::map<std::string, std::vector<std::string>> params
-            = {{"link_down", {}},
-               {"link_up", {}},
-               {"link_flap", {"period", "count"}},
-               {"drop", {}},
-               {"ber", {"rate"}}};
+            = {{"link_down", {}}, {"link_up", {}},   {"link_flap", {"period", "count"}},
+               {"drop", {}},      {"ber", {"rate"}}, {"lose_r_rdy", {"every"}},
+               {"node_down", {}}, {"node_up", {}},   {"pfc_storm", {}}};
         for (const char* k : {"at", "what", "where"})
         {
             if (!f.count(k))
@@ -224,7 +230,9 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
         const std::string what = f.at("what");
         if (!params.count(what))
         {
-            Bad(i, "what", what, "link_down, link_up, link_flap, drop, ber");
+            Bad(i, "what", what,
+                "link_down, link_up, link_flap, drop, ber, lose_r_rdy, node_down, node_up, "
+                "pfc_storm");
         }
         for (const auto& p : params.at(what))
         {
@@ -240,6 +248,54 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
         {
             Bad(i, "until", f.at("until"), "a time after at (" + f.at("at") + ")");
         }
+        auto at_ = [](ns3::Time t, std::function<void()> fn)
+        { ns3::Simulator::Schedule(t, std::move(fn)); };
+        if (what == "node_down" || what == "node_up" || what == "pfc_storm")
+        {
+            const std::string where = f.at("where");
+            const uint32_t node = g.FindNode(where);
+            if (node == NONE)
+            {
+                Bad(i, "where", where, "a node of the graph (e.g. h1, sw0)");
+            }
+            std::function<void(bool)> set;
+            if (what == "pfc_storm")
+            {
+                auto it = ctx.nodeFaults.find(where + ":" + what);
+                if (it == ctx.nodeFaults.end())
+                {
+                    Bad(i, "where", where, "a host of the roce fabric (a NIC that can pause)");
+                }
+                set = it->second;
+            }
+            else
+            {
+                std::vector<LinkFaults*> links;
+                for (uint32_t p : g.Nodes()[node].ports)
+                {
+                    const uint32_t l = g.Ports()[p].link;
+                    if (l != NONE && g.Links()[l].faults)
+                    {
+                        links.push_back(g.Links()[l].faults);
+                        touched.push_back(l);
+                    }
+                }
+                set = [links](bool down)
+                {
+                    for (LinkFaults* lf : links)
+                    {
+                        lf->SetDown(down);
+                    }
+                };
+            }
+            const bool on = what != "node_up";
+            at_(at, [set, on] { set(on); });
+            if (hasUntil)
+            {
+                at_(until, [set, on] { set(!on); });
+            }
+            continue;
+        }
         const uint32_t link = Resolve(g, f.at("where"), i)[0];
         LinkFaults* lf = g.Links()[link].faults;
         if (!lf)
@@ -250,8 +306,6 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
         touched.push_back(link);
         // Streams of their own, above any a fabric assigns: a fault never shifts other draws.
         lf->SetStream(int64_t(1) << 40 | link);
-        auto at_ = [&](ns3::Time t, std::function<void()> fn)
-        { ns3::Simulator::Schedule(t, std::move(fn)); };
         if (what == "link_down" || what == "link_up")
         {
             const bool down = what == "link_down";
@@ -299,6 +353,19 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
                 {
                     at_(until, [lf] { lf->SetDropProbability(0); });
                 }
+            }
+        }
+        else if (what == "lose_r_rdy")
+        {
+            if (!lf->carriesRRdy)
+            {
+                Bad(i, "what", what, "a fault of this fabric's links (lose_r_rdy: fc only)");
+            }
+            const auto every = uint64_t(NumberOf(f, i, "every", 1, 1e12));
+            at_(at, [lf, every] { lf->SetRRdyEvery(every); });
+            if (hasUntil)
+            {
+                at_(until, [lf] { lf->SetRRdyEvery(0); });
             }
         }
         else

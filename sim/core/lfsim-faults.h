@@ -9,6 +9,10 @@
  *   drop                  every N-th frame per direction (`every`) or each with probability p
  *   ber                   each bit of a frame (and of a control word) in error with probability
  *                         `rate`: a frame with one is dropped by the receiver (CRC/ICRC)
+ *   lose_r_rdy            every N-th R_RDY per direction (links that carry R_RDY: FC)
+ *   node_down / node_up   every link of a node (a NIC, host, target or switch that fails)
+ *   pfc_storm             a fabric's node-level fault, offered by the fabric (RoCE hosts: the
+ *                         NIC pauses its port continuously, as one whose receive path stopped)
  * Each may end at `until`. Frames lost are counted by reason.
  */
 #ifndef LFSIM_FAULTS_H
@@ -40,6 +44,7 @@ class LinkFaults
         DROP_EVERY,
         DROP_RANDOM,
         BIT_ERROR,
+        LOST_R_RDY,
         REASONS
     };
     static const char* ReasonName(int r);
@@ -56,6 +61,22 @@ class LinkFaults
     void SetDropEvery(uint64_t every);
     void SetDropProbability(double p);
     void SetBitErrorRate(double ber);
+    void SetRRdyEvery(uint64_t every);
+
+    /// Whether an R_RDY sent in `direction` is lost (every N-th while lose_r_rdy is set), on
+    /// top of Lose() for it as a control word.
+    bool
+    LoseRRdy(int direction)
+    {
+        if (!m_rrdyEvery || ++m_rrdy[direction] % m_rrdyEvery != 0)
+        {
+            return false;
+        }
+        ++m_lost[LOST_R_RDY];
+        return true;
+    }
+    /// Set by channels that carry R_RDY, so that lose_r_rdy is refused elsewhere.
+    bool carriesRRdy = false;
 
     uint64_t
     Lost(int reason) const
@@ -74,7 +95,9 @@ class LinkFaults
     uint64_t m_every = 0;
     double m_probability = 0;
     double m_ber = 0;
+    uint64_t m_rrdyEvery = 0;
     std::array<uint64_t, 2> m_frames{0, 0};
+    std::array<uint64_t, 2> m_rrdy{0, 0};
     std::array<uint64_t, REASONS> m_lost{};
     ns3::Ptr<ns3::UniformRandomVariable> m_uniform;
     int64_t m_stream = -1;

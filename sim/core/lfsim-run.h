@@ -147,6 +147,9 @@ class RunContext
     ns3::Ptr<ns3::Topology> topology;
     std::vector<WorkloadInstance> workloads;
     ns3::Ptr<ns3::Report> report;
+    /// Node-level faults a fabric offers to the faults timeline, by "node:what" (e.g.
+    /// "h1:pfc_storm"): called with true when the fault starts, false when it ends.
+    std::map<std::string, std::function<void(bool)>> nodeFaults;
 
     bool Records(const std::string& recorder) const;
     /// A time series (long form: time_s, id, values...). The reference stays valid.

@@ -55,6 +55,7 @@ FcChannel::GetTypeId()
 FcChannel::FcChannel()
     : m_uniform(CreateObject<UniformRandomVariable>())
 {
+    m_faults.carriesRRdy = true;
 }
 
 void
@@ -126,7 +127,8 @@ FcChannel::TransmitPrimitive(Ptr<FcNetDevice> src, FcPrimitive p, Time wordTime)
     if (p == FcPrimitive::R_RDY)
     {
         ++m_rrdyCount[dir];
-        lost = m_loseRRdyEvery && m_rrdyCount[dir] % m_loseRRdyEvery == 0;
+        lost = (m_loseRRdyEvery && m_rrdyCount[dir] % m_loseRRdyEvery == 0)
+               || m_faults.LoseRRdy(dir);
     }
     if (lost || Corrupted(src) || m_faults.Lose(FC_WORD, dir, true))
     {

@@ -243,6 +243,20 @@ class RoceFabric : public lfsim::Fabric
         m_start = CreateObject<UniformRandomVariable>();
         m_start->SetStream(stream++);
         m_net.stream = stream;
+        // The faults timeline's pfc_storm: every NIC of a host pauses its port.
+        for (uint32_t a = 0; a < t.nics.size(); ++a)
+        {
+            const std::string host = g.Nodes()[g.Hosts()[t.hostOf[a]]].name;
+            auto& set = ctx.nodeFaults[host + ":pfc_storm"];
+            set = [prev = set, nic = t.nics[a]](bool on)
+            {
+                if (prev)
+                {
+                    prev(on);
+                }
+                nic->SetPfcStorm(on);
+            };
+        }
 
         lfsim::WorkloadEnv env;
         env.graph = &g;
@@ -386,6 +400,15 @@ class RoceFabric : public lfsim::Fabric
         ctx.SetMetric("pfc_watchdog_storms", storms);
         ctx.SetMetric("pfc_watchdog_restored", restored);
         ctx.SetMetric("pfc_watchdog_drops", wdDrops);
+        double stormPauses = 0;
+        for (const auto& nic : t.nics)
+        {
+            stormPauses += nic->GetHostCounters().stormPauses;
+        }
+        if (!ctx.config.faults.empty())
+        {
+            ctx.SetMetric("pfc_storm_pauses_sent", stormPauses);
+        }
         ctx.SetMetric("ecn_marked", marked);
         double cnps = 0;
         double retx = 0;

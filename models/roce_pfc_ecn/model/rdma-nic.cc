@@ -820,6 +820,32 @@ RdmaNic::HostXoff()
 }
 
 void
+RdmaNic::SetPfcStorm(bool on)
+{
+    m_storm = on;
+    if (on)
+    {
+        StormPause();
+        return;
+    }
+    m_stormRefresh.Cancel();
+    if (!m_xoff)
+    {
+        ++m_host.xonSent;
+        m_port->SendPause(m_losslessMask, 0);
+    }
+}
+
+void
+RdmaNic::StormPause()
+{
+    ++m_host.stormPauses;
+    m_port->SendPause(m_losslessMask, 0xFFFF);
+    m_stormRefresh = Simulator::Schedule(PfcQuantum(m_port->GetSpeed()) * int64_t(0xFFFF / 2),
+                                         &RdmaNic::StormPause, this);
+}
+
+void
 RdmaNic::HostRxDone(RoceHeader h, uint32_t bytes)
 {
     m_rxBuffered -= bytes;
@@ -828,8 +854,11 @@ RdmaNic::HostRxDone(RoceHeader h, uint32_t bytes)
     {
         m_xoff = false;
         m_xoffRefresh.Cancel();
-        ++m_host.xonSent;
-        m_port->SendPause(m_losslessMask, 0);
+        if (!m_storm) // the storm keeps the port paused
+        {
+            ++m_host.xonSent;
+            m_port->SendPause(m_losslessMask, 0);
+        }
     }
     Process(h);
 }

@@ -343,6 +343,10 @@ class RdmaNic : public Object
     /// Lift this NIC's host-interface limit (before traffic starts), e.g. for a node that
     /// stands for several real ones.
     void DisableHostInterface();
+    /// A PFC storm from this NIC (a fault of the faults timeline): while on, it pauses its
+    /// port's lossless priorities continuously, refreshing the pause before it expires, as a
+    /// NIC whose receive path has stopped does; off sends XON.
+    void SetPfcStorm(bool on);
 
     struct HostCounters
     {
@@ -352,6 +356,7 @@ class RdmaNic : public Object
         uint32_t rxBufferPeak = 0;  ///< bytes
         uint64_t xoffSent = 0;      ///< PFC frames with non-zero timers (refreshes included)
         uint64_t xonSent = 0;
+        uint64_t stormPauses = 0; ///< PFC frames sent by a pfc_storm fault
     };
 
     const HostCounters&
@@ -435,6 +440,9 @@ class RdmaNic : public Object
     uint32_t m_xoffAt = 0; ///< receive-buffer bytes that trigger XOFF
     bool m_xoff = false;
     EventId m_xoffRefresh;
+    bool m_storm = false;
+    EventId m_stormRefresh;
+    void StormPause();
     HostCounters m_host;
     TracedCallback<uint32_t> m_rxBufferTrace;
 

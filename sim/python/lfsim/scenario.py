@@ -230,8 +230,9 @@ ACCEPTED = {
     "name": "a name of letters, digits, '_', '-' and '.'",
     "faults": (
         "a list of {at, what, where, ...}: what one of link_down, link_up, link_flap (period, "
-        "count), drop (every or probability), ber (rate); where a link as A-B; optional until; "
-        "e.g. [{at: 1ms, what: link_down, where: sw0-h1, until: 2ms}]"
+        "count), drop (every or probability), ber (rate), lose_r_rdy (every) with where a link "
+        "A-B, or node_down, node_up, pfc_storm with where a node; optional until; e.g. "
+        "[{at: 1ms, what: link_down, where: sw0-h1, until: 2ms}]"
     ),
     "calibrated": (
         "a mapping of parameter (Class.Attribute, workload.ITEM.Attribute or "

@@ -170,3 +170,53 @@ def test_a_fabric_that_builds_its_own_network_takes_no_faults(tmp_path):
     fault = "faults=[{at: 0s, what: link_down, where: a-b}]"
     p = run_cli("run", "iscsi_burst", "--set", fault, "--out", "o", cwd=tmp_path)
     assert p.returncode == 2 and "faults: fabric " in p.stderr, p.stderr
+
+
+def test_lost_r_rdys_take_credits_and_bb_sc_gives_them_back():
+    storm = "[{at: 500us, what: lose_r_rdy, where: sw0-h1, every: 3, until: 3ms}]"
+    plain = lfsim.run("fc_incast", {"stop_time": "5ms", "faults": storm}).metrics
+    assert plain["fault_lost_r_rdy"] == plain["primitives_lost"] > 0
+    assert plain["credits_recovered"] == 0
+    assert plain["stall"] is True and plain["stall_queue"] == "h1"  # its credits ran out
+    bbsc = lfsim.run("fc_incast", {"stop_time": "5ms", "faults": storm, "FcNetDevice.BbScN": 2})
+    m = bbsc.metrics
+    # BB_SC (FC-FS-3): every lost R_RDY is found by the BB_SCr count and its credit restored.
+    assert m["credits_recovered"] == m["fault_lost_r_rdy"] > 0
+    assert m["stall"] is False
+
+
+def test_a_pfc_storm_pauses_the_switch_port_until_it_ends():
+    # h0's NIC pauses its port from 1 to 4 ms, refreshing the 65535-quanta pause at half its
+    # length (1.34 ms at 25GbE... here ~0.67 ms): leaf0's port toward h0 cannot send, the
+    # stall is named, and the rest of the fabric keeps going.
+    fault = "[{at: 1ms, what: pfc_storm, where: h0, until: 4ms}]"
+    r = lfsim.run("incast", {"mode": "pfc", "stop_time": "6ms", "faults": fault})
+    m = r.metrics
+    clean = lfsim.run("incast", {"mode": "pfc", "stop_time": "6ms"}).metrics
+    half = 0xFFFF // 2 * 512 / 25e9  # seconds between refreshes
+    assert m["pfc_storm_pauses_sent"] == math.ceil(3e-3 / half)
+    assert m["stall"] is True and m["stall_queue"].startswith("leaf0/")
+    assert m["stall_since_us"] == pytest.approx(1000, abs=1)
+    assert m["total_goodput_Gbps"] < clean["total_goodput_Gbps"]
+    assert m["drops"] == 0
+
+
+def test_a_node_down_takes_all_its_links():
+    fault = [{"at": "100us", "what": "node_down", "where": "h1", "until": "200us"}]
+    a = _with(fault)
+    b = _with([{"at": "100us", "what": "link_down", "where": "h0-h1", "until": "200us"}])
+    assert a.metrics["fault_lost_link_down"] == b.metrics["fault_lost_link_down"] > 0
+
+
+@pytest.mark.parametrize(
+    ("fault", "expect"),
+    [
+        ("{at: 0s, what: lose_r_rdy, where: h0-h1, every: 2}", "lose_r_rdy: fc only"),
+        ("{at: 0s, what: pfc_storm, where: h9}", "faults[0].where: got 'h9'"),
+    ],
+)
+def test_a_fault_the_fabric_does_not_have_is_refused(tmp_path, fault, expect):
+    s = copy.deepcopy(ROCE)
+    (tmp_path / "s.yaml").write_text(__import__("yaml").safe_dump(s))
+    p = run_cli("run", "s.yaml", "--set", f"faults=[{fault}]", "--out", "o", cwd=tmp_path)
+    assert p.returncode == 2 and expect in p.stderr, p.stderr
