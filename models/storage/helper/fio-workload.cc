@@ -41,6 +41,7 @@
 #include "storage-stack.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <deque>
 #include <map>
 #include <numeric>
@@ -86,6 +87,7 @@ class FioWorkload : public Workload
     uint32_t iscsiCmdsMax = 128;
     uint32_t iscsiQueueDepth = 32;
     Time ioTimeout;
+    uint32_t ioRetries = 5;
 };
 
 NS_OBJECT_ENSURE_REGISTERED(FioWorkload);
@@ -222,10 +224,17 @@ FioWorkload::GetTypeId()
               .AddAttribute("IoTimeout",
                             "An I/O outstanding longer than this has timed out for the host "
                             "stack (Linux: the SCSI disk's timeout, /sys/block/sdX/device/"
-                            "timeout, and nvme_core.io_timeout, both 30 s by default). Counted "
-                            "at the end of a run as ios_hung_at_end; recovery is not modelled.",
+                            "timeout, and nvme_core.io_timeout, both 30 s by default). fcp and "
+                            "iscsi: the command is then aborted and retried (IoRetries) or "
+                            "fails; nvmeof_rdma: counted at the end as ios_hung_at_end (its "
+                            "abort and controller reset are not modelled).",
                             TimeValue(Seconds(30)), MakeTimeAccessor(&FioWorkload::ioTimeout),
                             MakeTimeChecker(MicroSeconds(1)))
+              .AddAttribute("IoRetries",
+                            "fcp and iscsi: times a timed-out command is retried before the I/O "
+                            "fails (the SCSI disk's SD_MAX_RETRIES, 5, drivers/scsi/sd.h).",
+                            UintegerValue(5), MakeUintegerAccessor(&FioWorkload::ioRetries),
+                            MakeUintegerChecker<uint32_t>(0, 100))
               .AddAttribute("IscsiQueueDepth",
                             "iscsi: I/Os outstanding per path (the LUN's queue_depth: open-iscsi "
                             "node.session.queue_depth, default 32, etc/iscsid.conf).",
@@ -375,8 +384,11 @@ struct Io
     uint32_t replicasPending = 0;
     uint32_t path = NONE;
     uint32_t channel = 0;
-    Time queued; ///< when the request reached the host queues
-    Time wait;   ///< held at the host queues, over its requests
+    Time queued;          ///< when the request reached the host queues
+    Time wait;            ///< held at the host queues, over its requests
+    uint32_t attempt = 0; ///< of the request in flight: a completion of an older one is stale
+    uint32_t retries = 0; ///< after timeouts, of this I/O
+    EventId timer;        ///< its command timeout (SCSI stacks)
 };
 
 constexpr uint32_t NVME_COMMAND_CAPSULE = 64;
@@ -500,6 +512,11 @@ class FioInstalled : public lfsim::InstalledWorkload
     Finish(RunContext& ctx, const std::string& prefix) override
     {
         ctx.AddTable(prefix + "ios", m_ios.Columns()) = std::move(m_ios);
+        if (m_failed)
+        {
+            ctx.AddTable(prefix + "io_errors", m_errors.Columns()) = std::move(m_errors);
+            ctx.SetLabels(prefix + "io_errors", m_jobLabels);
+        }
         const Table& ios = ctx.tables.at(prefix + "ios");
         ctx.SetLabels(prefix + "ios", m_jobLabels);
         ctx.SetLabels(prefix + "job_options", m_jobOptions);
@@ -545,7 +562,7 @@ class FioInstalled : public lfsim::InstalledWorkload
         }
         const double counted = lat[0].size() + lat[1].size();
         ctx.SetMetric(prefix + "host_wait_us", counted ? wait / counted : 0.0);
-        // Conservation: every I/O submitted has completed or is still in flight.
+        // Conservation: every I/O submitted has completed, failed or is still in flight.
         ctx.SetMetric(prefix + "ios_submitted", double(m_nextIo));
         ctx.SetMetric(prefix + "ios_completed", double(ios.Rows()));
         ctx.SetMetric(prefix + "ios_in_flight", double(m_io.size()));
@@ -561,6 +578,10 @@ class FioInstalled : public lfsim::InstalledWorkload
         }
         ctx.SetMetric(prefix + "oldest_in_flight_us", oldest.GetSeconds() * 1e6);
         ctx.SetMetric(prefix + "ios_hung_at_end", double(hung));
+        ctx.SetMetric(prefix + "ios_timed_out", double(m_timedOut));
+        ctx.SetMetric(prefix + "ios_retried", double(m_retried));
+        ctx.SetMetric(prefix + "ios_failed", double(m_failed));
+        ctx.SetMetric(prefix + "stale_completions", double(m_staleCompletions));
         double slowest = 0;
         for (size_t k = 0; k < ios.Rows(); ++k)
         {
@@ -1056,7 +1077,20 @@ class FioInstalled : public lfsim::InstalledWorkload
             SendCommand(id);
             return;
         }
-        auto done = [this, id](Time) { TransportDone(id); };
+        // The SCSI command timer (sd's timeout, scsi_times_out): abort, then retry or fail.
+        io.timer
+            = Simulator::Schedule(m_w->ioTimeout, &FioInstalled::TimedOut, this, id, io.attempt);
+        auto done = [this, id, attempt = io.attempt](Time)
+        {
+            auto it = m_io.find(id);
+            if (it == m_io.end() || it->second.attempt != attempt)
+            {
+                ++m_staleCompletions; // an aborted attempt's late completion
+                return;
+            }
+            it->second.timer.Cancel();
+            TransportDone(id);
+        };
         if (m_w->stack == FioWorkload::ISCSI)
         {
             p.session->Submit(!io.read, io.bytes, done);
@@ -1078,6 +1112,38 @@ class FioInstalled : public lfsim::InstalledWorkload
         // A slot of a queue shared by the host's devices (can_queue) may let any of them go.
         Multipath::Drain(m_hostDevices[p.device / m_targets.size()], m_dispatch);
         Simulator::Schedule(Half(io.bytes), &FioInstalled::Complete, this, id);
+    }
+
+    /// The command timer fired: the mid-layer aborts the command (ABTS, task management; taken
+    /// as immediate here), its slots free, and it is retried up to IoRetries times down the
+    /// path the selector picks, or fails with an error (as fio counts EIO).
+    void
+    TimedOut(uint64_t id, uint32_t attempt)
+    {
+        auto it = m_io.find(id);
+        if (it == m_io.end() || it->second.attempt != attempt)
+        {
+            return;
+        }
+        Io& io = it->second;
+        ++m_timedOut;
+        const Path& p = m_paths[io.path];
+        m_devices[p.device].mp->Release(p.local, m_jobs[io.job].queue);
+        Multipath::Drain(m_hostDevices[p.device / m_targets.size()], m_dispatch);
+        ++io.attempt;
+        if (io.retries < m_w->ioRetries)
+        {
+            ++io.retries;
+            ++m_retried;
+            Queue(id);
+            return;
+        }
+        ++m_failed;
+        const uint32_t job = io.job;
+        m_errors.Append({double(job), double(Simulator::Now().GetNanoSeconds()), double(EIO)});
+        m_io.erase(it);
+        --m_jobs[job].inFlight;
+        Fill(job);
     }
 
     void
@@ -1317,6 +1383,11 @@ class FioInstalled : public lfsim::InstalledWorkload
     std::vector<std::string> m_jobOptions;
     std::map<uint64_t, Io> m_io;
     uint64_t m_nextIo = 0;
+    uint64_t m_timedOut = 0;
+    uint64_t m_retried = 0;
+    uint64_t m_failed = 0;
+    uint64_t m_staleCompletions = 0;
+    Table m_errors{std::vector<std::string>{"id", "time_ns", "errno"}}; ///< I/Os that failed
     uint64_t m_requests = 0; ///< requests that reached the host queues, in order
     Multipath::Dispatch m_dispatch = [this](uint64_t id, uint32_t local) { Dispatch(id, local); };
     Time m_deviceTime[2]; ///< [write, read]: the targets' devices' time, after ramp_time

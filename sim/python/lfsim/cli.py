@@ -129,6 +129,14 @@ def _warn_hung(m: dict) -> None:
         if not key.endswith("oldest_in_flight_us"):
             continue
         prefix = key[: -len("oldest_in_flight_us")]
+        timed_out = int(m.get(f"{prefix}ios_timed_out", 0))
+        if timed_out:
+            print(
+                f"lfsim: warning: {prefix}ios_timed_out: {timed_out} command(s) timed out and "
+                f"were aborted: {int(m.get(f'{prefix}ios_retried', 0))} retried, "
+                f"{int(m.get(f'{prefix}ios_failed', 0))} I/O(s) failed with EIO",
+                file=sys.stderr,
+            )
         slowest = m.get(f"{prefix}slowest_completed_us", 0.0)
         if oldest > max(2 * slowest, 1000.0):
             n = int(m.get(f"{prefix}ios_in_flight", 0))

@@ -428,6 +428,7 @@ def fio_json(
     global_options: Mapping[str, Any] | None = None,
     timestamp: float | None = None,
     disk_name: str = "lfsim",
+    errors: Sequence[int] | None = None,
 ) -> dict:
     """The fio 3.x JSON document (``--output-format=json``, or ``json+`` with ``plus``) of a
     simulated run.
@@ -443,6 +444,9 @@ def fio_json(
     ``runtime_s``: the measured time after the ramp (fio's ``runtime``), in seconds.
     ``global_options``: echoed as "global options" (omitted when empty, as fio does).
     ``timestamp``: seconds since the epoch for "timestamp"/"time" (default: now).
+    ``errors``: per job, the I/Os that failed with EIO (their command timed out more often than
+    the stack retries); a job with any reports ``error`` 5 and, as fio does when it continues
+    after errors, ``total_err`` and ``first_error``.
     """
     specs = _check_jobs(jobs)
     cols = _check_ios(ios, len(specs))
@@ -500,6 +504,11 @@ def fio_json(
         agg[ddir] = total * 1000 // runtime_ms if ran else 0
 
     out_jobs = [_job_object(e, runtime_ms, agg, plus, now) for e in per_job]
+    for job, failed in zip(out_jobs, errors or [0] * len(out_jobs), strict=True):
+        if failed:
+            job["error"] = EIO
+            job["total_err"] = int(failed)
+            job["first_error"] = EIO
 
     doc: dict[str, Any] = {
         "fio version": FIO_VERSION_STRING,
@@ -794,6 +803,9 @@ def fio_workload(config: dict) -> tuple[str, dict] | None:
     return None
 
 
+EIO = 5  # errno of an I/O the block layer fails
+
+
 def storage_fio_json(result: Any) -> dict | None:
     """The fio JSON of a run with a Fio workload (written as ``fio.json`` beside summary.json):
     one fio job per job clone of its first Fio workload, named after the scenario, reported as
@@ -829,4 +841,8 @@ def storage_fio_json(result: Any) -> dict | None:
             "complete_ns": ios["complete_ns"].astype(np.int64),
         }
     )
-    return fio_json(jobs, table, runtime_s)
+    errors = [0] * len(jobs)
+    if "io_errors" in result.table_names:
+        for job in result.table("io_errors")["id"].astype(int):
+            errors[job] += 1
+    return fio_json(jobs, table, runtime_s, errors=errors)

@@ -88,8 +88,7 @@ def test_a_hung_io_is_counted_not_left_out():
         ((ios["complete_ns"] - ios["submit_ns"]) / 1e3).max()
     )
     assert m["ios_hung_at_end"] == 0  # 30 s: Linux's SCSI and NVMe I/O timeout
-    short = lfsim.run("storage_qd1", {**LOST_FRAME, "workload.fio.IoTimeout": "10ms"}).metrics
-    assert short["ios_hung_at_end"] == 1
+    assert m["ios_timed_out"] == 0  # nor has its command timer fired yet
 
 
 def test_the_cli_warns_of_an_io_left_out_of_the_statistics(tmp_path):
@@ -102,3 +101,43 @@ def test_the_cli_warns_of_an_io_left_out_of_the_statistics(tmp_path):
     assert "not in the latency statistics" in line
     clean = run_cli("run", "storage_qd1", "--quiet", "--out", "c", cwd=tmp_path)
     assert clean.returncode == 0 and clean.stderr == ""
+
+
+def test_a_timed_out_command_is_aborted_and_retried_after_exactly_the_timeout():
+    # sd's command timer, 1 ms here: the exchange whose frame was lost is aborted and the
+    # command retried. Its latency is k timeouts plus one ordinary I/O (k: the attempts lost).
+    # A constant device time makes every ordinary read take the same time, to the ns.
+    const = {"BlockTarget.ReadDistribution": "Constant"}
+    r = lfsim.run("storage_qd1", {**LOST_FRAME, **const, "workload.fio.IoTimeout": "1ms"})
+    m = r.metrics
+    assert m["ios_timed_out"] > 0 and m["ios_retried"] == m["ios_timed_out"]
+    assert m["ios_failed"] == 0 and m["ios_in_flight"] == 0
+    assert m["ios_submitted"] == m["ios_completed"] + m["ios_failed"] + m["ios_in_flight"]
+    ios = r.table("ios")
+    lat = (ios["complete_ns"] - ios["submit_ns"]) / 1e3
+    normal = lat[lat < 1000]
+    retried = lat[lat >= 1000]
+    assert len(retried) > 0
+    assert normal.max() - normal.min() < 0.01  # one ordinary latency
+    for x in retried:
+        rest = x - 1000 * int(x // 1000)
+        assert rest == pytest.approx(normal.min(), abs=0.01), x
+    assert int(sum(x // 1000 for x in retried)) == m["ios_timed_out"]
+
+
+def test_without_retries_the_io_fails_with_eio_and_fio_json_says_so(tmp_path):
+    over = {**LOST_FRAME, "workload.fio.IoTimeout": "1ms", "workload.fio.IoRetries": 0}
+    args = ["run", "storage_qd1", "--quiet", "--out", "o"]
+    args += [x for k, v in over.items() for x in ("--set", f"{k}={v}")]
+    p = run_cli(*args, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    import json
+
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())["metrics"]
+    assert summary["ios_failed"] == summary["ios_timed_out"] > 0
+    assert summary["ios_submitted"] == summary["ios_completed"] + summary["ios_failed"]
+    job = json.loads((tmp_path / "o" / "fio.json").read_text())["jobs"][0]
+    assert job["error"] == 5 and job["first_error"] == 5
+    assert job["total_err"] == summary["ios_failed"]
+    assert f"{int(summary['ios_timed_out'])} command(s) timed out" in p.stderr
+    assert f"{int(summary['ios_failed'])} I/O(s) failed with EIO" in p.stderr
