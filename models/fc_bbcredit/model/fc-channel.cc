@@ -28,8 +28,10 @@ FcChannel::GetTypeId()
                             TimeValue(NanoSeconds(5)),
                             MakeTimeAccessor(&FcChannel::m_delayPerMeter), MakeTimeChecker(Time(0)))
               .AddAttribute("BitErrorRate",
-                            "Line bit error rate. A corrupted SOF loses the frame (the receiver "
-                            "does not see it, no R_RDY comes back); a corrupted primitive is lost.",
+                            "Line bit error rate, on every bit of a frame and of a primitive. A "
+                            "frame with an error is lost (a corrupted SOF hides it, a corrupted "
+                            "byte fails its CRC and the receiver discards it: either way no R_RDY "
+                            "comes back); a corrupted primitive is lost.",
                             DoubleValue(0.0), MakeDoubleAccessor(&FcChannel::m_ber),
                             MakeDoubleChecker<double>(0.0, 1.0))
               .AddAttribute(
@@ -90,16 +92,16 @@ FcChannel::GetPropagationDelay() const
 }
 
 bool
-FcChannel::Corrupted(Ptr<const FcNetDevice> src)
+FcChannel::Corrupted(Ptr<const FcNetDevice> src, uint32_t bytes)
 {
     if (m_ber <= 0.0)
     {
         return false;
     }
-    // One transmission word (a SOF or a primitive) in line bits.
+    // Every line bit of the frame (delimiters included) or of the primitive's word.
     const FcLineCoding& c = GetFcLineCoding(src->GetSpeed());
-    double pOk = std::pow(1.0 - m_ber, 32.0 * c.codeBits / c.dataBits);
-    return m_uniform->GetValue() >= pOk;
+    const double bits = 8.0 * bytes * c.codeBits / c.dataBits;
+    return m_uniform->GetValue() >= std::exp(bits * std::log1p(-m_ber));
 }
 
 void
@@ -107,7 +109,8 @@ FcChannel::TransmitFrame(Ptr<FcNetDevice> src, Ptr<Packet> frame, Time txTime)
 {
     int dir = (src == m_dev[0]) ? 0 : 1;
     ++m_frameCount[dir];
-    if ((m_loseFrameEvery && m_frameCount[dir] % m_loseFrameEvery == 0) || Corrupted(src)
+    if ((m_loseFrameEvery && m_frameCount[dir] % m_loseFrameEvery == 0)
+        || Corrupted(src, FcFrameWireBytes(frame->GetSize() - FC_HEADER))
         || m_faults.Lose(frame->GetSize(), dir))
     {
         ++m_framesLost;
@@ -130,7 +133,7 @@ FcChannel::TransmitPrimitive(Ptr<FcNetDevice> src, FcPrimitive p, Time wordTime)
         lost = (m_loseRRdyEvery && m_rrdyCount[dir] % m_loseRRdyEvery == 0)
                || m_faults.LoseRRdy(dir);
     }
-    if (lost || Corrupted(src) || m_faults.Lose(FC_WORD, dir, true))
+    if (lost || Corrupted(src, FC_WORD) || m_faults.Lose(FC_WORD, dir, true))
     {
         ++m_primitivesLost;
         m_primitiveLostTrace(static_cast<uint8_t>(p));

@@ -50,7 +50,7 @@ class FcChannel : public Channel, public lfsim::FaultableChannel
     }
 
   private:
-    bool Corrupted(Ptr<const FcNetDevice> src);
+    bool Corrupted(Ptr<const FcNetDevice> src, uint32_t bytes);
     Ptr<FcNetDevice> m_dev[2];
     double m_length;
     Time m_delayPerMeter;

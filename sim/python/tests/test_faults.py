@@ -220,3 +220,18 @@ def test_a_fault_the_fabric_does_not_have_is_refused(tmp_path, fault, expect):
     (tmp_path / "s.yaml").write_text(__import__("yaml").safe_dump(s))
     p = run_cli("run", "s.yaml", "--set", f"faults=[{fault}]", "--out", "o", cwd=tmp_path)
     assert p.returncode == 2 and expect in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("ber", [1e-6, 1e-5])
+def test_fc_bit_errors_hit_every_bit_of_a_frame(ber):
+    # 2GFC, 8b/10b: a full frame is 2148 B on the line, 21,480 line bits; it is lost with
+    # p = 1 - (1 - ber)^21480 (1e-6: 2.1 %, 1e-5: 19.3 %). It used to be only the SOF's 40.
+    r = lfsim.run(
+        "fc_distance",
+        {"stop_time": "20ms", "Report.Warmup": "0s", "FcChannel.BitErrorRate": ber,
+         "FcNetDevice.BbScN": 2},
+    )  # fmt: skip
+    sent = r.table("ports")["frames_tx"].sum()
+    p = -math.expm1(21480 * math.log1p(-ber))
+    lost = r.metrics["frames_lost"]
+    assert abs(lost - sent * p) < 4 * math.sqrt(sent * p * (1 - p)) + 1, (lost, sent * p)
