@@ -414,6 +414,8 @@ class RoceFabric : public lfsim::Fabric
         double retx = 0;
         double timeouts = 0;
         double naks = 0;
+        double qpErrors = 0;
+        Time firstError = Time::Max();
         for (auto& nic : t.nics)
         {
             for (const auto& qp : nic->GetQueuePairs())
@@ -421,12 +423,22 @@ class RoceFabric : public lfsim::Fabric
                 cnps += qp->GetCnpsSent();
                 retx += qp->GetRetransmittedPackets();
                 timeouts += qp->GetTimeouts();
+                if (qp->InError())
+                {
+                    ++qpErrors;
+                    firstError = std::min(firstError, qp->GetErrorTime());
+                }
                 naks += qp->GetNaksSent();
             }
         }
         ctx.SetMetric("cnps_sent", cnps);
         ctx.SetMetric("retransmitted_packets", retx);
         ctx.SetMetric("timeouts", timeouts);
+        ctx.SetMetric("qps_in_error", qpErrors);
+        if (qpErrors > 0)
+        {
+            ctx.SetMetric("qp_error_first_us", firstError.GetSeconds() * 1e6);
+        }
         ctx.SetMetric("naks_sent", naks);
     }
 

@@ -177,7 +177,7 @@ RdmaQueuePair::Abs(uint32_t wire, uint64_t ref) const
 bool
 RdmaQueuePair::HasData() const
 {
-    return !m_reads.empty() || m_sndNxt < m_nextPsn;
+    return !m_error && (!m_reads.empty() || m_sndNxt < m_nextPsn);
 }
 
 const RdmaQueuePair::Wqe*
@@ -351,6 +351,12 @@ RdmaNic::GetTypeId()
                             "lossless fabric does not time out.",
                             TimeValue(NanoSeconds(4194304)), MakeTimeAccessor(&RdmaNic::m_rtoTime),
                             MakeTimeChecker(NanoSeconds(1)))
+              .AddAttribute("RetryCount",
+                            "IBTA retry_cnt: local ACK timeouts in a row, without progress, that "
+                            "a requester retries; one more puts the QP in the error state "
+                            "(IBV_WC_RETRY_EXC_ERR). 3 bits; rdma_cm's default is 7.",
+                            UintegerValue(7), MakeUintegerAccessor(&RdmaNic::m_retryCount),
+                            MakeUintegerChecker<uint32_t>(0, 7))
               .AddAttribute("CnpInterval",
                             "Notification point: at most one CNP per QP per interval, sent when "
                             "an ECN-marked (CE) packet arrives (min_time_between_cnps).",
@@ -1019,6 +1025,7 @@ RdmaNic::OnReadResponse(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload
         qp.m_sndUna = psn + 1;
         qp.m_sndNxt = std::max(qp.m_sndNxt, qp.m_sndUna);
         qp.m_lastProgress = Simulator::Now();
+        qp.m_retriesUsed = 0;
         if (m_cc)
         {
             m_cc->OnAck(m_qps[qp.m_qpn - m_qpnBase], payload);
@@ -1079,6 +1086,7 @@ RdmaNic::Acked(RdmaQueuePair& qp, uint64_t upTo)
     qp.m_sndNxt = std::max(qp.m_sndNxt, upTo);
     qp.m_bytesAcked += bytes;
     qp.m_lastProgress = Simulator::Now();
+    qp.m_retriesUsed = 0;
     m_ackTrace(qp.m_qpn, bytes);
     if (m_cc)
     {
@@ -1114,6 +1122,15 @@ RdmaNic::OnTimer(Ptr<RdmaQueuePair> qp)
     const Time due = qp->m_lastProgress + m_rtoTime;
     if (now >= due)
     {
+        if (qp->m_retriesUsed >= m_retryCount)
+        {
+            // IBTA 9.7.6.1.3: retries exhausted, the QP goes to the error state (its work
+            // requests complete with IBV_WC_RETRY_EXC_ERR); it sends nothing more.
+            qp->m_error = true;
+            qp->m_errorAt = now;
+            return;
+        }
+        ++qp->m_retriesUsed;
         ++qp->m_timeouts;
         qp->m_readGap = false;
         qp->m_lastProgress = now;

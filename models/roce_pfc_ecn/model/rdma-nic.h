@@ -203,6 +203,17 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     {
         return m_timeouts;
     }
+    /// Retries exhausted (RdmaNic.RetryCount): the QP is in the error state and sends nothing.
+    bool
+    InError() const
+    {
+        return m_error;
+    }
+    Time
+    GetErrorTime() const
+    {
+        return m_errorAt;
+    }
     uint64_t
     GetCnpsSent() const
     {
@@ -283,6 +294,9 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint64_t m_retransmitted = 0;
     uint64_t m_naksSent = 0;
     uint64_t m_timeouts = 0;
+    uint32_t m_retriesUsed = 0; ///< timeouts in a row without progress (IBTA retry_cnt)
+    bool m_error = false;       ///< retries exhausted: the QP is in the error state
+    Time m_errorAt;
     uint64_t m_cnpsSent = 0;
     uint64_t m_cnpsReceived = 0;
     uint64_t m_completed = 0;
@@ -410,6 +424,7 @@ class RdmaNic : public Object
     uint32_t m_pathMtu;
     uint32_t m_ackInterval;
     Time m_rtoTime;
+    uint32_t m_retryCount = 7;
     Time m_cnpInterval;
     uint8_t m_dscp;
     uint8_t m_cnpDscp;

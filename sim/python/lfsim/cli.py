@@ -99,6 +99,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     result = run(sc, out=out, plot=args.plot, progress=not args.quiet, pcap=pcap)
     _warn_stall(result.metrics, sc.config)
     _warn_hung(result.metrics)
+    _warn_qp_errors(result.metrics, sc.config)
     if not args.quiet:
         print(format_summary(result.summary))
         if pcap is not None:
@@ -120,6 +121,17 @@ def _warn_stall(m: dict, config: dict) -> None:
         f"{m['stall_waiting_bytes']:.0f} B waiting at the port{cause}",
         file=sys.stderr,
     )
+
+
+def _warn_qp_errors(m: dict, config: dict) -> None:
+    if m.get("qps_in_error"):
+        retries = config.get("RdmaNic", {}).get("RetryCount", "")
+        print(
+            f"lfsim: warning: qps_in_error: {int(m['qps_in_error'])} queue pair(s) exhausted "
+            f"their retries (RdmaNic.RetryCount {retries}) from {m['qp_error_first_us']:.1f} us "
+            "and went to the error state; their messages did not complete",
+            file=sys.stderr,
+        )
 
 
 def _warn_hung(m: dict) -> None:
