@@ -88,6 +88,7 @@ class FioWorkload : public Workload
     uint32_t iscsiQueueDepth = 32;
     Time ioTimeout;
     uint32_t ioRetries = 5;
+    Time pathCheckInterval;
 };
 
 NS_OBJECT_ENSURE_REGISTERED(FioWorkload);
@@ -235,6 +236,13 @@ FioWorkload::GetTypeId()
                             "fails (the SCSI disk's SD_MAX_RETRIES, 5, drivers/scsi/sd.h).",
                             UintegerValue(5), MakeUintegerAccessor(&FioWorkload::ioRetries),
                             MakeUintegerChecker<uint32_t>(0, 100))
+              .AddAttribute("PathCheckInterval",
+                            "fcp and iscsi with several paths: a path failed by a command "
+                            "timeout is reinstated after this long (multipathd's path checker, "
+                            "polling_interval, default 5 s).",
+                            TimeValue(Seconds(5)),
+                            MakeTimeAccessor(&FioWorkload::pathCheckInterval),
+                            MakeTimeChecker(MicroSeconds(1)))
               .AddAttribute("IscsiQueueDepth",
                             "iscsi: I/Os outstanding per path (the LUN's queue_depth: open-iscsi "
                             "node.session.queue_depth, default 32, etc/iscsid.conf).",
@@ -581,6 +589,7 @@ class FioInstalled : public lfsim::InstalledWorkload
         ctx.SetMetric(prefix + "ios_timed_out", double(m_timedOut));
         ctx.SetMetric(prefix + "ios_retried", double(m_retried));
         ctx.SetMetric(prefix + "ios_failed", double(m_failed));
+        ctx.SetMetric(prefix + "path_failures", double(m_pathFailures));
         ctx.SetMetric(prefix + "stale_completions", double(m_staleCompletions));
         double slowest = 0;
         for (size_t k = 0; k < ios.Rows(); ++k)
@@ -1128,7 +1137,16 @@ class FioInstalled : public lfsim::InstalledWorkload
         Io& io = it->second;
         ++m_timedOut;
         const Path& p = m_paths[io.path];
-        m_devices[p.device].mp->Release(p.local, m_jobs[io.job].queue);
+        Multipath& mp = *m_devices[p.device].mp;
+        mp.Release(p.local, m_jobs[io.job].queue);
+        if (mp.Paths() > 1 && !mp.Failed(p.local))
+        {
+            // dm-mpath fails the path of an aborted command; multipathd's checker reinstates
+            // it at its next look (a path still broken fails again on its next timeout).
+            mp.SetFailed(p.local, true);
+            ++m_pathFailures;
+            Simulator::Schedule(m_w->pathCheckInterval, &FioInstalled::Reinstate, this, io.path);
+        }
         Multipath::Drain(m_hostDevices[p.device / m_targets.size()], m_dispatch);
         ++io.attempt;
         if (io.retries < m_w->ioRetries)
@@ -1144,6 +1162,14 @@ class FioInstalled : public lfsim::InstalledWorkload
         m_io.erase(it);
         --m_jobs[job].inFlight;
         Fill(job);
+    }
+
+    void
+    Reinstate(uint32_t path)
+    {
+        const Path& p = m_paths[path];
+        m_devices[p.device].mp->SetFailed(p.local, false);
+        Multipath::Drain(m_hostDevices[p.device / m_targets.size()], m_dispatch);
     }
 
     void
@@ -1387,6 +1413,7 @@ class FioInstalled : public lfsim::InstalledWorkload
     uint64_t m_retried = 0;
     uint64_t m_failed = 0;
     uint64_t m_staleCompletions = 0;
+    uint64_t m_pathFailures = 0;
     Table m_errors{std::vector<std::string>{"id", "time_ns", "errno"}}; ///< I/Os that failed
     uint64_t m_requests = 0; ///< requests that reached the host queues, in order
     Multipath::Dispatch m_dispatch = [this](uint64_t id, uint32_t local) { Dispatch(id, local); };

@@ -24,6 +24,10 @@ bool
 Multipath::Room(uint32_t path, uint32_t q) const
 {
     const Path& p = m_paths[path];
+    if (p.failed)
+    {
+        return false;
+    }
     const HostQueue& own = (*m_queues)[p.perQueue[q % p.perQueue.size()]];
     if (own.used >= own.capacity)
     {

@@ -4,7 +4,9 @@
  * host's can_queue, an NVMe I/O queue's tags) and, when the initiator sees the target by
  * several paths (initiator port x target port), the path a dm-multipath path selector chooses.
  * All paths are in one priority group (multibus, or group_by_prio with every path optimized, as
- * on an active-active array); failover is not modelled.
+ * on an active-active array). A path whose command timed out is failed (dm-mpath fail_path):
+ * no request goes down it until it is reinstated (multipathd's checker); with no path left,
+ * requests wait (queue_if_no_path).
  *
  * Path selectors (drivers/md): round-robin (dm-round-robin.c: the first path of the list, moved
  * to the end, rr_min_io_rq 1 request per turn) and queue-length (dm-queue-length.c: the first
@@ -68,6 +70,17 @@ class Multipath
     {
         return m_paths[path].inFlight;
     }
+    /// dm-mpath fail_path / reinstate_path.
+    void
+    SetFailed(uint32_t path, bool failed)
+    {
+        m_paths[path].failed = failed;
+    }
+    bool
+    Failed(uint32_t path) const
+    {
+        return m_paths[path].failed;
+    }
     uint32_t
     Paths() const
     {
@@ -80,6 +93,7 @@ class Multipath
         std::vector<uint32_t> perQueue;
         std::vector<uint32_t> shared;
         uint32_t inFlight = 0;
+        bool failed = false;
     };
 
     struct Waiting

@@ -259,3 +259,24 @@ def test_rc_retries_exhausted_put_the_qp_in_the_error_state(tmp_path):
     s["faults"][0]["until"] = "250us"  # back before the retries run out: it recovers
     m = lfsim.run(s).metrics
     assert m["qps_in_error"] == 0 and m["flows_completed"] == 1
+
+
+def test_dual_fabrics_fail_over_when_a_path_dies():
+    # seed 000's SAN over FCP: db0's fabric-A link dies at 3 ms. Its frames and R_RDYs are
+    # lost, the A switch's port toward db0 keeps the frames it holds, and commands on the A
+    # paths stop completing. With the SCSI command timer at 1 ms each is aborted, its path
+    # failed (dm-mpath), and it is retried down a fabric-B path: every I/O completes.
+    over = {"mode": "fcp", "FioJob.runtime": "10ms", "stop_time": "20ms",
+            "faults": "[{at: 3ms, what: link_down, where: db0-A/sw}]"}  # fmt: skip
+    hung = lfsim.run("san_seed000", over).metrics
+    assert hung["ios_in_flight"] > 0 and hung["ios_timed_out"] == 0  # 30 s timer: stuck
+    r = lfsim.run("san_seed000", {**over, "workload.oltp.IoTimeout": "1ms"})
+    m = r.metrics
+    assert m["ios_timed_out"] > 0 and m["ios_retried"] == m["ios_timed_out"]
+    assert m["ios_failed"] == 0 and m["ios_in_flight"] == 0
+    assert m["ios_submitted"] == m["ios_completed"]
+    assert m["path_failures"] >= 2  # at least db0's two fabric-A paths
+    paths = r.table("paths").set_index("label")["requests"]
+    assert paths["db0/B>dorado/B0"] + paths["db0/B>dorado/B1"] > 2 * (
+        paths["db0/A>dorado/A0"] + paths["db0/A>dorado/A1"]
+    )
