@@ -224,6 +224,7 @@ class FcFabric : public lfsim::Fabric
         double overflows = 0;
         double recoveredFrames = 0;
         double recoveredCredits = 0;
+        double linkResets = 0;
         double peakSwitchBuffers = 0;
         for (uint32_t i = 0; i < t.ports.size(); ++i)
         {
@@ -233,6 +234,7 @@ class FcFabric : public lfsim::Fabric
             overflows += c.creditOverflows;
             recoveredFrames += c.framesRecovered;
             recoveredCredits += c.creditsRecovered;
+            linkResets += c.linkResets;
             if (t.portSwitch[i] >= 0)
             {
                 peakSwitchBuffers = std::max<double>(peakSwitchBuffers, c.maxRxBuffers);
@@ -259,6 +261,7 @@ class FcFabric : public lfsim::Fabric
         ctx.SetMetric("drops", overruns + unroutable);
         ctx.SetMetric("frames_recovered", recoveredFrames);
         ctx.SetMetric("credits_recovered", recoveredCredits);
+        ctx.SetMetric("link_resets", linkResets);
         ctx.SetMetric("peak_switch_rx_buffers", peakSwitchBuffers);
         std::vector<double> stall;
         for (auto& p : t.hostPorts)

@@ -21,7 +21,8 @@ FcNetDevice::GetTypeId()
               .SetGroupName("FcBbCredit")
               .AddConstructor<FcNetDevice>()
               .AddAttribute(
-                  "Speed", "Line rate: 1/2/4/8GFC (8b/10b), 16GFC (64b/66b), 32GFC (256b/257b and "
+                  "Speed",
+                  "Line rate: 1/2/4/8GFC (8b/10b), 16GFC (64b/66b), 32GFC (256b/257b and "
                   "RS(528,514) FEC: 3400 MB/s).",
                   EnumValue(static_cast<int>(FcSpeed::GFC8)),
                   MakeEnumAccessor(&FcNetDevice::SetSpeedIndex, &FcNetDevice::GetSpeedIndex),
@@ -40,6 +41,14 @@ FcNetDevice::GetTypeId()
                             "every 2^N R_RDYs (0: off). Used when both ports set it (the larger).",
                             UintegerValue(0), MakeUintegerAccessor(&FcNetDevice::m_bbScN),
                             MakeUintegerChecker<uint32_t>(0, 15))
+              .AddAttribute("LinkResetTimeout",
+                            "A port out of credit with frames to send that receives no R_RDY for "
+                            "this long performs the Link Reset protocol (FC-FS: LR answered by "
+                            "LRR, one round trip), after which both ends start again from the "
+                            "login BB_Credit: E_D_TOV, 2 s by default. 0s: never.",
+                            TimeValue(Seconds(2)),
+                            MakeTimeAccessor(&FcNetDevice::m_linkResetTimeout),
+                            MakeTimeChecker(Time(0)))
               .AddAttribute("MinIdleWords",
                             "Primitive signals (IDLE, R_RDY, ...) between frames (FC-FS: six).",
                             UintegerValue(6), MakeUintegerAccessor(&FcNetDevice::m_minIdleWords),
@@ -241,6 +250,11 @@ FcNetDevice::TryTransmit()
             m_stalled = true;
             m_stallStart = now;
             m_creditStallTrace();
+            if (m_linkResetTimeout.IsStrictlyPositive())
+            {
+                m_linkReset
+                    = Simulator::Schedule(m_linkResetTimeout, &FcNetDevice::LinkReset, this);
+            }
         }
         return;
     }
@@ -256,6 +270,7 @@ FcNetDevice::TryTransmit()
     {
         m_stalled = false;
         m_c.creditStall += now - m_stallStart;
+        m_linkReset.Cancel();
     }
     TxItem item = std::move(m_txq.front());
     m_txq.pop_front();
@@ -285,6 +300,31 @@ FcNetDevice::TryTransmit()
     {
         m_dequeueCb();
     }
+}
+
+void
+FcNetDevice::LinkReset()
+{
+    if (!m_stalled || m_credits != 0)
+    {
+        return;
+    }
+    // LR out, LRR back: after one round trip both ports start from the login BB_Credit with
+    // their BB_SC counts cleared (frames the peer still buffers return R_RDYs that find the
+    // credit full and are counted as credit overflows).
+    ++m_c.linkResets;
+    Ptr<FcNetDevice> peer = m_channel->GetPeer(this);
+    const Time roundTrip = 2 * (m_channel->GetPropagationDelay() + m_wordTime);
+    Simulator::Schedule(roundTrip,
+                        [this, peer]()
+                        {
+                            m_bbRrdyCnt = 0;
+                            m_framesSinceBbScs = 0;
+                            peer->m_bbRcCnt = 0;
+                            peer->m_rrdySinceBbScr = 0;
+                            SetCredits(m_loginCredit);
+                            TryTransmit();
+                        });
 }
 
 void

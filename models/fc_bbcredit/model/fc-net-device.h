@@ -129,6 +129,7 @@ class FcNetDevice : public NetDevice
         uint64_t creditsRecovered = 0; ///< credits restored for R_RDYs lost (BB_SCr)
         uint64_t creditOverflows = 0;  ///< R_RDY with credits already at the login value
         uint64_t bufferOverruns = 0;   ///< frame received with every buffer in use
+        uint64_t linkResets = 0;       ///< Link Reset protocols this port started (LR/LRR)
         uint64_t minCredits = UINT64_MAX;
         uint64_t maxRxBuffers = 0;
         Time creditStall; ///< time with frames waiting, the line free and no credit
@@ -324,6 +325,9 @@ class FcNetDevice : public NetDevice
     EventId m_gapEvent;
     bool m_stalled = false;
     Time m_stallStart;
+    Time m_linkResetTimeout;
+    EventId m_linkReset;
+    void LinkReset();
     uint32_t m_loginCredit = 0;
     uint32_t m_bbScNUsed = 0;
     uint32_t m_scMask = 0; ///< 2^BB_SC_N - 1

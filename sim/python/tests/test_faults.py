@@ -280,3 +280,14 @@ def test_dual_fabrics_fail_over_when_a_path_dies():
     assert paths["db0/B>dorado/B0"] + paths["db0/B>dorado/B1"] > 2 * (
         paths["db0/A>dorado/A0"] + paths["db0/A>dorado/A1"]
     )
+
+
+def test_without_bb_sc_the_link_reset_protocol_restores_the_credit():
+    # Lost R_RDYs drain h1's credit; after LinkResetTimeout out of credit, LR/LRR: both ends
+    # start again from the login BB_Credit, and h1 is never stalled for StallTime (1 ms).
+    m = lfsim.run("faults", {"mode": "rrdy_lost_reset"}).metrics
+    assert m["fault_lost_r_rdy"] > 0 and m["link_resets"] > 0
+    assert m["stall"] is False and m["credit_overflows"] == 0
+    # E_D_TOV (2 s) is far beyond the run: without BB_SC or a shorter timer, h1 stalls.
+    plain = lfsim.run("faults", {"mode": "rrdy_lost"}).metrics
+    assert plain["link_resets"] == 0 and plain["stall"] is True
