@@ -114,7 +114,7 @@ namespace
 const char* kForm = "a list of {at, what, where, ...}: what link_down, link_up (where A-B), "
                     "link_flap (period, count), drop (every or probability), ber (rate), "
                     "lose_r_rdy (every), node_down, node_up (where a node), pfc_storm (where a "
-                    "roce host), each optionally until";
+                    "roce host), buffer (where a roce switch, size), each optionally until";
 
 std::string
 Key(size_t i, const std::string& k)
@@ -217,9 +217,10 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
     {
         const FaultSpec& f = faults[i];
         static const std::map<std::string, std::vector<std::string>> params
-            = {{"link_down", {}}, {"link_up", {}},   {"link_flap", {"period", "count"}},
-               {"drop", {}},      {"ber", {"rate"}}, {"lose_r_rdy", {"every"}},
-               {"node_down", {}}, {"node_up", {}},   {"pfc_storm", {}}};
+            = {{"link_down", {}},   {"link_up", {}},   {"link_flap", {"period", "count"}},
+               {"drop", {}},        {"ber", {"rate"}}, {"lose_r_rdy", {"every"}},
+               {"node_down", {}},   {"node_up", {}},   {"pfc_storm", {}},
+               {"buffer", {"size"}}};
         for (const char* k : {"at", "what", "where"})
         {
             if (!f.count(k))
@@ -232,7 +233,7 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
         {
             Bad(i, "what", what,
                 "link_down, link_up, link_flap, drop, ber, lose_r_rdy, node_down, node_up, "
-                "pfc_storm");
+                "pfc_storm, buffer");
         }
         for (const auto& p : params.at(what))
         {
@@ -250,7 +251,7 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
         }
         auto at_ = [](ns3::Time t, std::function<void()> fn)
         { ns3::Simulator::Schedule(t, std::move(fn)); };
-        if (what == "node_down" || what == "node_up" || what == "pfc_storm")
+        if (what == "node_down" || what == "node_up" || what == "pfc_storm" || what == "buffer")
         {
             const std::string where = f.at("where");
             const uint32_t node = g.FindNode(where);
@@ -259,14 +260,24 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
                 Bad(i, "where", where, "a node of the graph (e.g. h1, sw0)");
             }
             std::function<void(bool)> set;
-            if (what == "pfc_storm")
+            if (what == "pfc_storm" || what == "buffer")
             {
                 auto it = ctx.nodeFaults.find(where + ":" + what);
                 if (it == ctx.nodeFaults.end())
                 {
-                    Bad(i, "where", where, "a host of the roce fabric (a NIC that can pause)");
+                    Bad(i, "where", where,
+                        what == "buffer" ? "a switch of the roce fabric (a shared buffer)"
+                                         : "a host of the roce fabric (a NIC that can pause)");
                 }
-                set = it->second;
+                try
+                {
+                    it->second(true, f, true);
+                }
+                catch (const std::invalid_argument& e)
+                {
+                    throw std::invalid_argument("faults[" + std::to_string(i) + "]." + e.what());
+                }
+                set = [fn = it->second, f](bool on) { fn(on, f, false); };
             }
             else
             {

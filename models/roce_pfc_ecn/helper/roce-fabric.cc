@@ -2,6 +2,7 @@
 
 #include "lfsim-attributes.h"
 #include "lfsim-deadlock.h"
+#include "lfsim-faults.h"
 #include "lfsim-report.h"
 #include "lfsim-run.h"
 #include "ns3/boolean.h"
@@ -248,13 +249,40 @@ class RoceFabric : public lfsim::Fabric
         {
             const std::string host = g.Nodes()[g.Hosts()[t.hostOf[a]]].name;
             auto& set = ctx.nodeFaults[host + ":pfc_storm"];
-            set = [prev = set, nic = t.nics[a]](bool on)
+            set = [prev = set, nic = t.nics[a]](bool on, const lfsim::FaultSpec& f, bool check)
             {
                 if (prev)
                 {
-                    prev(on);
+                    prev(on, f, check);
                 }
-                nic->SetPfcStorm(on);
+                if (!check)
+                {
+                    nic->SetPfcStorm(on);
+                }
+            };
+        }
+        // ... and buffer: a switch's shared buffer shrinks to `size` bytes (until: back).
+        for (uint32_t s = 0; s < t.switches.size(); ++s)
+        {
+            const std::string name = g.Nodes()[g.Switches()[s]].name;
+            ctx.nodeFaults[name + ":buffer"]
+                = [sw = t.switches[s]](bool on, const lfsim::FaultSpec& f, bool check)
+            {
+                const std::string v = f.at("size");
+                char* end = nullptr;
+                const double bytes = std::strtod(v.c_str(), &end);
+                if (v.empty() || *end || !(bytes >= 0) || bytes > 1e15)
+                {
+                    throw std::invalid_argument("size: got '" + v
+                                                + "'; accepted: a number of bytes >= 0");
+                }
+                if (check)
+                {
+                    return;
+                }
+                UintegerValue full;
+                sw->GetAttribute("BufferSize", full);
+                sw->SetBufferBytes(on ? uint64_t(bytes) : full.Get());
             };
         }
 

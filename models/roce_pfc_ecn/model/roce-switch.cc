@@ -243,6 +243,7 @@ RoceSwitch::Setup(uint32_t id)
             + "); accepted: a larger BufferSize, or smaller ReservedBytes/Headroom");
     }
     m_sharedPool = m_bufferSize - fixed;
+    m_fixedBytes = fixed;
     m_wd.clear();
     if (m_pfcWatchdog)
     {
@@ -259,7 +260,14 @@ RoceSwitch::Setup(uint32_t id)
 double
 RoceSwitch::GetThreshold() const
 {
-    return m_alpha * double(m_sharedPool - m_sharedUsed);
+    // A shrunk buffer may hold more than its new pool until it drains.
+    return m_sharedUsed >= m_sharedPool ? 0.0 : m_alpha * double(m_sharedPool - m_sharedUsed);
+}
+
+void
+RoceSwitch::SetBufferBytes(uint64_t bytes)
+{
+    m_sharedPool = bytes > m_fixedBytes ? bytes - m_fixedBytes : 0;
 }
 
 uint32_t

@@ -87,6 +87,9 @@ class RoceSwitch : public Object
     {
         return m_sharedPool;
     }
+    /// The buffer is now `bytes` (a fault of the timeline: a shrink, or back to BufferSize):
+    /// the shared pool is what is left after the reserved and headroom bytes.
+    void SetBufferBytes(uint64_t bytes);
     uint64_t
     GetSharedUsed() const
     {
@@ -219,6 +222,7 @@ class RoceSwitch : public Object
     std::vector<Account> m_acc;
     std::vector<uint32_t> m_headroom;
     uint64_t m_sharedPool = 0;
+    uint64_t m_fixedBytes = 0; ///< reserved and headroom bytes, outside the shared pool
     uint64_t m_sharedUsed = 0;
     uint64_t m_bufferUsed = 0;
 

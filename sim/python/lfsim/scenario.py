@@ -211,7 +211,9 @@ SEED_MAX = 4294944442
 # ns-3's Time is a signed 64-bit count of picoseconds: 2^63 ps = 9,223,372 s.
 TIME_MAX_S = 9.2e6
 MAX_SAMPLES = 10_000_000
-FAULT_KEYS = {"at", "what", "where", "until", "period", "count", "every", "probability", "rate"}
+FAULT_KEYS = {
+    "at", "what", "where", "until", "period", "count", "every", "probability", "rate", "size",
+}  # fmt: skip
 NAME_RE = _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 _POINT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*:\S.*")
 
@@ -231,7 +233,8 @@ ACCEPTED = {
     "faults": (
         "a list of {at, what, where, ...}: what one of link_down, link_up, link_flap (period, "
         "count), drop (every or probability), ber (rate), lose_r_rdy (every) with where a link "
-        "A-B, or node_down, node_up, pfc_storm with where a node; optional until; e.g. "
+        "A-B, or node_down, node_up, pfc_storm, buffer (size) with where a node; optional "
+        "until; e.g. "
         "[{at: 1ms, what: link_down, where: sw0-h1, until: 2ms}]"
     ),
     "calibrated": (

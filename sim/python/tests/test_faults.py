@@ -291,3 +291,28 @@ def test_without_bb_sc_the_link_reset_protocol_restores_the_credit():
     # E_D_TOV (2 s) is far beyond the run: without BB_SC or a shorter timer, h1 stalls.
     plain = lfsim.run("faults", {"mode": "rrdy_lost"}).metrics
     assert plain["link_resets"] == 0 and plain["stall"] is True
+
+
+def test_a_shrunk_switch_buffer_pauses_sooner_and_stays_lossless():
+    # The incast of faults.yaml fits a 4 MiB buffer without a PAUSE; shrunk to 200 KB from 1 to
+    # 3 ms, the switch's dynamic thresholds fall and PFC holds the senders instead.
+    no_fault = {"mode": "storm_pfc", "faults": "[]"}
+    clean = lfsim.run("faults", no_fault).metrics
+    shrunk = "[{at: 1ms, what: buffer, where: sw0, size: 200000, until: 3ms}]"
+    m = lfsim.run("faults", {**no_fault, "faults": shrunk}).metrics
+    assert clean["pause_frames_sent"] == 0 < m["pause_frames_sent"]
+    assert m["drops"] == 0
+
+
+@pytest.mark.parametrize(
+    ("scenario", "fault", "expect"),
+    [
+        ("faults", "{at: 0s, what: buffer, where: sw0, size: lots}", "faults[0].size: got 'lots'"),
+        ("faults", "{at: 0s, what: buffer, where: h1, size: 1000}", "a switch of the roce fabric"),
+        ("fc_incast", "{at: 0s, what: buffer, where: sw0, size: 1000}", "a switch of the roce"),
+    ],
+)
+def test_a_bad_buffer_fault_is_refused(tmp_path, scenario, fault, expect):
+    p = run_cli("run", scenario, "--set", f"faults=[{fault}]", "--out", "o", cwd=tmp_path)
+    assert p.returncode == 2 and expect in p.stderr, p.stderr
+    assert len(p.stderr.splitlines()) == 1
