@@ -136,6 +136,7 @@ class DeadlockDetector : public Object
     ns3::Time m_persistence;
     ns3::Time m_interval;
     ns3::Time m_stallTime;
+    ns3::Time m_nextStallScan;
     // The first stall seen: a queue with frames waiting, blocked for StallTime without a break.
     int64_t m_stallQueue = -1;
     ns3::Time m_stallSince;

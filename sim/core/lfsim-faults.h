@@ -56,6 +56,12 @@ class LinkFaults
     {
         return m_active && Decide(bytes, direction, controlWord);
     }
+    /// Whether any fault is set now (channels test this before computing Lose's arguments).
+    bool
+    Active() const
+    {
+        return m_active;
+    }
 
     void SetDown(bool down);
     void SetDropEvery(uint64_t every);

@@ -69,7 +69,7 @@ RoceChannel::GetPeer(Ptr<const RoceNetDevice> self) const
 void
 RoceChannel::Transmit(Ptr<const RoceNetDevice> src, Ptr<Packet> frame, Time frameTime)
 {
-    if (m_faults.Lose(frame->GetSize(), src == m_dev[0] ? 0 : 1))
+    if (m_faults.Active() && m_faults.Lose(frame->GetSize(), src == m_dev[0] ? 0 : 1))
     {
         return; // lost on the line, or dropped by the receiver's FCS/ICRC check
     }
