@@ -132,12 +132,12 @@ ns3::Time
 TimeOf(const FaultSpec& f, size_t i, const std::string& k)
 {
     const std::string v = f.at(k);
-    const std::string why = CheckValue("ns3::DeadlockDetector", "StallTime", v);
-    if (!why.empty())
+    ns3::Time t;
+    if (!ParseTime(v, &t) || t.IsStrictlyNegative())
     {
-        Bad(i, k, v, why);
+        Bad(i, k, v, "a time >= 0 with a unit (s, ms, us, ns, ps), e.g. 10us, at most 9.2e6 s");
     }
-    return ns3::Time(v);
+    return t;
 }
 
 double
@@ -249,8 +249,9 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
         {
             Bad(i, "until", f.at("until"), "a time after at (" + f.at("at") + ")");
         }
-        auto at_ = [](ns3::Time t, std::function<void()> fn)
-        { ns3::Simulator::Schedule(t, std::move(fn)); };
+        // Every kind but a flap is one change at `at`, undone at `until`: `set(true)` and
+        // `set(false)`.
+        std::function<void(bool)> set;
         if (what == "node_down" || what == "node_up" || what == "pfc_storm" || what == "buffer")
         {
             const std::string where = f.at("where");
@@ -259,7 +260,6 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
             {
                 Bad(i, "where", where, "a node of the graph (e.g. h1, sw0)");
             }
-            std::function<void(bool)> set;
             if (what == "pfc_storm" || what == "buffer")
             {
                 auto it = ctx.nodeFaults.find(where + ":" + what);
@@ -269,15 +269,11 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
                         what == "buffer" ? "a switch of the roce fabric (a shared buffer)"
                                          : "a host of the roce fabric (a NIC that can pause)");
                 }
-                try
+                if (what == "buffer")
                 {
-                    it->second(true, f, true);
+                    NumberOf(f, i, "size", 0, 1e15);
                 }
-                catch (const std::invalid_argument& e)
-                {
-                    throw std::invalid_argument("faults[" + std::to_string(i) + "]." + e.what());
-                }
-                set = [fn = it->second, f](bool on) { fn(on, f, false); };
+                set = [fn = it->second, f](bool on) { fn(on, f); };
             }
             else
             {
@@ -291,102 +287,86 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
                         touched.push_back(l);
                     }
                 }
-                set = [links](bool down)
+                const bool up = what == "node_up";
+                set = [links, up](bool on)
                 {
                     for (LinkFaults* lf : links)
                     {
-                        lf->SetDown(down);
+                        lf->SetDown(on != up);
                     }
                 };
-            }
-            const bool on = what != "node_up";
-            at_(at, [set, on] { set(on); });
-            if (hasUntil)
-            {
-                at_(until, [set, on] { set(!on); });
-            }
-            continue;
-        }
-        const uint32_t link = Resolve(g, f.at("where"), i)[0];
-        LinkFaults* lf = g.Links()[link].faults;
-        if (!lf)
-        {
-            throw std::invalid_argument(Key(i, "where") + ": the fabric " + ctx.config.fabric
-                                        + " has no faults on its links; accepted: no faults");
-        }
-        touched.push_back(link);
-        // Streams of their own, above any a fabric assigns: a fault never shifts other draws.
-        lf->SetStream(int64_t(1) << 40 | link);
-        if (what == "link_down" || what == "link_up")
-        {
-            const bool down = what == "link_down";
-            at_(at, [lf, down] { lf->SetDown(down); });
-            if (hasUntil)
-            {
-                at_(until, [lf, down] { lf->SetDown(!down); });
-            }
-        }
-        else if (what == "link_flap")
-        {
-            const ns3::Time period = TimeOf(f, i, "period");
-            const auto count = uint64_t(NumberOf(f, i, "count", 1, 1e6));
-            if (!period.IsStrictlyPositive())
-            {
-                Bad(i, "period", f.at("period"), "a time > 0");
-            }
-            for (uint64_t k = 0; k < count && at + period * int64_t(k) < until; ++k)
-            {
-                at_(at + period * int64_t(k), [lf] { lf->SetDown(true); });
-                at_(at + period * int64_t(k) + period / 2, [lf] { lf->SetDown(false); });
-            }
-        }
-        else if (what == "drop")
-        {
-            if (f.count("every") == f.count("probability"))
-            {
-                throw std::invalid_argument(Key(i, "every") + ": give every or probability, "
-                                            + "not both or neither; accepted: " + kForm);
-            }
-            if (f.count("every"))
-            {
-                const auto every = uint64_t(NumberOf(f, i, "every", 1, 1e12));
-                at_(at, [lf, every] { lf->SetDropEvery(every); });
-                if (hasUntil)
-                {
-                    at_(until, [lf] { lf->SetDropEvery(0); });
-                }
-            }
-            else
-            {
-                const double p = NumberOf(f, i, "probability", 0, 1);
-                at_(at, [lf, p] { lf->SetDropProbability(p); });
-                if (hasUntil)
-                {
-                    at_(until, [lf] { lf->SetDropProbability(0); });
-                }
-            }
-        }
-        else if (what == "lose_r_rdy")
-        {
-            if (!lf->carriesRRdy)
-            {
-                Bad(i, "what", what, "a fault of this fabric's links (lose_r_rdy: fc only)");
-            }
-            const auto every = uint64_t(NumberOf(f, i, "every", 1, 1e12));
-            at_(at, [lf, every] { lf->SetRRdyEvery(every); });
-            if (hasUntil)
-            {
-                at_(until, [lf] { lf->SetRRdyEvery(0); });
             }
         }
         else
         {
-            const double rate = NumberOf(f, i, "rate", 0, 1);
-            at_(at, [lf, rate] { lf->SetBitErrorRate(rate); });
-            if (hasUntil)
+            const uint32_t link = Resolve(g, f.at("where"), i)[0];
+            LinkFaults* lf = g.Links()[link].faults;
+            if (!lf)
             {
-                at_(until, [lf] { lf->SetBitErrorRate(0); });
+                throw std::invalid_argument(Key(i, "where") + ": the fabric " + ctx.config.fabric
+                                            + " has no faults on its links; accepted: no faults");
             }
+            touched.push_back(link);
+            // Streams of their own, above any a fabric assigns: a fault never shifts other draws.
+            lf->SetStream(int64_t(1) << 40 | link);
+            if (what == "link_down" || what == "link_up")
+            {
+                const bool up = what == "link_up";
+                set = [lf, up](bool on) { lf->SetDown(on != up); };
+            }
+            else if (what == "link_flap")
+            {
+                const ns3::Time period = TimeOf(f, i, "period");
+                const auto count = uint64_t(NumberOf(f, i, "count", 1, 1e6));
+                if (!period.IsStrictlyPositive())
+                {
+                    Bad(i, "period", f.at("period"), "a time > 0");
+                }
+                for (uint64_t k = 0; k < count && at + period * int64_t(k) < until; ++k)
+                {
+                    const ns3::Time down = at + period * int64_t(k);
+                    ns3::Simulator::Schedule(down, [lf] { lf->SetDown(true); });
+                    ns3::Simulator::Schedule(down + period / 2, [lf] { lf->SetDown(false); });
+                }
+                continue;
+            }
+            else if (what == "drop")
+            {
+                if (f.count("every") == f.count("probability"))
+                {
+                    throw std::invalid_argument(Key(i, "every") + ": give every or probability, "
+                                                + "not both or neither; accepted: " + kForm);
+                }
+                if (f.count("every"))
+                {
+                    const auto every = uint64_t(NumberOf(f, i, "every", 1, 1e12));
+                    set = [lf, every](bool on) { lf->SetDropEvery(on ? every : 0); };
+                }
+                else
+                {
+                    const double p = NumberOf(f, i, "probability", 0, 1);
+                    set = [lf, p](bool on) { lf->SetDropProbability(on ? p : 0); };
+                }
+            }
+            else if (what == "lose_r_rdy")
+            {
+                if (!lf->carriesRRdy)
+                {
+                    Bad(i, "what", what, "a fault of this fabric's links (lose_r_rdy: fc only)");
+                }
+                const auto every = uint64_t(NumberOf(f, i, "every", 1, 1e12));
+                set = [lf, every](bool on) { lf->SetRRdyEvery(on ? every : 0); };
+            }
+            else
+            {
+                const double rate = NumberOf(f, i, "rate", 0, 1);
+                set = [lf, rate](bool on) { lf->SetBitErrorRate(on ? rate : 0); };
+            }
+        }
+        ns3::Simulator::Schedule(at, [set] { set(true); });
+        if (hasUntil)
+        {
+            ns3::Simulator::Schedule(until, [set] { set(false); });
         }
     }
     if (faults.empty())

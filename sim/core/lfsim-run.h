@@ -148,11 +148,9 @@ class RunContext
     std::vector<WorkloadInstance> workloads;
     ns3::Ptr<ns3::Report> report;
     /// Node-level faults a fabric offers to the faults timeline, by "node:what" (e.g.
-    /// "h1:pfc_storm", "sw0:buffer"): called with true and the entry when the fault starts,
-    /// false when it ends; throws std::invalid_argument on a bad parameter (when called with
-    /// `check` true before the run, nothing is changed).
-    std::map<std::string,
-             std::function<void(bool on, const std::map<std::string, std::string>&, bool check)>>
+    /// "h1:pfc_storm", "sw0:buffer"): called with true and the (checked) entry when the fault
+    /// starts, false when it ends.
+    std::map<std::string, std::function<void(bool on, const std::map<std::string, std::string>&)>>
         nodeFaults;
 
     bool Records(const std::string& recorder) const;

@@ -110,8 +110,8 @@ FcChannel::TransmitFrame(Ptr<FcNetDevice> src, Ptr<Packet> frame, Time txTime)
     int dir = (src == m_dev[0]) ? 0 : 1;
     ++m_frameCount[dir];
     if ((m_loseFrameEvery && m_frameCount[dir] % m_loseFrameEvery == 0)
-        || Corrupted(src, FcFrameWireBytes(frame->GetSize() - FC_HEADER))
-        || m_faults.Lose(frame->GetSize(), dir))
+        || (m_ber > 0 && Corrupted(src, FcFrameWireBytes(frame->GetSize() - FC_HEADER)))
+        || (m_faults.Active() && m_faults.Lose(frame->GetSize(), dir)))
     {
         ++m_framesLost;
         m_frameLostTrace(frame);

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 
@@ -245,44 +246,31 @@ class RoceFabric : public lfsim::Fabric
         m_start->SetStream(stream++);
         m_net.stream = stream;
         // The faults timeline's pfc_storm: every NIC of a host pauses its port.
+        std::map<std::string, std::vector<Ptr<RdmaNic>>> nicsOf;
         for (uint32_t a = 0; a < t.nics.size(); ++a)
         {
-            const std::string host = g.Nodes()[g.Hosts()[t.hostOf[a]]].name;
-            auto& set = ctx.nodeFaults[host + ":pfc_storm"];
-            set = [prev = set, nic = t.nics[a]](bool on, const lfsim::FaultSpec& f, bool check)
+            nicsOf[g.Nodes()[g.Hosts()[t.hostOf[a]]].name].push_back(t.nics[a]);
+        }
+        for (const auto& [host, nics] : nicsOf)
+        {
+            ctx.nodeFaults[host + ":pfc_storm"] = [nics](bool on, const lfsim::FaultSpec&)
             {
-                if (prev)
-                {
-                    prev(on, f, check);
-                }
-                if (!check)
+                for (const auto& nic : nics)
                 {
                     nic->SetPfcStorm(on);
                 }
             };
         }
-        // ... and buffer: a switch's shared buffer shrinks to `size` bytes (until: back).
+        // ... and buffer: a switch's shared buffer shrinks to `size` bytes (checked by the
+        // timeline), back to BufferSize at until.
         for (uint32_t s = 0; s < t.switches.size(); ++s)
         {
-            const std::string name = g.Nodes()[g.Switches()[s]].name;
-            ctx.nodeFaults[name + ":buffer"]
-                = [sw = t.switches[s]](bool on, const lfsim::FaultSpec& f, bool check)
+            ctx.nodeFaults[g.Nodes()[g.Switches()[s]].name + ":buffer"]
+                = [sw = t.switches[s]](bool on, const lfsim::FaultSpec& f)
             {
-                const std::string v = f.at("size");
-                char* end = nullptr;
-                const double bytes = std::strtod(v.c_str(), &end);
-                if (v.empty() || *end || !(bytes >= 0) || bytes > 1e15)
-                {
-                    throw std::invalid_argument("size: got '" + v
-                                                + "'; accepted: a number of bytes >= 0");
-                }
-                if (check)
-                {
-                    return;
-                }
                 UintegerValue full;
                 sw->GetAttribute("BufferSize", full);
-                sw->SetBufferBytes(on ? uint64_t(bytes) : full.Get());
+                sw->SetBufferBytes(on ? uint64_t(std::stod(f.at("size"))) : full.Get());
             };
         }
 
