@@ -166,6 +166,17 @@ RdmaQueuePair::Post(RdmaOp op, uint32_t length)
     return w.id;
 }
 
+void
+RdmaQueuePair::ToError()
+{
+    if (!m_error)
+    {
+        m_error = true;
+        m_errorAt = Simulator::Now();
+    }
+    m_rto.Cancel();
+}
+
 uint64_t
 RdmaQueuePair::Abs(uint32_t wire, uint64_t ref) const
 {
@@ -878,6 +889,10 @@ RdmaNic::Process(const RoceHeader& h)
         return;
     }
     RdmaQueuePair& qp = *m_qps[index];
+    if (qp.m_error)
+    {
+        return; // IBTA 10.3.1: a QP in the error state discards what arrives
+    }
     const uint32_t payload = h.trailing - IB_ICRC - h.padCount;
     switch (h.opcode)
     {
@@ -1128,6 +1143,10 @@ RdmaNic::OnTimer(Ptr<RdmaQueuePair> qp)
             // requests complete with IBV_WC_RETRY_EXC_ERR); it sends nothing more.
             qp->m_error = true;
             qp->m_errorAt = now;
+            if (!qp->m_onError.IsNull())
+            {
+                qp->m_onError(qp);
+            }
             return;
         }
         ++qp->m_retriesUsed;
@@ -1150,6 +1169,8 @@ RdmaNic::DoDispose()
     {
         qp->m_rto.Cancel();
         qp->m_completion = RdmaQueuePair::CompletionCallback();
+        qp->m_receive = RdmaQueuePair::ReceiveCallback();
+        qp->m_onError = RdmaQueuePair::ErrorCallback();
         qp->m_nic = nullptr;
     }
     for (auto& e : m_wake)

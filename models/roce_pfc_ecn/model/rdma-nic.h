@@ -125,6 +125,9 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     /// Responder: a SEND message has arrived whole and in order (qp, message bytes) — the
     /// receive completion a verbs consumer polls from its receive queue.
     typedef Callback<void, Ptr<RdmaQueuePair>, uint32_t> ReceiveCallback;
+    /// The QP entered the error state (its retries exhausted): what a verbs consumer learns
+    /// from a completion with status IBV_WC_RETRY_EXC_ERR.
+    typedef Callback<void, Ptr<RdmaQueuePair>> ErrorCallback;
 
     /// Post a work request (the id comes back in the completion). Returns the id.
     uint64_t Post(RdmaOp op, uint32_t length);
@@ -138,6 +141,14 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     {
         m_receive = cb;
     }
+    void
+    SetErrorCallback(ErrorCallback cb)
+    {
+        m_onError = cb;
+    }
+    /// ibv_modify_qp(IBV_QPS_ERR) / rdma_disconnect: the consumer tears the QP down; it sends
+    /// nothing more and its timer stops. No error callback (the consumer asked for it).
+    void ToError();
 
     uint32_t
     GetQpn() const
@@ -302,6 +313,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint64_t m_completed = 0;
     CompletionCallback m_completion;
     ReceiveCallback m_receive;
+    ErrorCallback m_onError;
     uint32_t m_rxMessageBytes = 0; ///< responder: payload of the SEND being received
 };
 
