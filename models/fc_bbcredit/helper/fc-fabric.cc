@@ -242,10 +242,12 @@ class FcFabric : public lfsim::Fabric
         }
         double lost = 0;
         double primLost = 0;
+        double creditsLost = 0;
         for (auto& ch : t.channels)
         {
             lost += ch->GetFramesLost();
             primLost += ch->GetPrimitivesLost();
+            creditsLost += ch->GetCreditsLost();
         }
         double unroutable = 0;
         for (auto& sw : t.switches)
@@ -260,6 +262,7 @@ class FcFabric : public lfsim::Fabric
         // Frames dropped inside the fabric: a lossless fabric keeps this at zero.
         ctx.SetMetric("drops", overruns + unroutable);
         ctx.SetMetric("frames_recovered", recoveredFrames);
+        ctx.SetMetric("credits_lost", creditsLost);
         ctx.SetMetric("credits_recovered", recoveredCredits);
         ctx.SetMetric("link_resets", linkResets);
         ctx.SetMetric("peak_switch_rx_buffers", peakSwitchBuffers);

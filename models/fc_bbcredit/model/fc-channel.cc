@@ -114,6 +114,7 @@ FcChannel::TransmitFrame(Ptr<FcNetDevice> src, Ptr<Packet> frame, Time txTime)
         || (m_faults.Active() && m_faults.Lose(frame->GetSize(), dir)))
     {
         ++m_framesLost;
+        ++m_creditsLost;
         m_frameLostTrace(frame);
         return;
     }
@@ -136,6 +137,7 @@ FcChannel::TransmitPrimitive(Ptr<FcNetDevice> src, FcPrimitive p, Time wordTime)
     if (lost || Corrupted(src, FC_WORD) || m_faults.Lose(FC_WORD, dir, true))
     {
         ++m_primitivesLost;
+        m_creditsLost += p == FcPrimitive::R_RDY ? 1 : 0;
         m_primitiveLostTrace(static_cast<uint8_t>(p));
         return;
     }

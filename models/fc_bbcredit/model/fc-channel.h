@@ -48,6 +48,13 @@ class FcChannel : public Channel, public lfsim::FaultableChannel
     {
         return m_primitivesLost;
     }
+    /// Credits the senders lost (FC-FS-4 18.5.11): each lost frame (its receiver returns no
+    /// R_RDY) and each lost R_RDY, until BB_SC or a Link Reset gives them back.
+    uint64_t
+    GetCreditsLost() const
+    {
+        return m_creditsLost;
+    }
 
   private:
     bool Corrupted(Ptr<const FcNetDevice> src, uint32_t bytes);
@@ -61,6 +68,7 @@ class FcChannel : public Channel, public lfsim::FaultableChannel
     uint64_t m_rrdyCount[2] = {0, 0};
     uint64_t m_framesLost = 0;
     uint64_t m_primitivesLost = 0;
+    uint64_t m_creditsLost = 0;
     Ptr<UniformRandomVariable> m_uniform;
     TracedCallback<Ptr<const Packet>> m_frameLostTrace;
     TracedCallback<uint8_t> m_primitiveLostTrace;

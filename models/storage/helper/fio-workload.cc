@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <deque>
+#include <list>
 #include <map>
 #include <numeric>
 #include <set>
@@ -89,6 +90,9 @@ class FioWorkload : public Workload
     Time ioTimeout;
     uint32_t ioRetries = 5;
     Time pathCheckInterval;
+    Time nvmeofKeepAlive;
+    Time nvmeofReconnectDelay;
+    Time nvmeofCtrlLoss;
 };
 
 NS_OBJECT_ENSURE_REGISTERED(FioWorkload);
@@ -227,8 +231,8 @@ FioWorkload::GetTypeId()
                             "stack (Linux: the SCSI disk's timeout, /sys/block/sdX/device/"
                             "timeout, and nvme_core.io_timeout, both 30 s by default). fcp and "
                             "iscsi: the command is then aborted and retried (IoRetries) or "
-                            "fails; nvmeof_rdma: counted at the end as ios_hung_at_end (its "
-                            "abort and controller reset are not modelled).",
+                            "fails; nvmeof_rdma: the controller is reset (nvme_rdma_timeout "
+                            "starts error recovery), its commands cancelled and failed over.",
                             TimeValue(Seconds(30)), MakeTimeAccessor(&FioWorkload::ioTimeout),
                             MakeTimeChecker(MicroSeconds(1)))
               .AddAttribute("IoRetries",
@@ -242,6 +246,28 @@ FioWorkload::GetTypeId()
                             "polling_interval, default 5 s).",
                             TimeValue(Seconds(5)),
                             MakeTimeAccessor(&FioWorkload::pathCheckInterval),
+                            MakeTimeChecker(MicroSeconds(1)))
+              .AddAttribute("NvmeofKeepAliveTimeout",
+                            "nvmeof_rdma: the controller's Keep Alive Timeout (KATO; nvme "
+                            "connect's keep_alive_tmo, NVME_DEFAULT_KATO 5 s). The host sends a "
+                            "Keep Alive command every KATO/2 on the controller's admin queue "
+                            "(nvme_keep_alive_work_period); one unanswered after KATO (its "
+                            "request timeout) resets the controller. 0: no keep-alive.",
+                            TimeValue(Seconds(5)), MakeTimeAccessor(&FioWorkload::nvmeofKeepAlive),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("NvmeofReconnectDelay",
+                            "nvmeof_rdma: after a controller reset (a queue pair in error, an "
+                            "I/O or keep-alive timeout) the host tries to reconnect it this long "
+                            "after, and again after each failed try (nvme connect's "
+                            "reconnect_delay, NVMF_DEF_RECONNECT_DELAY 10 s).",
+                            TimeValue(Seconds(10)),
+                            MakeTimeAccessor(&FioWorkload::nvmeofReconnectDelay),
+                            MakeTimeChecker(MicroSeconds(1)))
+              .AddAttribute("NvmeofCtrlLossTimeout",
+                            "nvmeof_rdma: a controller not reconnected within this long of its "
+                            "loss is deleted (nvme connect's ctrl_loss_tmo, NVMF_DEF_CTRL_LOSS_TMO "
+                            "600 s); when a device has no controller left its I/Os fail (EIO).",
+                            TimeValue(Seconds(600)), MakeTimeAccessor(&FioWorkload::nvmeofCtrlLoss),
                             MakeTimeChecker(MicroSeconds(1)))
               .AddAttribute("IscsiQueueDepth",
                             "iscsi: I/Os outstanding per path (the LUN's queue_depth: open-iscsi "
@@ -327,7 +353,8 @@ struct Channel
     Ptr<RdmaQueuePair> target;
     SendChannel toTarget;               ///< command capsules
     SendChannel toHost;                 ///< completions
-    std::map<uint64_t, uint64_t> reads; ///< target's RDMA READ work request -> I/O id
+    std::map<uint64_t, uint64_t> reads; ///< target's RDMA READ work request -> I/O token
+    uint32_t path = 0;                  ///< the controller (path) it belongs to
 };
 
 /// A target host: its device and, for nvmeof_rdma, its links to the replica hosts.
@@ -358,6 +385,19 @@ struct Path
     uint64_t requests = 0;
     uint64_t bytes = 0;
     uint32_t peak = 0;
+    // nvmeof_rdma: the path's controller (nvme_ctrl states LIVE, CONNECTING, DELETED).
+    enum State
+    {
+        LIVE,
+        CONNECTING,
+        DELETED
+    } state = LIVE;
+    Time lostAt;             ///< when it left LIVE
+    uint32_t connecting = 0; ///< Fabrics Connect commands not yet answered
+    uint32_t admin = NONE;   ///< its admin queue's channel (keep-alive), made when first used
+    EventId keepAliveTimer;  ///< the outstanding Keep Alive command's timeout
+    uint32_t resets = 0;
+    int64_t reconnects = 0; ///< tries since it was lost
 };
 
 /// One initiator's multipath device for one target.
@@ -368,6 +408,7 @@ struct Device
     std::vector<uint32_t> paths; ///< local path -> Path index
     std::vector<uint32_t> jobs;
     uint32_t loggedIn = 0; ///< iscsi sessions in the full feature phase
+    bool dead = false;     ///< nvmeof_rdma: every controller deleted
 };
 
 /// One job clone of one initiator against one target.
@@ -396,10 +437,15 @@ struct Io
     Time wait;            ///< held at the host queues, over its requests
     uint32_t attempt = 0; ///< of the request in flight: a completion of an older one is stale
     uint32_t retries = 0; ///< after timeouts, of this I/O
-    EventId timer;        ///< its command timeout (SCSI stacks)
+    bool out = false;     ///< in the transport (dispatched, not completed, aborted or cancelled)
+    Time deadline;        ///< when out: its command timeout
+    std::list<uint64_t>::iterator outAt; ///< when out: its place in the timeout list
 };
 
 constexpr uint32_t NVME_COMMAND_CAPSULE = 64;
+/// What travels in a SendChannel besides I/O tokens (id << 8 | attempt mod 256).
+constexpr uint64_t FABRICS_CONNECT = ~uint64_t(0);
+constexpr uint64_t KEEP_ALIVE = ~uint64_t(0) - 1;
 constexpr uint32_t NVME_COMPLETION = 16;
 /// Tasks libiscsi keeps per session for NOP-Outs and task management (ISCSI_MGMT_CMDS_MAX).
 constexpr uint32_t ISCSI_MGMT_TASKS = 15;
@@ -587,10 +633,23 @@ class FioInstalled : public lfsim::InstalledWorkload
         ctx.SetMetric(prefix + "oldest_in_flight_us", oldest.GetSeconds() * 1e6);
         ctx.SetMetric(prefix + "ios_hung_at_end", double(hung));
         ctx.SetMetric(prefix + "ios_timed_out", double(m_timedOut));
+        ctx.SetMetric(prefix + "ios_aborted", double(m_aborted));
         ctx.SetMetric(prefix + "ios_retried", double(m_retried));
         ctx.SetMetric(prefix + "ios_failed", double(m_failed));
         ctx.SetMetric(prefix + "path_failures", double(m_pathFailures));
         ctx.SetMetric(prefix + "stale_completions", double(m_staleCompletions));
+        if (m_w->stack == FioWorkload::NVMEOF_RDMA)
+        {
+            ctx.SetMetric(prefix + "controller_resets", double(m_ctrlResets));
+            ctx.SetMetric(prefix + "reconnect_tries", double(m_ctrlReconnectTries));
+            ctx.SetMetric(prefix + "controllers_reconnected", double(m_ctrlReconnected));
+            ctx.SetMetric(prefix + "controllers_deleted", double(m_ctrlDeleted));
+            ctx.SetMetric(prefix + "keep_alive_timeouts", double(m_keepAliveTimeouts));
+        }
+        // What the latency statistics leave out: I/Os completed during ramp_time, failed, or
+        // still in flight.
+        ctx.SetMetric(prefix + "lat_excluded_ios",
+                      double(m_nextIo) - (lat[0].size() + lat[1].size()));
         double slowest = 0;
         for (size_t k = 0; k < ios.Rows(); ++k)
         {
@@ -885,24 +944,21 @@ class FioInstalled : public lfsim::InstalledWorkload
                 m_replicaLinks.push_back(link);
             }
         }
-        for (Path& p : m_paths)
+        for (uint32_t k = 0; k < m_paths.size(); ++k)
         {
             for (uint32_t q = 0; q < m_ioQueues; ++q)
             {
-                Channel c;
-                std::tie(c.host, c.target) = t.nics[p.from]->Connect(t.nics[p.to]);
-                SetPriority(c.host, c.target);
-                c.toTarget.qp = c.host;
-                c.toHost.qp = c.target;
-                const uint32_t k = m_channels.size();
-                c.target->SetReceiveCallback(
-                    MakeCallback(&FioInstalled::TargetCommand, this).Bind(k));
-                c.target->SetCompletionCallback(
-                    MakeCallback(&FioInstalled::TargetTransferDone, this).Bind(k));
-                c.host->SetReceiveCallback(
-                    MakeCallback(&FioInstalled::HostCompletion, this).Bind(k));
-                p.channels.push_back(k);
-                m_channels.push_back(c);
+                m_paths[k].channels.push_back(m_channels.size());
+                m_channels.emplace_back();
+                m_channels.back().path = k;
+                Open(m_channels.size() - 1);
+            }
+            // Keep-alive from the controller's connect; runs too short to send one have no
+            // event for it.
+            const Time first = m_start + m_w->nvmeofKeepAlive / 2;
+            if (m_w->nvmeofKeepAlive.IsStrictlyPositive() && first < m_stop)
+            {
+                Simulator::Schedule(first, &FioInstalled::KeepAlive, this, k);
             }
         }
     }
@@ -1062,9 +1118,14 @@ class FioInstalled : public lfsim::InstalledWorkload
     void
     Queue(uint64_t id)
     {
-        Io& io = m_io[id];
+        Io& io = m_io.at(id);
         io.queued = Simulator::Now();
         const Job& j = m_jobs[io.job];
+        if (m_devices[j.device].dead)
+        {
+            Fail(id);
+            return;
+        }
         m_devices[j.device].mp->Submit(id, j.queue, m_requests++, m_dispatch);
     }
 
@@ -1072,7 +1133,7 @@ class FioInstalled : public lfsim::InstalledWorkload
     void
     Dispatch(uint64_t id, uint32_t local)
     {
-        Io& io = m_io[id];
+        Io& io = m_io.at(id);
         const Job& j = m_jobs[io.job];
         io.path = m_devices[j.device].paths[local];
         io.wait += Simulator::Now() - io.queued;
@@ -1080,25 +1141,22 @@ class FioInstalled : public lfsim::InstalledWorkload
         ++p.requests;
         p.bytes += io.bytes;
         p.peak = std::max(p.peak, m_devices[j.device].mp->InFlight(local));
+        Out(id, io);
         if (m_w->stack == FioWorkload::NVMEOF_RDMA)
         {
             io.channel = p.channels[j.queue % p.channels.size()];
-            SendCommand(id);
+            m_channels[io.channel].toTarget.Send(Token(id, io), NVME_COMMAND_CAPSULE
+                                                                    + (Inline(io) ? io.bytes : 0));
             return;
         }
-        // The SCSI command timer (sd's timeout, scsi_times_out): abort, then retry or fail.
-        io.timer
-            = Simulator::Schedule(m_w->ioTimeout, &FioInstalled::TimedOut, this, id, io.attempt);
-        auto done = [this, id, attempt = io.attempt](Time)
+        auto done = [this, token = Token(id, io)](Time)
         {
-            auto it = m_io.find(id);
-            if (it == m_io.end() || it->second.attempt != attempt)
+            if (!Live(token))
             {
                 ++m_staleCompletions; // an aborted attempt's late completion
                 return;
             }
-            it->second.timer.Cancel();
-            TransportDone(id);
+            TransportDone(token >> 8);
         };
         if (m_w->stack == FioWorkload::ISCSI)
         {
@@ -1109,12 +1167,73 @@ class FioInstalled : public lfsim::InstalledWorkload
                                 m_fcNet->topology.hostPorts[p.to]->GetFcId());
     }
 
+    /// What a transport carries for a request: its I/O and attempt (mod 256), so that an
+    /// answer to an aborted or cancelled attempt is known as stale.
+    static uint64_t
+    Token(uint64_t id, const Io& io)
+    {
+        return id << 8 | (io.attempt & 0xff);
+    }
+
+    /// The I/O of a token if that attempt is still the one in the transport.
+    Io*
+    Live(uint64_t token)
+    {
+        auto it = m_io.find(token >> 8);
+        return it != m_io.end() && it->second.out && (it->second.attempt & 0xff) == (token & 0xff)
+                   ? &it->second
+                   : nullptr;
+    }
+
+    /// Into the transport: its command timer runs (blk-mq's request timeout). Every request
+    /// has the same timeout, so the list is in deadline order and one event serves it.
+    void
+    Out(uint64_t id, Io& io)
+    {
+        io.out = true;
+        io.deadline = Simulator::Now() + m_w->ioTimeout;
+        io.outAt = m_out.insert(m_out.end(), id);
+        if (!m_timeouts.IsRunning())
+        {
+            m_timeouts = Simulator::Schedule(m_w->ioTimeout, &FioInstalled::CheckTimeouts, this);
+        }
+    }
+
+    /// Out of the transport (completed, aborted or cancelled): its timer stops.
+    void
+    In(Io& io)
+    {
+        if (io.out)
+        {
+            m_out.erase(io.outAt);
+            io.out = false;
+        }
+    }
+
+    void
+    CheckTimeouts()
+    {
+        while (!m_out.empty())
+        {
+            const uint64_t id = m_out.front();
+            const Time due = m_io.at(id).deadline;
+            if (due > Simulator::Now())
+            {
+                m_timeouts = Simulator::Schedule(due - Simulator::Now(),
+                                                 &FioInstalled::CheckTimeouts, this);
+                return;
+            }
+            TimedOut(id);
+        }
+    }
+
     /// The request's completion reached the host: its slots free (waiting requests of the
     /// initiator go), and it goes up the stack.
     void
     TransportDone(uint64_t id)
     {
-        const Io& io = m_io[id];
+        Io& io = m_io.at(id);
+        In(io);
         const Path& p = m_paths[io.path];
         Device& d = m_devices[p.device];
         d.mp->Release(p.local, m_jobs[io.job].queue);
@@ -1123,19 +1242,24 @@ class FioInstalled : public lfsim::InstalledWorkload
         Simulator::Schedule(Half(io.bytes), &FioInstalled::Complete, this, id);
     }
 
-    /// The command timer fired: the mid-layer aborts the command (ABTS, task management; taken
-    /// as immediate here), its slots free, and it is retried up to IoRetries times down the
-    /// path the selector picks, or fails with an error (as fio counts EIO).
+    /// The command timer fired. nvmeof_rdma: the controller is reset (nvme_rdma_timeout starts
+    /// error recovery; Linux sends no NVMe Abort over fabrics). SCSI: the mid-layer aborts the
+    /// command (ABTS, task management; taken as immediate here), its slots free, and it is
+    /// retried up to IoRetries times down the path the selector picks, or fails with an error
+    /// (as fio counts EIO).
     void
-    TimedOut(uint64_t id, uint32_t attempt)
+    TimedOut(uint64_t id)
     {
-        auto it = m_io.find(id);
-        if (it == m_io.end() || it->second.attempt != attempt)
+        ++m_timedOut;
+        Io& io = m_io.at(id);
+        if (m_w->stack == FioWorkload::NVMEOF_RDMA)
         {
+            ResetController(io.path); // cancels it with the controller's other commands
+            In(io);
             return;
         }
-        Io& io = it->second;
-        ++m_timedOut;
+        In(io);
+        ++m_aborted;
         const Path& p = m_paths[io.path];
         Multipath& mp = *m_devices[p.device].mp;
         mp.Release(p.local, m_jobs[io.job].queue);
@@ -1156,11 +1280,21 @@ class FioInstalled : public lfsim::InstalledWorkload
             Queue(id);
             return;
         }
+        Fail(id);
+    }
+
+    /// The I/O fails with EIO; as fio does by default (continue_on_error=none) its job then
+    /// issues no more I/O.
+    void
+    Fail(uint64_t id)
+    {
+        auto it = m_io.find(id);
         ++m_failed;
-        const uint32_t job = io.job;
+        const uint32_t job = it->second.job;
         m_errors.Append({double(job), double(Simulator::Now().GetNanoSeconds()), double(EIO)});
         m_io.erase(it);
         --m_jobs[job].inFlight;
+        m_jobs[job].stopped = true;
         Fill(job);
     }
 
@@ -1172,12 +1306,214 @@ class FioInstalled : public lfsim::InstalledWorkload
         Multipath::Drain(m_hostDevices[p.device / m_targets.size()], m_dispatch);
     }
 
+    /// nvmeof_rdma error recovery (nvme_rdma_error_recovery): a queue pair of the controller
+    /// in error, or a command or keep-alive timed out. Its queues are torn down, the path
+    /// fails, its commands are cancelled (NVME_SC_HOST_ABORTED_CMD, a path error) and failed
+    /// over: back to the multipath head, which sends them down a live path or holds them until
+    /// one is. A reconnect follows after NvmeofReconnectDelay.
     void
-    SendCommand(uint64_t id)
+    ResetController(uint32_t path)
     {
-        const Io& io = m_io[id];
-        m_channels[io.channel].toTarget.Send(id,
-                                             NVME_COMMAND_CAPSULE + (Inline(io) ? io.bytes : 0));
+        Path& p = m_paths[path];
+        if (p.state != Path::LIVE)
+        {
+            return;
+        }
+        p.state = Path::CONNECTING;
+        p.lostAt = Simulator::Now();
+        p.reconnects = 0;
+        ++p.resets;
+        ++m_ctrlResets;
+        p.keepAliveTimer.Cancel();
+        TearDown(p);
+        Multipath& mp = *m_devices[p.device].mp;
+        mp.SetFailed(p.local, true);
+        ++m_pathFailures;
+        std::vector<uint64_t> cancelled;
+        for (auto& [id, io] : m_io)
+        {
+            if (io.out && io.path == path)
+            {
+                cancelled.push_back(id);
+                In(io);
+                mp.Release(p.local, m_jobs[io.job].queue);
+                ++io.attempt;
+            }
+        }
+        m_aborted += cancelled.size();
+        m_retried += cancelled.size();
+        for (uint64_t id : cancelled)
+        {
+            Queue(id);
+        }
+        Multipath::Drain(m_hostDevices[p.device / m_targets.size()], m_dispatch);
+        Simulator::Schedule(m_w->nvmeofReconnectDelay, &FioInstalled::Reconnect, this, path);
+    }
+
+    /// The controller's queues (and admin queue) disconnected at both ends.
+    void
+    TearDown(Path& p)
+    {
+        std::vector<uint32_t> all = p.channels;
+        if (p.admin != NONE)
+        {
+            all.push_back(p.admin);
+        }
+        for (uint32_t ch : all)
+        {
+            Channel& c = m_channels[ch];
+            for (const Ptr<RdmaQueuePair>& qp : {c.host, c.target})
+            {
+                if (qp)
+                {
+                    qp->ToError();
+                    qp->GetNic()->Retire(qp);
+                }
+            }
+            c = Channel{};
+            c.path = &p - m_paths.data();
+        }
+    }
+
+    /// A reconnect try (nvme_rdma_reconnect_ctrl_work): new queue pairs, a Fabrics Connect
+    /// command on each; the controller is live again when every one is answered.
+    void
+    Reconnect(uint32_t path)
+    {
+        Path& p = m_paths[path];
+        ++p.reconnects;
+        ++m_ctrlReconnectTries;
+        p.connecting = p.channels.size();
+        for (uint32_t ch : p.channels)
+        {
+            Open(ch);
+            m_channels[ch].toTarget.Send(FABRICS_CONNECT, NVME_COMMAND_CAPSULE);
+        }
+    }
+
+    /// A reconnect try failed (a new queue pair in error): another after the delay, or, after
+    /// ctrl_loss_tmo's worth of tries (max_reconnects = DIV_ROUND_UP(ctrl_loss_tmo,
+    /// reconnect_delay)), the controller is deleted.
+    void
+    ReconnectFailed(uint32_t path)
+    {
+        Path& p = m_paths[path];
+        TearDown(p);
+        p.connecting = 0;
+        const int64_t delay = m_w->nvmeofReconnectDelay.GetTimeStep();
+        const int64_t tries = (m_w->nvmeofCtrlLoss.GetTimeStep() + delay - 1) / delay;
+        if (p.reconnects < tries)
+        {
+            Simulator::Schedule(m_w->nvmeofReconnectDelay, &FioInstalled::Reconnect, this, path);
+            return;
+        }
+        p.state = Path::DELETED;
+        ++m_ctrlDeleted;
+        Device& d = m_devices[p.device];
+        for (uint32_t k : d.paths)
+        {
+            if (m_paths[k].state != Path::DELETED)
+            {
+                return;
+            }
+        }
+        // No controller left: what waits for a path fails (nvme multipath: no available path).
+        d.dead = true;
+        for (uint64_t id : d.mp->TakeWaiting())
+        {
+            Fail(id);
+        }
+    }
+
+    /// The channel's queue pair at both ends (rdma_connect), with its callbacks.
+    void
+    Open(uint32_t ch)
+    {
+        Channel& c = m_channels[ch];
+        const Path& p = m_paths[c.path];
+        RoceTopology& t = m_roce->topology;
+        std::tie(c.host, c.target) = t.nics[p.from]->Connect(t.nics[p.to]);
+        SetPriority(c.host, c.target);
+        c.toTarget.qp = c.host;
+        c.toHost.qp = c.target;
+        c.target->SetReceiveCallback(MakeCallback(&FioInstalled::TargetCommand, this).Bind(ch));
+        c.target->SetCompletionCallback(
+            MakeCallback(&FioInstalled::TargetTransferDone, this).Bind(ch));
+        c.host->SetReceiveCallback(MakeCallback(&FioInstalled::HostCompletion, this).Bind(ch));
+        c.host->SetErrorCallback(MakeCallback(&FioInstalled::HostQpError, this).Bind(ch));
+    }
+
+    /// A host queue pair's retries ran out (IBV_WC_RETRY_EXC_ERR: nvme_rdma_wr_error). A
+    /// target's are not watched: nvmet-rdma drops that queue, and the host learns of it from
+    /// its own queue pair, a command timeout or the keep-alive.
+    void
+    HostQpError(uint32_t ch, Ptr<RdmaQueuePair> qp)
+    {
+        const Channel& c = m_channels[ch];
+        if (c.host != qp)
+        {
+            return;
+        }
+        const Path& p = m_paths[c.path];
+        if (p.state == Path::LIVE)
+        {
+            ResetController(c.path);
+        }
+        else if (p.state == Path::CONNECTING && p.connecting > 0)
+        {
+            ReconnectFailed(c.path);
+        }
+    }
+
+    /// Every KATO/2 a Keep Alive command on the admin queue, one at a time; unanswered
+    /// after KATO, the controller is reset (nvme_keep_alive_work; its request timeout is KATO).
+    void
+    KeepAlive(uint32_t path)
+    {
+        Path& p = m_paths[path];
+        if (p.state == Path::DELETED)
+        {
+            return;
+        }
+        Simulator::Schedule(m_w->nvmeofKeepAlive / 2, &FioInstalled::KeepAlive, this, path);
+        if (p.state != Path::LIVE || p.keepAliveTimer.IsRunning())
+        {
+            return;
+        }
+        if (p.admin == NONE)
+        {
+            p.admin = m_channels.size();
+            m_channels.emplace_back();
+            m_channels.back().path = path;
+        }
+        if (!m_channels[p.admin].host)
+        {
+            Open(p.admin);
+        }
+        m_channels[p.admin].toTarget.Send(KEEP_ALIVE, NVME_COMMAND_CAPSULE);
+        p.keepAliveTimer = Simulator::Schedule(m_w->nvmeofKeepAlive,
+                                               &FioInstalled::KeepAliveExpired, this, path);
+    }
+
+    void
+    KeepAliveExpired(uint32_t path)
+    {
+        ++m_keepAliveTimeouts;
+        ResetController(path);
+    }
+
+    /// A Fabrics Connect answered: with the controller's last one it is live again.
+    void
+    Connected(uint32_t path)
+    {
+        Path& p = m_paths[path];
+        if (p.state != Path::CONNECTING || p.connecting == 0 || --p.connecting > 0)
+        {
+            return;
+        }
+        p.state = Path::LIVE;
+        ++m_ctrlReconnected;
+        Reinstate(path);
     }
 
     /// A write small enough to travel in the command capsule (in-capsule data).
@@ -1196,43 +1532,59 @@ class FioInstalled : public lfsim::InstalledWorkload
     void
     TargetCommand(uint32_t ch, Ptr<RdmaQueuePair>, uint32_t)
     {
-        const uint64_t id = m_channels[ch].toTarget.Received();
-        Simulator::Schedule(m_w->targetDelay, &FioInstalled::TargetExecute, this, id);
+        Channel& c = m_channels[ch];
+        const uint64_t token = c.toTarget.Received();
+        if (token == FABRICS_CONNECT || token == KEEP_ALIVE)
+        {
+            c.toHost.Send(token, NVME_COMPLETION);
+            return;
+        }
+        Simulator::Schedule(m_w->targetDelay, &FioInstalled::TargetExecute, this, token);
     }
 
+    // The target's steps carry the token: a step of a cancelled attempt (its controller
+    // reset, the I/O failed over) does nothing, as nvmet frees the commands of a queue it
+    // tears down.
     void
-    TargetExecute(uint64_t id)
+    TargetExecute(uint64_t token)
     {
-        Io& io = m_io[id];
-        Channel& c = m_channels[io.channel];
-        if (io.read)
+        Io* io = Live(token);
+        if (!io)
         {
-            DeviceSubmit(TargetOf(io), true, io.bytes, [this, id] { TargetReadDone(id); });
+            return;
         }
-        else if (Inline(io))
+        if (io->read)
         {
-            WriteDataReceived(id); // it came with the command
+            DeviceSubmit(TargetOf(*io), true, io->bytes, [this, token] { TargetReadDone(token); });
+        }
+        else if (Inline(*io))
+        {
+            WriteDataReceived(token); // it came with the command
         }
         else
         {
             // The target pulls the data from the host's buffer.
-            c.reads[c.target->Post(RdmaOp::READ, io.bytes)] = id;
+            Channel& c = m_channels[io->channel];
+            c.reads[c.target->Post(RdmaOp::READ, io->bytes)] = token;
         }
     }
 
     void
-    TargetReadDone(uint64_t id)
+    TargetReadDone(uint64_t token)
     {
         // Target software handles the device's completion, then posts the data (RDMA WRITE
         // into the host's buffer) and the completion back to back: RC keeps them in order.
-        Simulator::Schedule(m_w->targetDelay, &FioInstalled::SendReadData, this, id);
+        Simulator::Schedule(m_w->targetDelay, &FioInstalled::SendReadData, this, token);
     }
 
     void
-    SendReadData(uint64_t id)
+    SendReadData(uint64_t token)
     {
-        m_channels[m_io[id].channel].target->Post(RdmaOp::WRITE, m_io[id].bytes);
-        SendCompletion(id);
+        if (Io* io = Live(token))
+        {
+            m_channels[io->channel].target->Post(RdmaOp::WRITE, io->bytes);
+            SendCompletion(token);
+        }
     }
 
     void
@@ -1244,60 +1596,65 @@ class FioInstalled : public lfsim::InstalledWorkload
         {
             return; // a WRITE or SEND the target posted: nothing waits for it
         }
-        const uint64_t id = it->second;
+        const uint64_t token = it->second;
         c.reads.erase(it);
-        WriteDataReceived(id);
+        WriteDataReceived(token);
     }
 
     /// The write's data is in the target's memory: to its device and to the replicas.
     void
-    WriteDataReceived(uint64_t id)
+    WriteDataReceived(uint64_t token)
     {
-        Io& io = m_io[id];
-        const Target& target = m_targets[TargetOf(io)];
-        io.replicasPending = 1 + target.replicaLinks.size();
-        DeviceSubmit(TargetOf(io), false, io.bytes, [this, id] { WriteCopyDone(id); });
+        Io* io = Live(token);
+        if (!io)
+        {
+            return;
+        }
+        const Target& target = m_targets[TargetOf(*io)];
+        io->replicasPending = 1 + target.replicaLinks.size();
+        DeviceSubmit(TargetOf(*io), false, io->bytes, [this, token] { WriteCopyDone(token); });
         for (uint32_t k : target.replicaLinks)
         {
-            m_replicaLinks[k].toReplica.Send(id, NVME_COMMAND_CAPSULE + io.bytes);
+            m_replicaLinks[k].toReplica.Send(token, NVME_COMMAND_CAPSULE + io->bytes);
         }
     }
 
     void
-    ReplicaCommand(uint32_t k, Ptr<RdmaQueuePair>, uint32_t)
+    ReplicaCommand(uint32_t k, Ptr<RdmaQueuePair>, uint32_t bytes)
     {
-        const uint64_t id = m_replicaLinks[k].toReplica.Received();
+        const uint64_t token = m_replicaLinks[k].toReplica.Received();
+        const uint32_t data = bytes - NVME_COMMAND_CAPSULE;
         // Without ReplicaDelay no extra events: such runs stay identical to before it existed.
         if (m_w->replicaDelay.IsZero())
         {
-            ReplicaExecute(k, id);
+            ReplicaExecute(k, token, data);
             return;
         }
-        Simulator::Schedule(m_w->replicaDelay, &FioInstalled::ReplicaExecute, this, k, id);
+        Simulator::Schedule(m_w->replicaDelay, &FioInstalled::ReplicaExecute, this, k, token, data);
     }
 
     void
-    ReplicaExecute(uint32_t k, uint64_t id)
+    ReplicaExecute(uint32_t k, uint64_t token, uint32_t bytes)
     {
-        m_replicaLinks[k].device->Submit(false, m_io[id].bytes,
-                                         [this, k, id] { ReplicaWritten(k, id); });
+        m_replicaLinks[k].device->Submit(false, bytes,
+                                         [this, k, token] { ReplicaWritten(k, token); });
     }
 
     void
-    ReplicaWritten(uint32_t k, uint64_t id)
+    ReplicaWritten(uint32_t k, uint64_t token)
     {
         if (m_w->replicaDelay.IsZero())
         {
-            ReplicaAnswer(k, id);
+            ReplicaAnswer(k, token);
             return;
         }
-        Simulator::Schedule(m_w->replicaDelay, &FioInstalled::ReplicaAnswer, this, k, id);
+        Simulator::Schedule(m_w->replicaDelay, &FioInstalled::ReplicaAnswer, this, k, token);
     }
 
     void
-    ReplicaAnswer(uint32_t k, uint64_t id)
+    ReplicaAnswer(uint32_t k, uint64_t token)
     {
-        m_replicaLinks[k].toTarget.Send(id, NVME_COMPLETION);
+        m_replicaLinks[k].toTarget.Send(token, NVME_COMPLETION);
     }
 
     void
@@ -1307,24 +1664,44 @@ class FioInstalled : public lfsim::InstalledWorkload
     }
 
     void
-    WriteCopyDone(uint64_t id)
+    WriteCopyDone(uint64_t token)
     {
-        if (--m_io[id].replicasPending == 0)
+        Io* io = Live(token);
+        if (io && --io->replicasPending == 0)
         {
-            Simulator::Schedule(m_w->targetDelay, &FioInstalled::SendCompletion, this, id);
+            Simulator::Schedule(m_w->targetDelay, &FioInstalled::SendCompletion, this, token);
         }
     }
 
     void
-    SendCompletion(uint64_t id)
+    SendCompletion(uint64_t token)
     {
-        m_channels[m_io[id].channel].toHost.Send(id, NVME_COMPLETION);
+        if (Io* io = Live(token))
+        {
+            m_channels[io->channel].toHost.Send(token, NVME_COMPLETION);
+        }
     }
 
     void
     HostCompletion(uint32_t ch, Ptr<RdmaQueuePair>, uint32_t)
     {
-        TransportDone(m_channels[ch].toHost.Received());
+        const uint64_t token = m_channels[ch].toHost.Received();
+        if (token == FABRICS_CONNECT)
+        {
+            Connected(m_channels[ch].path);
+            return;
+        }
+        if (token == KEEP_ALIVE)
+        {
+            m_paths[m_channels[ch].path].keepAliveTimer.Cancel();
+            return;
+        }
+        if (!Live(token))
+        {
+            ++m_staleCompletions;
+            return;
+        }
+        TransportDone(token >> 8);
     }
 
     void
@@ -1414,6 +1791,14 @@ class FioInstalled : public lfsim::InstalledWorkload
     uint64_t m_failed = 0;
     uint64_t m_staleCompletions = 0;
     uint64_t m_pathFailures = 0;
+    uint64_t m_aborted = 0;
+    uint64_t m_ctrlResets = 0;
+    uint64_t m_ctrlReconnectTries = 0;
+    uint64_t m_ctrlReconnected = 0;
+    uint64_t m_ctrlDeleted = 0;
+    uint64_t m_keepAliveTimeouts = 0;
+    std::list<uint64_t> m_out; ///< I/Os in the transport, in deadline order
+    EventId m_timeouts;        ///< at the first deadline of m_out
     Table m_errors{std::vector<std::string>{"id", "time_ns", "errno"}}; ///< I/Os that failed
     uint64_t m_requests = 0; ///< requests that reached the host queues, in order
     Multipath::Dispatch m_dispatch = [this](uint64_t id, uint32_t local) { Dispatch(id, local); };

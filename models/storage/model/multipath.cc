@@ -133,6 +133,25 @@ Multipath::Release(uint32_t path, uint32_t q)
     }
 }
 
+std::vector<uint64_t>
+Multipath::TakeWaiting()
+{
+    std::vector<Waiting> all;
+    for (auto& w : m_waiting)
+    {
+        all.insert(all.end(), w.begin(), w.end());
+        w.clear();
+    }
+    std::sort(all.begin(), all.end(),
+              [](const Waiting& a, const Waiting& b) { return a.seq < b.seq; });
+    std::vector<uint64_t> ids;
+    for (const Waiting& w : all)
+    {
+        ids.push_back(w.id);
+    }
+    return ids;
+}
+
 void
 Multipath::Drain(const std::vector<Multipath*>& devices, const Dispatch& go)
 {

@@ -86,6 +86,9 @@ class Multipath
     {
         return m_paths.size();
     }
+    /// The requests waiting for a path, all submission queues, in the order they arrived;
+    /// they wait no more (the device lost its last path: they fail).
+    std::vector<uint64_t> TakeWaiting();
 
   private:
     struct Path

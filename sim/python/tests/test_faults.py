@@ -177,11 +177,12 @@ def test_lost_r_rdys_take_credits_and_bb_sc_gives_them_back():
     plain = lfsim.run("fc_incast", {"stop_time": "5ms", "faults": storm}).metrics
     assert plain["fault_lost_r_rdy"] == plain["primitives_lost"] > 0
     assert plain["credits_recovered"] == 0
+    assert plain["credits_lost"] == plain["fault_lost_r_rdy"]  # one credit per lost R_RDY
     assert plain["stall"] is True and plain["stall_queue"] == "h1"  # its credits ran out
     bbsc = lfsim.run("fc_incast", {"stop_time": "5ms", "faults": storm, "FcNetDevice.BbScN": 2})
     m = bbsc.metrics
     # BB_SC (FC-FS-3): every lost R_RDY is found by the BB_SCr count and its credit restored.
-    assert m["credits_recovered"] == m["fault_lost_r_rdy"] > 0
+    assert m["credits_recovered"] == m["fault_lost_r_rdy"] == m["credits_lost"] > 0
     assert m["stall"] is False
 
 

@@ -1,0 +1,96 @@
+"""NVMe-oF (RDMA) recovery as the Linux host does it: a queue pair in error resets the
+controller, its commands fail over to the other fabric, reconnect tries every reconnect_delay
+until the path is back or ctrl_loss_tmo deletes the controller (scenarios/faults.yaml, mode
+nvmeof_failover: link A of h1 down from 2 to 8 ms)."""
+
+import math
+
+import lfsim
+
+RTO_US = 4.096 * 2**5  # RdmaNic.RetransmitTimeout in the mode: IBTA 4.096 us x 2^5
+TRIES = 8  # RetryCount 7: the 8th local ACK timeout in a row puts the QP in error
+FAILOVER = {"mode": "nvmeof_failover"}
+
+
+def conserved(m):
+    return m["ios_submitted"] == m["ios_completed"] + m["ios_failed"] + m["ios_in_flight"]
+
+
+def test_a_link_down_resets_the_controller_and_its_ios_fail_over():
+    r = lfsim.run("faults", FAILOVER)
+    m = r.metrics
+    # Detected by the host's queue pair: 8 timeouts after its last progress, which was
+    # before the link went down at 2 ms.
+    assert 2000 + (TRIES - 1) * RTO_US < m["qp_error_first_us"] <= 2000 + TRIES * RTO_US
+    assert m["controller_resets"] == 1 and m["path_failures"] == 1
+    assert m["ios_aborted"] == m["ios_retried"] > 0
+    assert m["ios_failed"] == 0 and m["ios_in_flight"] == 0 and conserved(m)
+    ios = r.table("ios")
+    lat = (ios["complete_ns"] - ios["submit_ns"]) / 1e3
+    normal = lat[lat < 100]
+    # The cancelled I/Os (on fabric A when it went down) complete once, after the reset, by
+    # fabric B: their latency is the wait for the reset plus about one ordinary I/O.
+    failed_over = ios[lat >= 100]
+    assert len(failed_over) == m["ios_aborted"]
+    done_us = failed_over["complete_ns"] / 1e3
+    assert (done_us > m["qp_error_first_us"]).all()
+    assert (done_us < m["qp_error_first_us"] + 2 * normal.max()).all()
+    assert m["slowest_completed_us"] < 2000 + TRIES * RTO_US  # no I/O waited for A to return
+
+
+def test_reconnect_tries_every_reconnect_delay_until_the_path_is_back():
+    # Each try is a new queue pair sending a Fabrics Connect, retransmitted every RTO: it
+    # succeeds if its last retransmission (7 RTO after the first send) leaves after the link
+    # is back, else its retries run out (8 RTO) and the next try starts reconnect_delay later.
+    for until_ms, delay_ms in [(8, 2), (9, 2), (10, 2), (8, 1)]:
+        over = {
+            **FAILOVER,
+            "faults": f"[{{at: 2ms, what: link_down, where: A/sw-h1, until: {until_ms}ms}}]",
+            "workload.fio.NvmeofReconnectDelay": f"{delay_ms}ms",
+        }
+        m = lfsim.run("faults", over).metrics
+        t = m["qp_error_first_us"] + delay_ms * 1000  # first try
+        tries = 1
+        while t + (TRIES - 1) * RTO_US < until_ms * 1000:
+            t += TRIES * RTO_US + delay_ms * 1000
+            tries += 1
+        assert m["reconnect_tries"] == tries, (until_ms, delay_ms)
+        assert m["controllers_reconnected"] == 1 and m["controllers_deleted"] == 0
+        assert m["ios_failed"] == 0 and conserved(m)
+
+
+def test_ctrl_loss_tmo_deletes_the_controller_and_the_other_fabric_carries_on():
+    over = {
+        **FAILOVER,
+        "faults": "[{at: 2ms, what: link_down, where: A/sw-h1}]",
+        "workload.fio.NvmeofCtrlLossTimeout": "3ms",
+    }
+    m = lfsim.run("faults", over).metrics
+    # max_reconnects = DIV_ROUND_UP(ctrl_loss_tmo, reconnect_delay) = 2 tries, then deleted.
+    assert m["reconnect_tries"] == math.ceil(3 / 2)
+    assert m["controllers_deleted"] == 1 and m["controllers_reconnected"] == 0
+    assert m["ios_failed"] == 0 and m["ios_in_flight"] == 0 and conserved(m)
+
+
+def test_with_no_controller_left_the_ios_fail_with_eio_and_the_job_stops():
+    # One fabric only: nothing to fail over to. The I/Os wait (nvme multipath queues them
+    # while a controller may come back), and fail when ctrl_loss_tmo deletes it; fio stops
+    # the job at its first error (continue_on_error=none).
+    over = {
+        **FAILOVER,
+        "topology.Planes": 1,
+        "faults": "[{at: 2ms, what: link_down, where: sw-h1}]",
+        "workload.fio.NvmeofCtrlLossTimeout": "3ms",
+    }
+    r = lfsim.run("faults", over)
+    m = r.metrics
+    assert m["controllers_deleted"] == 1
+    assert m["ios_failed"] == 8  # iodepth: every I/O of the job was waiting
+    assert m["ios_in_flight"] == 0 and conserved(m)
+    assert m["lat_excluded_ios"] == m["ios_failed"]
+    errors = r.table("io_errors")
+    assert len(errors) == 8 and (errors["errno"] == 5).all()
+    # Two tries (2 ms after the reset, then 2 ms after the first failed), each failing
+    # 8 RTO after its Connect left (a few us after the try starts).
+    deleted_at = m["qp_error_first_us"] + 2 * (2000 + TRIES * RTO_US)
+    assert deleted_at <= errors["time_ns"].min() / 1e3 < deleted_at + 10
