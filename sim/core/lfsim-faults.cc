@@ -113,8 +113,9 @@ namespace
 
 const char* kForm = "a list of {at, what, where, ...}: what link_down, link_up (where A-B), "
                     "link_flap (period, count), drop (every or probability), ber (rate), "
-                    "lose_r_rdy (every), node_down, node_up (where a node), pfc_storm (where a "
-                    "roce host), buffer (where a roce switch, size), each optionally until";
+                    "lose_r_rdy (every), node_down, node_up (where a node), pfc_storm, "
+                    "receiver_not_ready (where a roce host), buffer (where a roce switch, size), "
+                    "each optionally until";
 
 std::string
 Key(size_t i, const std::string& k)
@@ -217,9 +218,16 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
     {
         const FaultSpec& f = faults[i];
         static const std::map<std::string, std::vector<std::string>> params
-            = {{"link_down", {}},   {"link_up", {}},   {"link_flap", {"period", "count"}},
-               {"drop", {}},        {"ber", {"rate"}}, {"lose_r_rdy", {"every"}},
-               {"node_down", {}},   {"node_up", {}},   {"pfc_storm", {}},
+            = {{"link_down", {}},
+               {"link_up", {}},
+               {"link_flap", {"period", "count"}},
+               {"drop", {}},
+               {"ber", {"rate"}},
+               {"lose_r_rdy", {"every"}},
+               {"node_down", {}},
+               {"node_up", {}},
+               {"pfc_storm", {}},
+               {"receiver_not_ready", {}},
                {"buffer", {"size"}}};
         for (const char* k : {"at", "what", "where"})
         {
@@ -233,7 +241,7 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
         {
             Bad(i, "what", what,
                 "link_down, link_up, link_flap, drop, ber, lose_r_rdy, node_down, node_up, "
-                "pfc_storm, buffer");
+                "pfc_storm, receiver_not_ready, buffer");
         }
         for (const auto& p : params.at(what))
         {
@@ -252,7 +260,9 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
         // Every kind but a flap is one change at `at`, undone at `until`: `set(true)` and
         // `set(false)`.
         std::function<void(bool)> set;
-        if (what == "node_down" || what == "node_up" || what == "pfc_storm" || what == "buffer")
+        const bool fabricFault
+            = what == "pfc_storm" || what == "receiver_not_ready" || what == "buffer";
+        if (what == "node_down" || what == "node_up" || fabricFault)
         {
             const std::string where = f.at("where");
             const uint32_t node = g.FindNode(where);
@@ -260,14 +270,15 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
             {
                 Bad(i, "where", where, "a node of the graph (e.g. h1, sw0)");
             }
-            if (what == "pfc_storm" || what == "buffer")
+            if (fabricFault)
             {
                 auto it = ctx.nodeFaults.find(where + ":" + what);
                 if (it == ctx.nodeFaults.end())
                 {
                     Bad(i, "where", where,
-                        what == "buffer" ? "a switch of the roce fabric (a shared buffer)"
-                                         : "a host of the roce fabric (a NIC that can pause)");
+                        what == "buffer"      ? "a switch of the roce fabric (a shared buffer)"
+                        : what == "pfc_storm" ? "a host of the roce fabric (a NIC that can pause)"
+                                              : "a host of the roce fabric (RC queue pairs)");
                 }
                 if (what == "buffer")
                 {

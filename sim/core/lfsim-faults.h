@@ -13,6 +13,8 @@
  *   node_down / node_up   every link of a node (a NIC, host, target or switch that fails)
  *   pfc_storm             a fabric's node-level fault, offered by the fabric (RoCE hosts: the
  *                         NIC pauses its port continuously, as one whose receive path stopped)
+ *   receiver_not_ready    likewise (RoCE hosts): the host posts no receive WQEs, so arriving
+ *                         SENDs are answered with RNR NAKs
  * Each may end at `until`. Frames lost are counted by reason.
  */
 #ifndef LFSIM_FAULTS_H

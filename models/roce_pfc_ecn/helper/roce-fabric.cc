@@ -245,7 +245,8 @@ class RoceFabric : public lfsim::Fabric
         m_start = CreateObject<UniformRandomVariable>();
         m_start->SetStream(stream++);
         m_net.stream = stream;
-        // The faults timeline's pfc_storm: every NIC of a host pauses its port.
+        // The faults timeline's pfc_storm: every NIC of a host pauses its port; and
+        // receiver_not_ready: the host posts no receive WQEs, its NICs answer SENDs with RNR NAKs.
         std::map<std::string, std::vector<Ptr<RdmaNic>>> nicsOf;
         for (uint32_t a = 0; a < t.nics.size(); ++a)
         {
@@ -258,6 +259,13 @@ class RoceFabric : public lfsim::Fabric
                 for (const auto& nic : nics)
                 {
                     nic->SetPfcStorm(on);
+                }
+            };
+            ctx.nodeFaults[host + ":receiver_not_ready"] = [nics](bool on, const lfsim::FaultSpec&)
+            {
+                for (const auto& nic : nics)
+                {
+                    nic->SetReceiverNotReady(on);
                 }
             };
         }
@@ -431,6 +439,9 @@ class RoceFabric : public lfsim::Fabric
         double timeouts = 0;
         double naks = 0;
         double qpErrors = 0;
+        double qpErrorsRnr = 0;
+        double rnrNaks = 0;
+        double rnrRetries = 0;
         Time firstError = Time::Max();
         for (auto& nic : t.nics)
         {
@@ -442,20 +453,26 @@ class RoceFabric : public lfsim::Fabric
                 if (qp->InError())
                 {
                     ++qpErrors;
+                    qpErrorsRnr += qp->RnrRetryExceeded();
                     firstError = std::min(firstError, qp->GetErrorTime());
                 }
                 naks += qp->GetNaksSent();
+                rnrNaks += qp->GetRnrNaksSent();
+                rnrRetries += qp->GetRnrRetries();
             }
         }
         ctx.SetMetric("cnps_sent", cnps);
         ctx.SetMetric("retransmitted_packets", retx);
         ctx.SetMetric("timeouts", timeouts);
         ctx.SetMetric("qps_in_error", qpErrors);
+        ctx.SetMetric("qps_in_error_rnr", qpErrorsRnr); // of which by RnrRetry, not RetryCount
         if (qpErrors > 0)
         {
             ctx.SetMetric("qp_error_first_us", firstError.GetSeconds() * 1e6);
         }
         ctx.SetMetric("naks_sent", naks);
+        ctx.SetMetric("rnr_naks_sent", rnrNaks);
+        ctx.SetMetric("rnr_retries", rnrRetries);
     }
 
   private:

@@ -175,6 +175,7 @@ RdmaQueuePair::ToError()
         m_errorAt = Simulator::Now();
     }
     m_rto.Cancel();
+    m_rnrTimer.Cancel();
 }
 
 uint64_t
@@ -188,7 +189,7 @@ RdmaQueuePair::Abs(uint32_t wire, uint64_t ref) const
 bool
 RdmaQueuePair::HasData() const
 {
-    return !m_error && (!m_reads.empty() || m_sndNxt < m_nextPsn);
+    return !m_error && (!m_reads.empty() || (m_sndNxt < m_nextPsn && !m_rnrWait));
 }
 
 const RdmaQueuePair::Wqe*
@@ -208,7 +209,7 @@ Ptr<Packet>
 RdmaQueuePair::NextPacket()
 {
     const bool reads = !m_reads.empty();
-    const bool requests = m_sndNxt < m_nextPsn;
+    const bool requests = m_sndNxt < m_nextPsn && !m_rnrWait;
     // Alternate between our requests and the read responses we owe when both are waiting.
     if (reads && (!requests || m_preferReads))
     {
@@ -312,7 +313,7 @@ RdmaQueuePair::NextReadResponse()
             // After the port has taken this response (we are inside its pull).
             m_ackAfterReads = false;
             Simulator::ScheduleNow(&RdmaNic::SendAck, m_nic, Ptr<RdmaQueuePair>(this),
-                                   m_ackAfterReadsPsn);
+                                   m_ackAfterReadsPsn, m_ackAfterReadsSyndrome);
         }
     }
     return p;
@@ -367,6 +368,27 @@ RdmaNic::GetTypeId()
                             "a requester retries; one more puts the QP in the error state "
                             "(IBV_WC_RETRY_EXC_ERR). 3 bits; rdma_cm's default is 7.",
                             UintegerValue(7), MakeUintegerAccessor(&RdmaNic::m_retryCount),
+                            MakeUintegerChecker<uint32_t>(0, 7))
+              .AddAttribute("MinRnrTimer",
+                            "IBTA min_rnr_timer, the 5-bit RNR NAK timer code this NIC's "
+                            "responders put in an RNR NAK: how long the requester waits before "
+                            "sending the SEND again (IBTA Vol. 1 Table 45: 0 = 655.36 ms, 1 = "
+                            "0.01 ms, 2 = 0.02, 3 = 0.03, 4 = 0.04, 5 = 0.06, 6 = 0.08, 7 = "
+                            "0.12, 8 = 0.16, 9 = 0.24, 10 = 0.32, 11 = 0.48, 12 = 0.64, 13 = "
+                            "0.96, 14 = 1.28, 15 = 1.92, 16 = 2.56, 17 = 3.84, 18 = 5.12, 19 = "
+                            "7.68, 20 = 10.24, 21 = 15.36, 22 = 20.48, 23 = 30.72, 24 = 40.96, "
+                            "25 = 61.44, 26 = 81.92, 27 = 122.88, 28 = 163.84, 29 = 245.76, 30 "
+                            "= 327.68, 31 = 491.52 ms). The default 0 is what the Linux RDMA CM "
+                            "sets (cm_init_qp_rtr_attr) unless rdma_set_min_rnr_timer is called.",
+                            UintegerValue(0), MakeUintegerAccessor(&RdmaNic::m_minRnrTimer),
+                            MakeUintegerChecker<uint8_t>(0, 31))
+              .AddAttribute("RnrRetry",
+                            "IBTA rnr_retry: how many RNR NAKs in a row, without progress, a "
+                            "requester answers by waiting the RNR timer and sending again; the "
+                            "next one puts the QP in the error state (IBV_WC_RNR_RETRY_EXC_ERR). "
+                            "Counted apart from RetryCount. 3 bits; 7 = retry forever, rdma_cm's "
+                            "default (librdmacm's rdma_connect without connection parameters).",
+                            UintegerValue(7), MakeUintegerAccessor(&RdmaNic::m_rnrRetry),
                             MakeUintegerChecker<uint32_t>(0, 7))
               .AddAttribute("CnpInterval",
                             "Notification point: at most one CNP per QP per interval, sent when "
@@ -757,9 +779,31 @@ RdmaNic::SendControl(RdmaQueuePair& qp, uint8_t opcode, uint8_t syndrome, uint64
 }
 
 void
-RdmaNic::SendAck(Ptr<RdmaQueuePair> qp, uint64_t psn)
+RdmaNic::SendAck(Ptr<RdmaQueuePair> qp, uint64_t psn, uint8_t syndrome)
 {
-    SendControl(*qp, IbOpcode::ACKNOWLEDGE, AETH_ACK, psn);
+    SendControl(*qp, IbOpcode::ACKNOWLEDGE, syndrome, psn);
+}
+
+void
+RdmaNic::Respond(RdmaQueuePair& qp, uint8_t syndrome, uint64_t psn)
+{
+    if (qp.m_reads.empty())
+    {
+        SendControl(qp, IbOpcode::ACKNOWLEDGE, syndrome, psn);
+        return;
+    }
+    // Responses go out in PSN order: an ACK (or RNR NAK, which acknowledges what precedes it)
+    // must not overtake read responses still owed for earlier PSNs (the requester would take
+    // it as covering them).
+    qp.m_ackAfterReads = true;
+    qp.m_ackAfterReadsPsn = psn;
+    qp.m_ackAfterReadsSyndrome = syndrome;
+}
+
+void
+RdmaNic::SetReceiverNotReady(bool notReady)
+{
+    m_receiverNotReady = notReady;
 }
 
 void
@@ -931,6 +975,17 @@ RdmaNic::OnData(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload)
 {
     const uint64_t psn = qp.Abs(h.psn, qp.m_ePsn);
     const bool last = IbOpcodeIsLast(h.opcode);
+    if (psn == qp.m_ePsn && m_receiverNotReady && h.opcode <= IbOpcode::SEND_ONLY
+        && IbOpcodeIsFirst(h.opcode))
+    {
+        // IBTA 9.7.5.2.8: a new SEND finds no receive WQE. RNR NAK with this PSN and our timer;
+        // ePsn stays, and what follows is discarded without a NAK (as after a NAK for a gap)
+        // until the requester sends this PSN again.
+        ++qp.m_rnrNaksSent;
+        qp.m_nakSent = true;
+        Respond(qp, AETH_RNR_NAK | m_minRnrTimer, psn);
+        return;
+    }
     if (psn == qp.m_ePsn)
     {
         ++qp.m_ePsn;
@@ -954,17 +1009,7 @@ RdmaNic::OnData(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload)
         if (last || h.ackReq || ++qp.m_unacked >= m_ackInterval)
         {
             qp.m_unacked = 0;
-            if (qp.m_reads.empty())
-            {
-                SendControl(qp, IbOpcode::ACKNOWLEDGE, AETH_ACK, psn);
-            }
-            else
-            {
-                // Responses go out in PSN order: an ACK must not overtake read responses
-                // still owed for earlier PSNs (the requester would take it as covering them).
-                qp.m_ackAfterReads = true;
-                qp.m_ackAfterReadsPsn = psn;
-            }
+            Respond(qp, AETH_ACK, psn);
         }
     }
     else if (psn > qp.m_ePsn)
@@ -1041,6 +1086,7 @@ RdmaNic::OnReadResponse(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload
         qp.m_sndNxt = std::max(qp.m_sndNxt, qp.m_sndUna);
         qp.m_lastProgress = Simulator::Now();
         qp.m_retriesUsed = 0;
+        qp.m_rnrRetriesUsed = 0;
         if (m_cc)
         {
             m_cc->OnAck(m_qps[qp.m_qpn - m_qpnBase], payload);
@@ -1066,9 +1112,64 @@ RdmaNic::OnAck(RdmaQueuePair& qp, const RoceHeader& h)
         Acked(qp, psn);
         GoBack(qp, psn);
     }
+    else if ((h.syndrome & AETH_TYPE_MASK) == AETH_RNR_NAK)
+    {
+        OnRnrNak(qp, psn, h.syndrome & AETH_RNR_TIMER_MASK);
+    }
     else
     {
         Acked(qp, psn + 1);
+    }
+}
+
+void
+RdmaNic::OnRnrNak(RdmaQueuePair& qp, uint64_t psn, uint8_t timer)
+{
+    // One wait per RNR NAK acted on: one for a PSN not sent, or arriving while a wait runs
+    // (it answers a copy sent before the wait), changes nothing.
+    if (qp.m_rnrWait || psn < qp.m_sndUna || psn >= qp.m_maxSent)
+    {
+        return;
+    }
+    Acked(qp, psn); // a NAK acknowledges every PSN before its own
+    ++qp.m_rnrNaksReceived;
+    Ptr<RdmaQueuePair> p = m_qps[qp.m_qpn - m_qpnBase];
+    if (m_rnrRetry != 7 && qp.m_rnrRetriesUsed >= m_rnrRetry)
+    {
+        EnterError(p, true);
+        return;
+    }
+    ++qp.m_rnrRetriesUsed;
+    // Nothing is sent until the responder's timer has run; the local ACK timer stops meanwhile
+    // (the retry re-arms it), so a wait is never also counted as a timeout.
+    qp.m_rnrWait = true;
+    qp.m_rto.Cancel();
+    qp.m_readGap = false;
+    qp.m_sndNxt = psn;
+    qp.m_rnrTimer = Simulator::Schedule(IbRnrTimer(timer), &RdmaNic::RnrTimerExpired, this, p);
+}
+
+void
+RdmaNic::RnrTimerExpired(Ptr<RdmaQueuePair> qp)
+{
+    qp->m_rnrWait = false;
+    ++qp->m_rnrRetries;
+    Wake(qp->m_prio);
+}
+
+void
+RdmaNic::EnterError(Ptr<RdmaQueuePair> qp, bool rnr)
+{
+    // The QP goes to the error state (its work requests complete with IBV_WC_RETRY_EXC_ERR or
+    // IBV_WC_RNR_RETRY_EXC_ERR); it sends nothing more.
+    qp->m_error = true;
+    qp->m_rnrExceeded = rnr;
+    qp->m_errorAt = Simulator::Now();
+    qp->m_rto.Cancel();
+    qp->m_rnrTimer.Cancel();
+    if (!qp->m_onError.IsNull())
+    {
+        qp->m_onError(qp);
     }
 }
 
@@ -1102,6 +1203,7 @@ RdmaNic::Acked(RdmaQueuePair& qp, uint64_t upTo)
     qp.m_bytesAcked += bytes;
     qp.m_lastProgress = Simulator::Now();
     qp.m_retriesUsed = 0;
+    qp.m_rnrRetriesUsed = 0;
     m_ackTrace(qp.m_qpn, bytes);
     if (m_cc)
     {
@@ -1139,14 +1241,8 @@ RdmaNic::OnTimer(Ptr<RdmaQueuePair> qp)
     {
         if (qp->m_retriesUsed >= m_retryCount)
         {
-            // IBTA 9.7.6.1.3: retries exhausted, the QP goes to the error state (its work
-            // requests complete with IBV_WC_RETRY_EXC_ERR); it sends nothing more.
-            qp->m_error = true;
-            qp->m_errorAt = now;
-            if (!qp->m_onError.IsNull())
-            {
-                qp->m_onError(qp);
-            }
+            // IBTA 9.7.6.1.3: retries exhausted.
+            EnterError(qp, false);
             return;
         }
         ++qp->m_retriesUsed;
@@ -1168,6 +1264,7 @@ RdmaNic::DoDispose()
     for (auto& qp : m_qps)
     {
         qp->m_rto.Cancel();
+        qp->m_rnrTimer.Cancel();
         qp->m_completion = RdmaQueuePair::CompletionCallback();
         qp->m_receive = RdmaQueuePair::ReceiveCallback();
         qp->m_onError = RdmaQueuePair::ErrorCallback();

@@ -1,9 +1,9 @@
 /*
  * A RoCEv2 RDMA NIC: Reliable Connected queue pairs with RDMA WRITE, RDMA READ and SEND,
  * segmentation at the path MTU, exact header bytes, ACK coalescing, NAK (PSN sequence error)
- * with go-back-N, a retransmission timeout, CNP generation for ECN-marked arrivals (the
- * notification point) and a per-QP rate limiter driven by a pluggable congestion control (the
- * reaction point: "None" = line rate here; DCQCN registers itself in its own module).
+ * with go-back-N, a retransmission timeout, RNR NAK and RNR retry, CNP generation for ECN-marked
+ * arrivals (the notification point) and a per-QP rate limiter driven by a pluggable congestion
+ * control (the reaction point: "None" = line rate here; DCQCN registers itself in its own module).
  *
  * The NIC does not queue data packets: its port pulls the next packet of a traffic class when
  * the line is free, from the QPs of that class whose rate limiter allows it, round-robin.
@@ -126,7 +126,8 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     /// receive completion a verbs consumer polls from its receive queue.
     typedef Callback<void, Ptr<RdmaQueuePair>, uint32_t> ReceiveCallback;
     /// The QP entered the error state (its retries exhausted): what a verbs consumer learns
-    /// from a completion with status IBV_WC_RETRY_EXC_ERR.
+    /// from a completion with status IBV_WC_RETRY_EXC_ERR, or IBV_WC_RNR_RETRY_EXC_ERR when
+    /// RnrRetryExceeded().
     typedef Callback<void, Ptr<RdmaQueuePair>> ErrorCallback;
 
     /// Post a work request (the id comes back in the completion). Returns the id.
@@ -214,11 +215,37 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     {
         return m_timeouts;
     }
-    /// Retries exhausted (RdmaNic.RetryCount): the QP is in the error state and sends nothing.
+    /// Retries exhausted (RdmaNic.RetryCount or RdmaNic.RnrRetry): the QP is in the error state
+    /// and sends nothing.
     bool
     InError() const
     {
         return m_error;
+    }
+    /// The error state came from RNR retries exhausted (IBV_WC_RNR_RETRY_EXC_ERR), not from
+    /// local ACK timeouts (IBV_WC_RETRY_EXC_ERR).
+    bool
+    RnrRetryExceeded() const
+    {
+        return m_rnrExceeded;
+    }
+    /// Responder: RNR NAKs sent (a SEND arrived while the receive queue was empty).
+    uint64_t
+    GetRnrNaksSent() const
+    {
+        return m_rnrNaksSent;
+    }
+    /// Requester: RNR NAKs acted on (one per RNR wait, or the one that ended the QP).
+    uint64_t
+    GetRnrNaksReceived() const
+    {
+        return m_rnrNaksReceived;
+    }
+    /// Requester: RNR waits ended by sending again from the NAK'd PSN.
+    uint64_t
+    GetRnrRetries() const
+    {
+        return m_rnrRetries;
     }
     Time
     GetErrorTime() const
@@ -298,6 +325,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     bool m_preferReads = false;
     bool m_ackAfterReads = false; ///< an ACK waits for the read responses owed before it
     uint64_t m_ackAfterReadsPsn = 0;
+    uint8_t m_ackAfterReadsSyndrome = AETH_ACK; ///< or an RNR NAK
 
     uint64_t m_bytesAcked = 0;
     uint64_t m_bytesInOrder = 0;
@@ -307,7 +335,15 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint64_t m_timeouts = 0;
     uint32_t m_retriesUsed = 0; ///< timeouts in a row without progress (IBTA retry_cnt)
     bool m_error = false;       ///< retries exhausted: the QP is in the error state
+    bool m_rnrExceeded = false; ///< ... by RNR NAKs (IBTA rnr_retry)
     Time m_errorAt;
+    // RNR (requester): waiting out the responder's RNR timer before sending from m_sndNxt
+    bool m_rnrWait = false;
+    EventId m_rnrTimer;
+    uint32_t m_rnrRetriesUsed = 0; ///< RNR NAKs in a row without progress (IBTA rnr_retry)
+    uint64_t m_rnrNaksReceived = 0;
+    uint64_t m_rnrRetries = 0;
+    uint64_t m_rnrNaksSent = 0; ///< responder
     uint64_t m_cnpsSent = 0;
     uint64_t m_cnpsReceived = 0;
     uint64_t m_completed = 0;
@@ -373,6 +409,11 @@ class RdmaNic : public Object
     /// port's lossless priorities continuously, refreshing the pause before it expires, as a
     /// NIC whose receive path has stopped does; off sends XON.
     void SetPfcStorm(bool on);
+    /// The host's application stops (true) or resumes (false) posting receive WQEs on every QP
+    /// of this NIC (the receiver_not_ready fault): while stopped, the receive queues are empty
+    /// and the first (or only) packet of an arriving SEND is answered with an RNR NAK carrying
+    /// MinRnrTimer (IBTA 9.7.5.2.8). RDMA WRITE and READ need no receive WQE and go on.
+    void SetReceiverNotReady(bool notReady);
 
     struct HostCounters
     {
@@ -414,7 +455,11 @@ class RdmaNic : public Object
     void OnAck(RdmaQueuePair& qp, const RoceHeader& h);
     void SendControl(RdmaQueuePair& qp, uint8_t opcode, uint8_t syndrome, uint64_t psn);
     void MaybeSendCnp(RdmaQueuePair& qp);
-    void SendAck(Ptr<RdmaQueuePair> qp, uint64_t psn);
+    void SendAck(Ptr<RdmaQueuePair> qp, uint64_t psn, uint8_t syndrome);
+    void Respond(RdmaQueuePair& qp, uint8_t syndrome, uint64_t psn);
+    void OnRnrNak(RdmaQueuePair& qp, uint64_t psn, uint8_t timer);
+    void RnrTimerExpired(Ptr<RdmaQueuePair> qp);
+    void EnterError(Ptr<RdmaQueuePair> qp, bool rnr);
     void Acked(RdmaQueuePair& qp, uint64_t upTo);
     void GoBack(RdmaQueuePair& qp, uint64_t psn);
     void ArmTimer(RdmaQueuePair& qp);
@@ -437,6 +482,9 @@ class RdmaNic : public Object
     uint32_t m_ackInterval;
     Time m_rtoTime;
     uint32_t m_retryCount = 7;
+    uint8_t m_minRnrTimer = 0;
+    uint32_t m_rnrRetry = 7;
+    bool m_receiverNotReady = false;
     Time m_cnpInterval;
     uint8_t m_dscp;
     uint8_t m_cnpDscp;

@@ -59,6 +59,19 @@ IbOpcodeIsLast(uint8_t op)
     }
 }
 
+Time
+IbRnrTimer(uint8_t code)
+{
+    // IBTA Vol. 1, Table 45, in microseconds; the same values as the names of Linux's
+    // enum ib_rnr_timeout (include/rdma/ib_verbs.h, IB_RNR_TIMER_655_36 = 0 ...
+    // IB_RNR_TIMER_491_52 = 31). Code 0 is the longest, not the shortest.
+    static const uint32_t us[32]
+        = {655360, 10,    20,    30,    40,    60,     80,     120,    160,    240,   320,
+           480,    640,   960,   1280,  1920,  2560,   3840,   5120,   7680,   10240, 15360,
+           20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520};
+    return MicroSeconds(us[code & AETH_RNR_TIMER_MASK]);
+}
+
 namespace
 {
 uint32_t

@@ -14,6 +14,7 @@
 #include "ns3/header.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/mac48-address.h"
+#include "ns3/nstime.h"
 #include "ns3/packet.h"
 
 #include <array>
@@ -59,6 +60,16 @@ constexpr uint8_t CNP = 0x81;
 /// AETH syndromes (IBTA Vol. 1, 9.7.5.1): ACK with "no credit limit", PSN sequence error NAK.
 constexpr uint8_t AETH_ACK = 0x1F;
 constexpr uint8_t AETH_NAK_PSN_SEQ_ERROR = 0x60;
+/// Bits 7:5 of the syndrome say what it is (000 ACK, 001 RNR NAK, 011 NAK); bits 4:0 carry the
+/// credit count, the RNR NAK timer or the NAK code.
+constexpr uint8_t AETH_TYPE_MASK = 0xE0;
+/// RNR NAK (IBTA Vol. 1, 9.7.5.2.8): OR'd with the responder's 5-bit RNR timer code.
+constexpr uint8_t AETH_RNR_NAK = 0x20;
+constexpr uint8_t AETH_RNR_TIMER_MASK = 0x1F;
+
+/// The time an RNR NAK timer code (0..31) asks the requester to wait: IBTA Vol. 1, Table 45
+/// "Encoding for RNR NAK Timer Field" (0 = 655.36 ms, 1 = 0.01 ms, ..., 31 = 491.52 ms).
+Time IbRnrTimer(uint8_t code);
 
 bool IbOpcodeHasReth(uint8_t op);
 bool IbOpcodeHasAeth(uint8_t op);

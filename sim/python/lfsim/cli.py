@@ -125,10 +125,16 @@ def _warn_stall(m: dict, config: dict) -> None:
 
 def _warn_qp_errors(m: dict, config: dict) -> None:
     if m.get("qps_in_error"):
-        retries = config.get("RdmaNic", {}).get("RetryCount", "")
+        nic = config.get("RdmaNic", {})
+        rnr = m.get("qps_in_error_rnr", 0)  # of them, by RNR NAKs
+        which = []
+        if rnr < m["qps_in_error"]:
+            which.append(f"RdmaNic.RetryCount {nic.get('RetryCount', '')}")
+        if rnr:
+            which.append(f"RdmaNic.RnrRetry {nic.get('RnrRetry', '')}")
         print(
             f"lfsim: warning: qps_in_error: {int(m['qps_in_error'])} queue pair(s) exhausted "
-            f"their retries (RdmaNic.RetryCount {retries}) from {m['qp_error_first_us']:.1f} us "
+            f"their retries ({', '.join(which)}) from {m['qp_error_first_us']:.1f} us "
             "and went to the error state; their messages did not complete",
             file=sys.stderr,
         )

@@ -233,8 +233,8 @@ ACCEPTED = {
     "faults": (
         "a list of {at, what, where, ...}: what one of link_down, link_up, link_flap (period, "
         "count), drop (every or probability), ber (rate), lose_r_rdy (every) with where a link "
-        "A-B, or node_down, node_up, pfc_storm, buffer (size) with where a node; optional "
-        "until; e.g. "
+        "A-B, or node_down, node_up, pfc_storm, receiver_not_ready, buffer (size) with where "
+        "a node; optional until; e.g. "
         "[{at: 1ms, what: link_down, where: sw0-h1, until: 2ms}]"
     ),
     "calibrated": (

@@ -3,6 +3,7 @@ any open fabric; every frame lost is counted by reason, and what is sent equals 
 plus what was lost, per direction."""
 
 import copy
+import json
 import math
 
 import pytest
@@ -317,3 +318,79 @@ def test_a_bad_buffer_fault_is_refused(tmp_path, scenario, fault, expect):
     p = run_cli("run", scenario, "--set", f"faults=[{fault}]", "--out", "o", cwd=tmp_path)
     assert p.returncode == 2 and expect in p.stderr, p.stderr
     assert len(p.stderr.splitlines()) == 1
+
+
+# RNR (IBTA 9.7.5.2.8): one 1 MB SEND on the cable of ROCE. Its first packet is a 4154-byte
+# frame (54 B of headers, 4096 B of payload, ICRC), on the line 12 B more to its last bit (FCS,
+# preamble); an RNR NAK is a 62-byte frame. The 2 m cable takes 10 ns each way at 25 Gb/s.
+SEND = copy.deepcopy(ROCE)
+SEND["workload"]["w"]["Operation"] = "Send"
+NAK_ROUND_US = ((4154 + 12) * 8 / 25e9 + 10e-9 + (62 + 12) * 8 / 25e9 + 10e-9) * 1e6
+
+
+def test_a_receiver_not_ready_rnr_naks_the_send_which_completes_after_the_timers(tmp_path):
+    # h1 posts no receive WQEs for 100 us; MinRnrTimer 1 = 0.01 ms (IBTA Table 45). The k-th
+    # try reaches h1 at 1.343 us + k x (10 us + NAK_ROUND_US): k = 0..8 are before 100 us, so
+    # 9 RNR NAKs, each costing the message one round and one timer (RnrRetry 7: forever).
+    clean = lfsim.run(SEND).metrics
+    (tmp_path / "s.yaml").write_text(__import__("yaml").safe_dump(SEND))
+    fault = "faults=[{at: 0s, what: receiver_not_ready, where: h1, until: 100us}]"
+    p = run_cli("run", "s.yaml", "--set", fault, "--set", "RdmaNic.MinRnrTimer=1",
+                "--out", "o", "--quiet", cwd=tmp_path)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    m = json.loads((tmp_path / "o" / "summary.json").read_text())["metrics"]
+    assert m["rnr_naks_sent"] == m["rnr_retries"] == 9
+    assert m["flows_completed"] == 1 and m["qps_in_error"] == 0
+    assert m["timeouts"] == 0 and m["naks_sent"] == 0  # no PSN sequence NAK for what followed
+    assert m["fct_mean_us"] - clean["fct_mean_us"] == pytest.approx(
+        9 * (10 + NAK_ROUND_US), abs=1e-6
+    )
+
+
+def test_rnr_retries_exhausted_put_the_qp_in_the_error_state(tmp_path):
+    # Never ready again, RnrRetry 2: the third RNR NAK ends the QP, two timers and three
+    # rounds after the SEND started; no local ACK timeout is counted meanwhile.
+    s = copy.deepcopy(SEND)
+    s.update(
+        RdmaNic={"MinRnrTimer": 1, "RnrRetry": 2},
+        faults=[{"at": "0s", "what": "receiver_not_ready", "where": "h1"}],
+    )
+    m = lfsim.run(s).metrics
+    assert m["qps_in_error"] == m["qps_in_error_rnr"] == 1 and m["flows_completed"] == 0
+    assert m["rnr_naks_sent"] == 3 and m["rnr_retries"] == 2 and m["timeouts"] == 0
+    assert m["qp_error_first_us"] == pytest.approx(3 * NAK_ROUND_US + 2 * 10, abs=1e-6)
+    (tmp_path / "s.yaml").write_text(__import__("yaml").safe_dump(s))
+    p = run_cli("run", "s.yaml", "--out", "o", "--quiet", cwd=tmp_path)
+    assert "exhausted their retries (RdmaNic.RnrRetry 2)" in p.stderr, p.stderr
+
+
+def test_a_receiver_not_ready_in_the_faults_scenario():
+    # faults.yaml's rnr_send: h1-h4 SEND to h0, which posts no receive WQEs from 1 to 2 ms;
+    # MinRnrTimer 12 = 0.64 ms. Each sender's next SEND after 1 ms (by 1.34 ms: a 262144-B
+    # message takes 0.34 ms at a quarter of 25 Gb/s) is NAK'd, and its retry 0.64 ms later
+    # again if still before 2 ms: 1 or 2 NAKs per sender. No SEND gets through from 1.34 to
+    # 2 ms, 0.66 ms of h0's line: at least 7 messages fewer than without the fault.
+    m = lfsim.run("faults", {"mode": "rnr_send"}).metrics
+    clean = lfsim.run("faults", {"mode": "rnr_send", "faults": "[]"}).metrics
+    assert 4 <= m["rnr_naks_sent"] <= 8 and m["rnr_retries"] == m["rnr_naks_sent"]
+    assert clean["rnr_naks_sent"] == 0
+    assert m["qps_in_error"] == 0 and m["timeouts"] == 0 and m["drops"] == 0
+    lost = 0.66e-3 * 25e9 / 8 / 262144
+    assert clean["messages_completed"] - m["messages_completed"] >= math.floor(lost)
+    # The victim's RDMA WRITEs need no receive WQE.
+    assert m["victim_messages_completed"] >= clean["victim_messages_completed"]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "fault", "expect"),
+    [
+        ("faults", "{at: 0s, what: receiver_not_ready, where: sw0}", "a host of the roce fabric"),
+        ("faults", "{at: 0s, what: receiver_not_ready, where: h9}", "faults[0].where: got 'h9'"),
+        ("fc_incast", "{at: 0s, what: receiver_not_ready, where: h1}", "a host of the roce"),
+    ],
+)
+def test_a_bad_receiver_not_ready_fault_is_refused(tmp_path, scenario, fault, expect):
+    p = run_cli("run", scenario, "--set", f"faults=[{fault}]", "--out", "o", cwd=tmp_path)
+    assert p.returncode == 2 and expect in p.stderr, p.stderr
+    assert len(p.stderr.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
