@@ -450,7 +450,7 @@ class RoceFabric : public lfsim::Fabric
                 cnps += qp->GetCnpsSent();
                 retx += qp->GetRetransmittedPackets();
                 timeouts += qp->GetTimeouts();
-                if (qp->InError())
+                if (qp->RetriesExhausted()) // not those a consumer tore down (ToError)
                 {
                     ++qpErrors;
                     qpErrorsRnr += qp->RnrRetryExceeded();

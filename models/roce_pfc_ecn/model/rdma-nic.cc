@@ -1163,6 +1163,7 @@ RdmaNic::EnterError(Ptr<RdmaQueuePair> qp, bool rnr)
     // The QP goes to the error state (its work requests complete with IBV_WC_RETRY_EXC_ERR or
     // IBV_WC_RNR_RETRY_EXC_ERR); it sends nothing more.
     qp->m_error = true;
+    qp->m_exhausted = true;
     qp->m_rnrExceeded = rnr;
     qp->m_errorAt = Simulator::Now();
     qp->m_rto.Cancel();

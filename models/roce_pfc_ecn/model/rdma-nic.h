@@ -215,12 +215,18 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     {
         return m_timeouts;
     }
-    /// Retries exhausted (RdmaNic.RetryCount or RdmaNic.RnrRetry): the QP is in the error state
-    /// and sends nothing.
+    /// In the error state (its retries exhausted, or torn down by ToError): it sends nothing.
     bool
     InError() const
     {
         return m_error;
+    }
+    /// In the error state because its retries ran out (RdmaNic.RetryCount or RnrRetry), not
+    /// because its consumer tore it down.
+    bool
+    RetriesExhausted() const
+    {
+        return m_exhausted;
     }
     /// The error state came from RNR retries exhausted (IBV_WC_RNR_RETRY_EXC_ERR), not from
     /// local ACK timeouts (IBV_WC_RETRY_EXC_ERR).
@@ -335,6 +341,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint64_t m_timeouts = 0;
     uint32_t m_retriesUsed = 0; ///< timeouts in a row without progress (IBTA retry_cnt)
     bool m_error = false;       ///< retries exhausted: the QP is in the error state
+    bool m_exhausted = false;   ///< the error state came from a retry limit
     bool m_rnrExceeded = false; ///< ... by RNR NAKs (IBTA rnr_retry)
     Time m_errorAt;
     // RNR (requester): waiting out the responder's RNR timer before sending from m_sndNxt

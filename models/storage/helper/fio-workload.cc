@@ -641,6 +641,8 @@ class FioInstalled : public lfsim::InstalledWorkload
         if (m_w->stack == FioWorkload::NVMEOF_RDMA)
         {
             ctx.SetMetric(prefix + "controller_resets", double(m_ctrlResets));
+            ctx.SetMetric(prefix + "controller_reset_first_us",
+                          m_ctrlResets ? m_firstReset.GetSeconds() * 1e6 : 0.0);
             ctx.SetMetric(prefix + "reconnect_tries", double(m_ctrlReconnectTries));
             ctx.SetMetric(prefix + "controllers_reconnected", double(m_ctrlReconnected));
             ctx.SetMetric(prefix + "controllers_deleted", double(m_ctrlDeleted));
@@ -1323,7 +1325,10 @@ class FioInstalled : public lfsim::InstalledWorkload
         p.lostAt = Simulator::Now();
         p.reconnects = 0;
         ++p.resets;
-        ++m_ctrlResets;
+        if (m_ctrlResets++ == 0)
+        {
+            m_firstReset = Simulator::Now();
+        }
         p.keepAliveTimer.Cancel();
         TearDown(p);
         Multipath& mp = *m_devices[p.device].mp;
@@ -1793,6 +1798,7 @@ class FioInstalled : public lfsim::InstalledWorkload
     uint64_t m_pathFailures = 0;
     uint64_t m_aborted = 0;
     uint64_t m_ctrlResets = 0;
+    Time m_firstReset;
     uint64_t m_ctrlReconnectTries = 0;
     uint64_t m_ctrlReconnected = 0;
     uint64_t m_ctrlDeleted = 0;

@@ -94,3 +94,38 @@ def test_with_no_controller_left_the_ios_fail_with_eio_and_the_job_stops():
     # 8 RTO after its Connect left (a few us after the try starts).
     deleted_at = m["qp_error_first_us"] + 2 * (2000 + TRIES * RTO_US)
     assert deleted_at <= errors["time_ns"].min() / 1e3 < deleted_at + 10
+
+
+def hang_target(**fio):
+    """The target's software stops posting receive WQEs from 2 ms: every command capsule (a
+    SEND) meets an RNR NAK and, with RnrRetry 7, is retried for ever; no queue pair errs."""
+    over = {
+        **FAILOVER,
+        "faults": "[{at: 2ms, what: receiver_not_ready, where: h0}]",
+        **{f"workload.fio.{k}": v for k, v in fio.items()},
+    }
+    return lfsim.run("faults", over).metrics
+
+
+def test_an_unanswered_keep_alive_resets_the_controller_after_kato():
+    # KATO 2 ms: a Keep Alive every KATO/2 = 1 ms from the start; the one sent at 2 ms meets
+    # the hung target and is still unanswered at 4 ms, when both controllers are reset.
+    m = hang_target(NvmeofKeepAliveTimeout="2ms")
+    assert m["qps_in_error"] == 0 and m["rnr_naks_sent"] > 0
+    assert m["keep_alive_timeouts"] == 2 and m["controller_resets"] == 2
+    assert m["controller_reset_first_us"] == 4000
+    # Reconnect's Fabrics Connect is a SEND too: it waits, nothing completes, and the run
+    # says how long the I/Os have waited.
+    assert m["controllers_reconnected"] == 0 and m["ios_in_flight"] == 8 and conserved(m)
+    assert m["lat_excluded_ios"] == 8
+
+
+def test_a_command_timeout_resets_the_controller():
+    # No keep-alive; nvme_core.io_timeout 3 ms: the first command to meet the hung target
+    # (dispatched within one I/O time, about 25 us, of 2 ms) times out 3 ms after its dispatch.
+    m = hang_target(NvmeofKeepAliveTimeout="0s", IoTimeout="3ms")
+    assert m["keep_alive_timeouts"] == 0 and m["ios_timed_out"] >= 1
+    assert 5000 - 30 < m["controller_reset_first_us"] < 5000 + 30
+    assert m["controller_resets"] == 2 and m["ios_in_flight"] == 8 and conserved(m)
+    # Without the timeout (30 s) nothing is reset within the run.
+    assert hang_target(NvmeofKeepAliveTimeout="0s")["controller_resets"] == 0
