@@ -355,14 +355,17 @@ RdmaNic::GetTypeId()
                             "always the last packet of a message (ACK coalescing).",
                             UintegerValue(1), MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                             MakeUintegerChecker<uint32_t>(1, 1 << 20))
-              .AddAttribute("RetransmitTimeout",
-                            "Local ACK timeout: with no progress for this long the requester goes "
-                            "back to its oldest unacknowledged PSN. IBTA encodes it as 4.096 us x "
-                            "2^n; the default n = 10 (4.19 ms) stays above the queueing delay of "
-                            "a full 12 MiB buffer drained at 25 Gb/s (4.03 ms), so a paused but "
-                            "lossless fabric does not time out.",
-                            TimeValue(NanoSeconds(4194304)), MakeTimeAccessor(&RdmaNic::m_rtoTime),
-                            MakeTimeChecker(NanoSeconds(1)))
+              .AddAttribute(
+                  "LocalAckTimeout",
+                  "IBTA Local ACK Timeout, the 5-bit exponent n of ibv_qp_attr.timeout "
+                  "(IBTA 9.7.6.1.3): with no progress for 4.096 us x 2^n the requester "
+                  "goes back to its oldest unacknowledged PSN; 0 = infinite (no "
+                  "timeout). The default n = 10 (4.19 ms) stays above the queueing "
+                  "delay of a full 12 MiB buffer drained at 25 Gb/s (4.03 ms), so a "
+                  "paused but lossless fabric does not time out.",
+                  UintegerValue(10),
+                  MakeUintegerAccessor(&RdmaNic::SetLocalAckTimeout, &RdmaNic::GetLocalAckTimeout),
+                  MakeUintegerChecker<uint32_t>(0, 31))
               .AddAttribute("RetryCount",
                             "IBTA retry_cnt: local ACK timeouts in a row, without progress, that "
                             "a requester retries; one more puts the QP in the error state "
@@ -1224,8 +1227,25 @@ RdmaNic::GoBack(RdmaQueuePair& qp, uint64_t psn)
 }
 
 void
+RdmaNic::SetLocalAckTimeout(uint32_t n)
+{
+    m_localAckTimeout = n;
+    m_rtoTime = NanoSeconds(int64_t(4096) << n); // 4.096 us x 2^n
+}
+
+uint32_t
+RdmaNic::GetLocalAckTimeout() const
+{
+    return m_localAckTimeout;
+}
+
+void
 RdmaNic::ArmTimer(RdmaQueuePair& qp)
 {
+    if (m_localAckTimeout == 0)
+    {
+        return; // infinite: no retry by timeout
+    }
     qp.m_rto = Simulator::Schedule(m_rtoTime, &RdmaNic::OnTimer, this, m_qps[qp.m_qpn - m_qpnBase]);
 }
 

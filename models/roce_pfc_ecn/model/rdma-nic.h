@@ -470,6 +470,8 @@ class RdmaNic : public Object
     void Acked(RdmaQueuePair& qp, uint64_t upTo);
     void GoBack(RdmaQueuePair& qp, uint64_t psn);
     void ArmTimer(RdmaQueuePair& qp);
+    void SetLocalAckTimeout(uint32_t n);
+    uint32_t GetLocalAckTimeout() const;
     void OnTimer(Ptr<RdmaQueuePair> qp);
     RoceHeader Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn) const;
     Ptr<Packet> Build(RoceHeader& h, uint32_t payload);
@@ -487,7 +489,8 @@ class RdmaNic : public Object
     // Attributes
     uint32_t m_pathMtu;
     uint32_t m_ackInterval;
-    Time m_rtoTime;
+    uint32_t m_localAckTimeout = 10;
+    Time m_rtoTime; ///< 4.096 us x 2^m_localAckTimeout
     uint32_t m_retryCount = 7;
     uint8_t m_minRnrTimer = 0;
     uint32_t m_rnrRetry = 7;

@@ -384,7 +384,7 @@ class GoBackNTest : public RoceTestCase
                          .Class("ns3::RoceSwitch", "PfcEnabled", "false")
                          .Class("ns3::RoceSwitch", "BufferSize", "300000")
                          // Short enough that lost message tails recover within the run.
-                         .Class("ns3::RdmaNic", "RetransmitTimeout", "200us")
+                         .Class("ns3::RdmaNic", "LocalAckTimeout", "6") // 262 us
                          .Run();
             NS_TEST_EXPECT_MSG_GT(Metric(r, "drops_buffer"), 0.0, op << ": the fabric dropped");
             NS_TEST_EXPECT_MSG_GT(Metric(r, "retransmitted_packets"), 0.0, op << ": resent");

@@ -211,7 +211,7 @@ class RnrRetryExceededTest : public lfsim::ModelTestCase
             Pair p;
             p.Responder()->SetAttribute("MinRnrTimer", UintegerValue(12)); // 0.64 ms
             p.t.nics[0]->SetAttribute("RnrRetry", UintegerValue(retries));
-            p.t.nics[0]->SetAttribute("RetransmitTimeout", TimeValue(MicroSeconds(100)));
+            p.t.nics[0]->SetAttribute("LocalAckTimeout", UintegerValue(5)); // 131 us
             p.NotReady(Time(0), Seconds(10));
             p.a->Post(RdmaOp::SEND, 1000);
             Simulator::Run();

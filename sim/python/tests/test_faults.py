@@ -241,18 +241,19 @@ def test_fc_bit_errors_hit_every_bit_of_a_frame(ber):
 
 def test_rc_retries_exhausted_put_the_qp_in_the_error_state(tmp_path):
     # The link dies at 100 us for good. The requester's last ACK came just before; it times
-    # out RetryCount times, RetransmitTimeout apart, and at the next one the QP goes to the
+    # out RetryCount times, 4.096 us x 2^LocalAckTimeout apart, and at the next one the QP goes to the
     # error state (IBTA retry_cnt): (RetryCount + 1) x RTO after its last progress.
     s = copy.deepcopy(ROCE)
     s.update(
         stop_time="5ms",
-        RdmaNic={"RetransmitTimeout": "100us", "RetryCount": 2},
+        RdmaNic={"LocalAckTimeout": 5, "RetryCount": 2},  # 131.072 us
         faults=[{"at": "100us", "what": "link_down", "where": "h0-h1"}],
     )
     m = lfsim.run(s).metrics
     assert m["qps_in_error"] == 1 and m["flows_completed"] == 0
     assert m["timeouts"] == 2
-    assert 100 + 3 * 100 - 3 <= m["qp_error_first_us"] <= 100 + 3 * 100
+    rto = 4.096 * 2**5
+    assert 100 + 3 * rto - 3 <= m["qp_error_first_us"] <= 100 + 3 * rto
     (tmp_path / "s.yaml").write_text(__import__("yaml").safe_dump(s))
     p = run_cli("run", "s.yaml", "--out", "o", "--quiet", cwd=tmp_path)
     assert "qps_in_error: 1 queue pair(s) exhausted their retries (RdmaNic.RetryCount 2)" in (

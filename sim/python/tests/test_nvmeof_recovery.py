@@ -7,7 +7,7 @@ import math
 
 import lfsim
 
-RTO_US = 4.096 * 2**5  # RdmaNic.RetransmitTimeout in the mode: IBTA 4.096 us x 2^5
+RTO_US = 4.096 * 2**5  # RdmaNic.LocalAckTimeout 5 in the mode: 4.096 us x 2^5
 TRIES = 8  # RetryCount 7: the 8th local ACK timeout in a row puts the QP in error
 FAILOVER = {"mode": "nvmeof_failover"}
 
