@@ -223,6 +223,46 @@ class BhsTest : public TestCase
                               true, "ISID and TSIH");
         NS_TEST_ASSERT_MSG_EQ(login.GetIsid(), 0x800000000042ull, "ISID read back");
 
+        // Task Management Function Request (11.5), as Wireshark's packet-iscsi.c dissects it:
+        // byte 0 .|I|0x02, byte 1 F and Function, 8 LUN, 16 ITT, 20 Referenced Task Tag, 24
+        // CmdSN, 28 ExpStatSN, 32 RefCmdSN, 36 ExpDataSN.
+        IscsiBhs tmf;
+        tmf.SetOpcode(IscsiOpcode::TASK_MGMT_REQUEST);
+        tmf.SetImmediate(true);
+        tmf.SetFunction(IscsiTmf::ABORT_TASK);
+        tmf.SetLun(0x0001000000000000ull);
+        tmf.SetInitiatorTaskTag(0x0a);
+        tmf.SetReferencedTaskTag(0x07);
+        tmf.SetCmdSn(0x10);
+        tmf.SetExpStatSn(0x20);
+        tmf.SetRefCmdSn(0x0f);
+        const std::vector<uint8_t> tmfBytes
+            = {0x42, 0x81, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // I|0x02, F|ABORT TASK, DSL 0
+               0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // LUN
+               0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x07, // ITT, Referenced Task Tag
+               0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x20, // CmdSN, ExpStatSN
+               0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, // RefCmdSN, ExpDataSN
+               0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+        NS_TEST_ASSERT_MSG_EQ((Wire(tmf) == tmfBytes), true, "TMF Request bytes");
+        NS_TEST_ASSERT_MSG_EQ(unsigned(tmf.GetFunction()), 1u, "Function read back");
+        NS_TEST_ASSERT_MSG_EQ(tmf.IsFinal(), true, "F bit always set");
+        // Task Management Function Response (11.6): byte 2 Response, 16 ITT, 24 StatSN, 28
+        // ExpCmdSN, 32 MaxCmdSN.
+        IscsiBhs tmfRsp;
+        tmfRsp.SetOpcode(IscsiOpcode::TASK_MGMT_RESPONSE);
+        tmfRsp.SetFlags(IscsiFlag::FINAL);
+        tmfRsp.SetByte2(IscsiTmfResponse::TASK_DOES_NOT_EXIST);
+        tmfRsp.SetInitiatorTaskTag(0x0a);
+        tmfRsp.SetStatSn(0x30);
+        tmfRsp.SetExpCmdSn(0x10);
+        tmfRsp.SetMaxCmdSn(0x4f);
+        const std::vector<uint8_t> rspBytes
+            = {0x22, 0x80, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+               0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00,
+               0x00, 0x00, 0x00, 0x30, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x4f,
+               0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+        NS_TEST_ASSERT_MSG_EQ((Wire(tmfRsp) == rspBytes), true, "TMF Response bytes");
+
         // Wire size: 48 + AHS + header digest + data padded to 4 + data digest (with data only).
         NS_TEST_ASSERT_MSG_EQ(IscsiPduSize(0, 8192, false, false), 8240u, "8 KiB Data-Out");
         NS_TEST_ASSERT_MSG_EQ(IscsiPduSize(0, 8192, true, true), 8248u, "with both digests");
