@@ -11,7 +11,8 @@
 namespace ns3
 {
 
-/// R_CTL routing/information values used here (FC-FS Device_Data, FC-4 categories).
+/// R_CTL routing/information values used here (FC-FS Device_Data, FC-4 categories; Basic Link
+/// Data: routing 1000b, information category the BLS command).
 namespace FcRctl
 {
 constexpr uint8_t SOLICITED_DATA = 0x01;   ///< FCP_DATA
@@ -19,14 +20,30 @@ constexpr uint8_t UNSOLICITED_DATA = 0x04; ///< IP over FC (RFC 4338), ping-pong
 constexpr uint8_t DATA_DESCRIPTOR = 0x05;  ///< FCP_XFER_RDY
 constexpr uint8_t UNSOLICITED_CMD = 0x06;  ///< FCP_CMND
 constexpr uint8_t COMMAND_STATUS = 0x07;   ///< FCP_RSP
+constexpr uint8_t ABTS = 0x81;             ///< Abort Sequence (no payload)
+constexpr uint8_t BA_ACC = 0x84;           ///< Basic Accept (12-byte payload for ABTS)
+constexpr uint8_t BA_RJT = 0x85;           ///< Basic Reject (4-byte payload)
 } // namespace FcRctl
 
 /// TYPE field values.
 namespace FcType
 {
+constexpr uint8_t BLS = 0x00; ///< Basic Link Services
 constexpr uint8_t IP = 0x05;
 constexpr uint8_t FCP = 0x08;
 } // namespace FcType
+
+/// Basic Link Services payloads (FC-FS-4; field values as Linux's fc_fs.h and Wireshark's
+/// packet-fcbls.h name them).
+namespace FcBls
+{
+/// BA_ACC for ABTS: SEQ_ID validity, SEQ_ID, reserved (2), OX_ID, RX_ID, low and high SEQ_CNT.
+constexpr uint32_t BA_ACC_SIZE = 12;
+/// BA_RJT: reserved, reason code, reason explanation, vendor unique.
+constexpr uint32_t BA_RJT_SIZE = 4;
+constexpr uint8_t RJT_UNABLE_TO_PERFORM = 0x09; ///< reason: unable to perform command request
+constexpr uint8_t RJT_INVALID_OX_RX = 0x03;     ///< explanation: invalid OX_ID-RX_ID combination
+} // namespace FcBls
 
 /// F_CTL bits (24-bit field).
 namespace FcFctl

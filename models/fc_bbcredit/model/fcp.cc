@@ -10,6 +10,13 @@ namespace ns3
 namespace
 {
 void
+PutU16(uint8_t* b, uint16_t v)
+{
+    b[0] = v >> 8;
+    b[1] = v;
+}
+
+void
 PutU32(uint8_t* b, uint32_t v)
 {
     b[0] = v >> 24;
@@ -63,9 +70,24 @@ FcpInitiator::GetTypeId()
               .AddAttribute("MaxPayload", "Data field bytes per FCP_DATA frame.",
                             UintegerValue(2048), MakeUintegerAccessor(&FcpInitiator::m_maxPayload),
                             MakeUintegerChecker<uint32_t>(4, FC_MAX_PAYLOAD))
+              .AddAttribute(
+                  "AbortTimeout",
+                  "ABTS timeout: an aborted exchange whose BA_ACC or BA_RJT has not arrived "
+                  "after this long is freed locally and the abort fails (counted). 2 x R_A_TOV "
+                  "with R_A_TOV 10 s: Linux qla2xxx sets r_a_tov to 100 tenths of a second "
+                  "(qla_init.c, NVRAM config) and its abort IOCB timer says \"FW can send 2 x "
+                  "ABTS's timeout/20s\" (qla24xx_async_abort_cmd: 42 s, for two ABTS; one is "
+                  "modelled here).",
+                  TimeValue(Seconds(20)), MakeTimeAccessor(&FcpInitiator::m_abortTimeout),
+                  MakeTimeChecker(Time(1)))
               .AddTraceSource("Io", "An I/O completed: (bytes, latency).",
                               MakeTraceSourceAccessor(&FcpInitiator::m_ioTrace),
-                              "ns3::FcpInitiator::IoCallback");
+                              "ns3::FcpInitiator::IoCallback")
+              .AddTraceSource("AbortComplete",
+                              "An abort ended: (OX_ID, accepted: a BA_ACC came back, time since "
+                              "Abort queued the ABTS: AbortTimeout when no answer came).",
+                              MakeTraceSourceAccessor(&FcpInitiator::m_abortTrace),
+                              "ns3::FcpInitiator::AbortCallback");
     return tid;
 }
 
@@ -120,13 +142,13 @@ FcpInitiator::Issue()
     IssueIo(m_direction == READ, m_ioSize, nullptr, m_target);
 }
 
-void
+uint16_t
 FcpInitiator::SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t targetId)
 {
-    IssueIo(read, bytes, std::move(done), targetId ? targetId : m_target);
+    return IssueIo(read, bytes, std::move(done), targetId ? targetId : m_target);
 }
 
-void
+uint16_t
 FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t target)
 {
     uint16_t ox = m_nextOx;
@@ -155,6 +177,60 @@ FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done,
         SendFcSequence(m_port, d, first, m_maxPayload, 0);
         io.sent = first;
     }
+    return ox;
+}
+
+void
+FcpInitiator::Abort(uint16_t oxId, std::function<void(bool)> done)
+{
+    auto it = m_ios.find(oxId);
+    if (it == m_ios.end() || it->second.aborting)
+    {
+        if (done)
+        {
+            Simulator::ScheduleNow([done]() { done(false); });
+        }
+        return;
+    }
+    Io& io = it->second;
+    io.aborting = true;
+    io.abortStart = Simulator::Now();
+    io.abortDone = std::move(done);
+    io.abortTimer = Simulator::Schedule(m_abortTimeout, &FcpInitiator::AbortTimedOut, this, oxId);
+    ++m_abortsSent;
+    // ABTS from the exchange originator: a new sequence that ends at once and passes the
+    // sequence initiative, Last_Sequence set as it ends the whole exchange (ABTS-LS).
+    FcFrameHeader h = Header(FcRctl::ABTS, oxId, io.rxId, io.target);
+    h.type = FcType::BLS;
+    h.fCtl = FcFctl::LAST_SEQUENCE | FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
+    Ptr<Packet> abts = Create<Packet>();
+    abts->AddHeader(h);
+    m_port->Enqueue(abts);
+}
+
+void
+FcpInitiator::AbortTimedOut(uint16_t oxId)
+{
+    ++m_abortTimeouts;
+    FinishAbort(oxId, false);
+}
+
+void
+FcpInitiator::FinishAbort(uint16_t oxId, bool accepted)
+{
+    auto it = m_ios.find(oxId);
+    Io io = std::move(it->second);
+    m_ios.erase(it);
+    io.abortTimer.Cancel();
+    m_abortTrace(oxId, accepted, Simulator::Now() - io.abortStart);
+    if (io.abortDone)
+    {
+        io.abortDone(accepted);
+    }
+    if (!io.done && m_running)
+    {
+        Issue(); // the application's own I/O: keep QueueDepth outstanding
+    }
 }
 
 bool
@@ -167,6 +243,23 @@ FcpInitiator::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const A
     {
         return true;
     }
+    if (it->second.aborting)
+    {
+        // Only the answer to the ABTS counts; the exchange's other frames are discarded.
+        if (h.type == FcType::BLS && h.sId == it->second.target
+            && (h.rCtl == FcRctl::BA_ACC || h.rCtl == FcRctl::BA_RJT))
+        {
+            const bool accepted = h.rCtl == FcRctl::BA_ACC;
+            ++(accepted ? m_baAcc : m_baRjt);
+            FinishAbort(h.oxId, accepted);
+        }
+        return true;
+    }
+    if (h.type != FcType::FCP)
+    {
+        return true;
+    }
+    it->second.rxId = h.rxId;
     if (h.rCtl == FcRctl::DATA_DESCRIPTOR)
     {
         uint8_t iu[FCP_XFER_RDY_SIZE];
@@ -274,13 +367,15 @@ FcpTarget::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const Addr
         m_nextRx = (m_nextRx + 1) % 0xffff;
         x.write = iu[11] & 0x01;
         x.length = GetU32(iu + 28);
+        const uint16_t rx = x.rxId;
         if (x.write)
         {
             x.burstEnd = std::min(m_firstBurst, x.length);
-            m_x[key] = x;
+            Exchange& stored = m_x[key];
+            stored = x;
             if (x.burstEnd == 0)
             {
-                SendXferRdy(key);
+                SendXferRdy(stored);
             }
         }
         else
@@ -288,11 +383,11 @@ FcpTarget::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const Addr
             m_x[key] = x;
             if (m_backend)
             {
-                m_backend(true, x.length, [this, key] { SendReadData(key); });
+                m_backend(true, x.length, [this, key, rx] { SendReadData(key, rx); });
             }
             else
             {
-                Simulator::Schedule(m_serviceTime, &FcpTarget::SendReadData, this, key);
+                Simulator::Schedule(m_serviceTime, &FcpTarget::SendReadData, this, key, rx);
             }
         }
     }
@@ -307,27 +402,66 @@ FcpTarget::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const Addr
         x.received += FcPayloadOf(frame);
         if (x.received >= x.length)
         {
+            const uint16_t rx = x.rxId;
             if (m_backend)
             {
-                m_backend(false, x.length, [this, key] { SendRsp(key); });
+                m_backend(false, x.length, [this, key, rx] { SendRsp(key, rx); });
             }
             else
             {
-                Simulator::Schedule(m_serviceTime, &FcpTarget::SendRsp, this, key);
+                Simulator::Schedule(m_serviceTime, &FcpTarget::SendRsp, this, key, rx);
             }
         }
         else if (x.received == x.burstEnd)
         {
-            SendXferRdy(key);
+            SendXferRdy(x);
         }
+    }
+    else if (h.rCtl == FcRctl::ABTS && h.type == FcType::BLS)
+    {
+        ReceiveAbts(h, key);
     }
     return true;
 }
 
 void
-FcpTarget::SendXferRdy(uint64_t key)
+FcpTarget::ReceiveAbts(const FcFrameHeader& abts, uint64_t key)
 {
-    Exchange& x = m_x[key];
+    ++m_abtsReceived;
+    FcFrameHeader h;
+    h.type = FcType::BLS;
+    h.dId = abts.sId;
+    h.sId = m_port->GetFcId();
+    h.oxId = abts.oxId;
+    h.rxId = abts.rxId;
+    // The responder's answer ends the exchange: its last sequence.
+    h.fCtl = FcFctl::EXCHANGE_CONTEXT | FcFctl::LAST_SEQUENCE | FcFctl::END_SEQUENCE;
+    auto it = m_x.find(key);
+    // An RX_ID of 0xFFFF: the originator aborted before any frame of ours reached it.
+    if (it == m_x.end() || (abts.rxId != 0xffff && abts.rxId != it->second.rxId))
+    {
+        // Linux libfc's answer to an ABTS for an exchange it does not hold (fc_exch_recv_abts).
+        uint8_t rjt[FcBls::BA_RJT_SIZE]
+            = {0, FcBls::RJT_UNABLE_TO_PERFORM, FcBls::RJT_INVALID_OX_RX, 0};
+        h.rCtl = FcRctl::BA_RJT;
+        m_port->Enqueue(FrameWith(h, rjt, sizeof(rjt)));
+        return;
+    }
+    h.rxId = it->second.rxId;
+    m_x.erase(it); // pending backend completions find it gone
+    // SEQ_ID invalid, SEQ_CNT 0 to 0xFFFF: the whole exchange is aborted, no sequence of it is
+    // kept for recovery.
+    uint8_t acc[FcBls::BA_ACC_SIZE] = {};
+    PutU16(acc + 4, h.oxId);
+    PutU16(acc + 6, h.rxId);
+    PutU16(acc + 10, 0xffff);
+    h.rCtl = FcRctl::BA_ACC;
+    m_port->Enqueue(FrameWith(h, acc, sizeof(acc)));
+}
+
+void
+FcpTarget::SendXferRdy(Exchange& x)
+{
     uint32_t offset = static_cast<uint32_t>(x.burstEnd);
     uint32_t len = std::min<uint64_t>(m_maxBurst, x.length - x.burstEnd);
     x.burstEnd += len;
@@ -341,9 +475,14 @@ FcpTarget::SendXferRdy(uint64_t key)
 }
 
 void
-FcpTarget::SendReadData(uint64_t key)
+FcpTarget::SendReadData(uint64_t key, uint16_t rxId)
 {
-    Exchange& x = m_x[key];
+    auto it = m_x.find(key);
+    if (it == m_x.end() || it->second.rxId != rxId)
+    {
+        return; // aborted while the device read
+    }
+    const Exchange& x = it->second;
     uint64_t offset = 0;
     while (offset < x.length)
     {
@@ -352,14 +491,19 @@ FcpTarget::SendReadData(uint64_t key)
         SendFcSequence(m_port, h, len, m_maxPayload, offset);
         offset += len;
     }
-    SendRsp(key);
+    SendRsp(key, rxId);
 }
 
 void
-FcpTarget::SendRsp(uint64_t key)
+FcpTarget::SendRsp(uint64_t key, uint16_t rxId)
 {
-    Exchange x = m_x[key];
-    m_x.erase(key);
+    auto it = m_x.find(key);
+    if (it == m_x.end() || it->second.rxId != rxId)
+    {
+        return; // aborted while the device wrote
+    }
+    const Exchange x = it->second;
+    m_x.erase(it);
     uint8_t iu[FCP_RSP_SIZE] = {}; // SCSI status GOOD, no residual, no sense
     FcFrameHeader h = Header(x, FcRctl::COMMAND_STATUS);
     h.fCtl |= FcFctl::LAST_SEQUENCE | FcFctl::END_SEQUENCE;

@@ -2,12 +2,19 @@
  * FCP (SCSI over Fibre Channel, FCP-4) exchanges: FCP_CMND (32 B), FCP_XFER_RDY (12 B),
  * FCP_DATA sequences and FCP_RSP (24 B). Reads: CMND, DATA..., RSP. Writes: CMND, then per
  * burst XFER_RDY and DATA, then RSP; an optional first burst goes without XFER_RDY.
+ *
+ * Exchange abort (FC-FS-4 Basic Link Services, FCP-4 task abort): the originator sends ABTS
+ * (no payload) with the exchange's OX_ID and RX_ID and discards the exchange's frames from then
+ * on; the responder discards the exchange and answers BA_ACC (12 B), or BA_RJT (4 B) when it
+ * holds no such exchange. The originator frees the exchange at the answer, or at its ABTS
+ * timeout without one.
  */
 #ifndef FCP_H
 #define FCP_H
 
 #include "fc-applications.h"
 #include "ns3/application.h"
+#include "ns3/event-id.h"
 #include "ns3/traced-callback.h"
 
 #include <functional>
@@ -40,7 +47,14 @@ class FcpInitiator : public Application
     /// not started): `done` runs with the I/O's latency when its FCP_RSP arrives. `targetId`:
     /// the N_Port it goes to (0: the one given to Setup), so that one N_Port reaches several
     /// target ports, as an HBA port logged in to every target port of its fabric does.
-    void SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t targetId = 0);
+    /// Returns the exchange's OX_ID (for Abort).
+    uint16_t SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done,
+                      uint32_t targetId = 0);
+    /// Aborts exchange `oxId` with an ABTS to its D_ID. From now on its `done` never runs and
+    /// its frames are discarded. The exchange is freed when the BA_ACC (done(true)) or the BA_RJT
+    /// (done(false)) arrives, or after AbortTimeout without either (done(false)). An OX_ID not
+    /// outstanding, or already being aborted: done(false) at once and nothing is sent.
+    void Abort(uint16_t oxId, std::function<void(bool accepted)> done);
 
     uint64_t
     GetCompleted() const
@@ -57,9 +71,38 @@ class FcpInitiator : public Application
     {
         return m_latUs;
     }
+    /// Exchanges held: outstanding, or aborted and waiting for the BA_ACC / BA_RJT.
+    std::size_t
+    GetExchanges() const
+    {
+        return m_ios.size();
+    }
+    uint64_t
+    GetAbortsSent() const
+    {
+        return m_abortsSent;
+    }
+    uint64_t
+    GetBaAccReceived() const
+    {
+        return m_baAcc;
+    }
+    uint64_t
+    GetBaRjtReceived() const
+    {
+        return m_baRjt;
+    }
+    /// Aborts given up after AbortTimeout with neither BA_ACC nor BA_RJT.
+    uint64_t
+    GetAbortTimeouts() const
+    {
+        return m_abortTimeouts;
+    }
 
     /// (I/O bytes, latency) of each completed I/O.
     typedef void (*IoCallback)(uint32_t bytes, Time latency);
+    /// (OX_ID, accepted: a BA_ACC came back, time since Abort queued the ABTS).
+    typedef void (*AbortCallback)(uint16_t oxId, bool accepted, Time sinceAbts);
 
   private:
     struct Io
@@ -68,13 +111,20 @@ class FcpInitiator : public Application
         uint64_t sent = 0;
         uint32_t bytes = 0;
         uint32_t target = 0;            ///< D_ID of its frames
+        uint16_t rxId = 0xffff;         ///< the responder's, from its first frame
         std::function<void(Time)> done; ///< set for SubmitIo
+        bool aborting = false;          ///< ABTS sent, BA_ACC / BA_RJT awaited
+        Time abortStart;
+        std::function<void(bool)> abortDone;
+        EventId abortTimer;
     };
 
     void StartApplication() override;
     void StopApplication() override;
     void Issue();
-    void IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t target);
+    uint16_t IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t target);
+    void FinishAbort(uint16_t oxId, bool accepted);
+    void AbortTimedOut(uint16_t oxId);
     bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
     FcFrameHeader Header(uint8_t rCtl, uint16_t oxId, uint16_t rxId, uint32_t target) const;
 
@@ -85,6 +135,7 @@ class FcpInitiator : public Application
     uint32_t m_queueDepth;
     uint32_t m_maxPayload;
     uint32_t m_firstBurst = 0;
+    Time m_abortTimeout;
     bool m_running = false;
     uint16_t m_nextOx = 0;
     std::unordered_map<uint16_t, Io> m_ios;
@@ -93,7 +144,12 @@ class FcpInitiator : public Application
     Time m_from;
     Time m_to = Time::Max();
     std::vector<double> m_latUs;
+    uint64_t m_abortsSent = 0;
+    uint64_t m_baAcc = 0;
+    uint64_t m_baRjt = 0;
+    uint64_t m_abortTimeouts = 0;
     TracedCallback<uint32_t, Time> m_ioTrace;
+    TracedCallback<uint16_t, bool, Time> m_abortTrace;
 };
 
 /// Serves FCP exchanges from any initiator: a block target with a fixed service time.
@@ -113,6 +169,17 @@ class FcpTarget : public Application
     GetFirstBurstSize() const
     {
         return m_firstBurst;
+    }
+    /// Exchanges held (commands received whose FCP_RSP has not gone, and not aborted).
+    std::size_t
+    GetExchanges() const
+    {
+        return m_x.size();
+    }
+    uint64_t
+    GetAbtsReceived() const
+    {
+        return m_abtsReceived;
     }
 
   private:
@@ -136,9 +203,12 @@ class FcpTarget : public Application
     {
     }
     bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);
-    void SendXferRdy(uint64_t key);
-    void SendReadData(uint64_t key);
-    void SendRsp(uint64_t key);
+    void SendXferRdy(Exchange& x);
+    /// Backend completions: `rxId` names the exchange they belong to, which may have been
+    /// aborted since (and its OX_ID reused).
+    void SendReadData(uint64_t key, uint16_t rxId);
+    void SendRsp(uint64_t key, uint16_t rxId);
+    void ReceiveAbts(const FcFrameHeader& abts, uint64_t key);
     FcFrameHeader Header(const Exchange& x, uint8_t rCtl) const;
 
     Ptr<FcNetDevice> m_port;
@@ -149,6 +219,7 @@ class FcpTarget : public Application
     Backend m_backend;
     uint16_t m_nextRx = 0;
     std::unordered_map<uint64_t, Exchange> m_x; ///< key: S_ID << 16 | OX_ID
+    uint64_t m_abtsReceived = 0;
 };
 
 } // namespace ns3

@@ -10,6 +10,7 @@
 #include "ns3/tcp-socket-factory.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -62,6 +63,14 @@ IscsiInitiator::GetTypeId()
               .AddAttribute("NopInterval", "Keepalive NOP-Out ping period; 0: none.",
                             TimeValue(Time(0)), MakeTimeAccessor(&IscsiInitiator::m_nopInterval),
                             MakeTimeChecker(Time(0)))
+              .AddAttribute("AbortTimeout",
+                            "How long an ABORT TASK waits for its Task Management Function "
+                            "Response; without one the abort fails and the command is forgotten "
+                            "here (counted). open-iscsi's node.session.err_timeo.abort_timeout, "
+                            "15 s in its iscsid.conf.",
+                            TimeValue(Seconds(15)),
+                            MakeTimeAccessor(&IscsiInitiator::m_abortTimeout),
+                            MakeTimeChecker(Time(1)))
               .AddAttribute("Session", "The operational keys this initiator offers at login.",
                             PointerValue(), MakePointerAccessor(&IscsiInitiator::m_session),
                             MakePointerChecker<IscsiSession>())
@@ -81,7 +90,12 @@ IscsiInitiator::GetTypeId()
                               "ns3::IscsiInitiator::RttCallback")
               .AddTraceSource("LoginComplete", "The login reached the full feature phase.",
                               MakeTraceSourceAccessor(&IscsiInitiator::m_loginTrace),
-                              "ns3::IscsiInitiator::LoginCallback");
+                              "ns3::IscsiInitiator::LoginCallback")
+              .AddTraceSource("AbortComplete",
+                              "An ABORT TASK ended: (ITT of the command, TMF Response or -1 "
+                              "when none came within AbortTimeout, time since it was sent).",
+                              MakeTraceSourceAccessor(&IscsiInitiator::m_abortTrace),
+                              "ns3::IscsiInitiator::AbortCallback");
     return tid;
 }
 
@@ -96,6 +110,7 @@ void
 IscsiInitiator::DoDispose()
 {
     m_conn.reset();
+    m_tmfs.clear();
     m_socket = nullptr;
     m_localDevice = nullptr;
     m_session = nullptr;
@@ -247,7 +262,7 @@ IscsiInitiator::SetExternalWorkload()
     m_external = true;
 }
 
-void
+uint32_t
 IscsiInitiator::Submit(bool isWrite, uint32_t bytes, IoDone done)
 {
     if (bytes == 0 || bytes % BLOCK != 0)
@@ -256,7 +271,93 @@ IscsiInitiator::Submit(bool isWrite, uint32_t bytes, IoDone done)
                                     + " bytes; accepted: a positive multiple of 512");
     }
     m_external = true;
-    m_requests.push_back({isWrite, bytes, std::move(done)});
+    const uint32_t itt = NextTag();
+    m_requests.push_back({isWrite, bytes, std::move(done), itt});
+    Issue();
+    return itt;
+}
+
+void
+IscsiInitiator::Abort(uint32_t itt, AbortDone done)
+{
+    auto now = [&done](bool complete)
+    {
+        if (done)
+        {
+            Simulator::ScheduleNow([done, complete]() { done(complete); });
+        }
+    };
+    auto queued = std::find_if(m_requests.begin(), m_requests.end(),
+                               [itt](const Request& r) { return r.itt == itt; });
+    if (queued != m_requests.end())
+    {
+        m_requests.erase(queued);
+        now(true);
+        return;
+    }
+    auto it = m_tasks.find(itt);
+    if (it == m_tasks.end() || it->second.aborting)
+    {
+        now(it == m_tasks.end());
+        return;
+    }
+    Task& t = it->second;
+    t.aborting = true;
+    // Immediate, as open-iscsi sends it: it carries the next CmdSN without consuming it. The
+    // LUN and RefCmdSN are the command's (a target checks RefCmdSN against the task it finds).
+    IscsiBhs tmf;
+    tmf.SetOpcode(IscsiOpcode::TASK_MGMT_REQUEST);
+    tmf.SetImmediate(true);
+    tmf.SetFunction(IscsiTmf::ABORT_TASK);
+    tmf.SetLun(0);
+    const uint32_t tag = NextTag();
+    tmf.SetInitiatorTaskTag(tag);
+    tmf.SetReferencedTaskTag(itt);
+    tmf.SetCmdSn(m_cmdSn);
+    tmf.SetExpStatSn(m_expStatSn);
+    tmf.SetRefCmdSn(t.cmdSn);
+    Tmf& r = m_tmfs[tag];
+    r.task = itt;
+    r.sent = Simulator::Now();
+    r.done = std::move(done);
+    r.timer = Simulator::Schedule(m_abortTimeout, &IscsiInitiator::AbortTimedOut, this, tag);
+    ++m_abortsSent;
+    m_conn->Send(tmf, 0);
+}
+
+void
+IscsiInitiator::AbortTimedOut(uint32_t tmfItt)
+{
+    ++m_abortTimeouts;
+    EndAbort(tmfItt, -1);
+}
+
+void
+IscsiInitiator::TmfResponse(const IscsiBhs& bhs)
+{
+    UpdateWindow(bhs);
+    m_expStatSn = bhs.GetStatSn() + 1;
+    if (m_tmfs.count(bhs.GetInitiatorTaskTag()))
+    {
+        EndAbort(bhs.GetInitiatorTaskTag(), bhs.GetByte2());
+    }
+}
+
+void
+IscsiInitiator::EndAbort(uint32_t tmfItt, int response)
+{
+    auto it = m_tmfs.find(tmfItt);
+    Tmf tmf = std::move(it->second);
+    m_tmfs.erase(it);
+    tmf.timer.Cancel();
+    m_tasks.erase(tmf.task);
+    m_abortTrace(tmf.task, response, Simulator::Now() - tmf.sent);
+    if (tmf.done)
+    {
+        // Both mean the task no longer exists at the target (RFC 7143 11.6.1).
+        tmf.done(response == IscsiTmfResponse::FUNCTION_COMPLETE
+                 || response == IscsiTmfResponse::TASK_DOES_NOT_EXIST);
+    }
     Issue();
 }
 
@@ -269,24 +370,24 @@ IscsiInitiator::Issue()
         {
             Request r = std::move(m_requests.front());
             m_requests.pop_front();
-            SendCommand(r.write, r.bytes, std::move(r.done));
+            SendCommand(r.itt, r.write, r.bytes, std::move(r.done));
         }
         return;
     }
     while (m_running && m_loggedIn && m_tasks.size() < m_queueDepth
            && (m_ioCount == 0 || m_issued < m_ioCount) && SerialLessEq(m_cmdSn, m_maxCmdSn))
     {
-        SendCommand(m_direction == WRITE, m_ioSize, nullptr);
+        SendCommand(NextTag(), m_direction == WRITE, m_ioSize, nullptr);
     }
 }
 
 void
-IscsiInitiator::SendCommand(bool write, uint32_t bytes, IoDone done)
+IscsiInitiator::SendCommand(uint32_t itt, bool write, uint32_t bytes, IoDone done)
 {
-    const uint32_t itt = NextTag();
     Task& t = m_tasks[itt];
     t.write = write;
     t.bytes = bytes;
+    t.cmdSn = m_cmdSn;
     t.start = Simulator::Now();
     t.done = std::move(done);
     ++m_issued;
@@ -371,7 +472,8 @@ IscsiInitiator::Receive(const IscsiBhs& bhs, const uint8_t* data, uint32_t n)
         {
             UpdateWindow(bhs);
             const uint32_t itt = bhs.GetInitiatorTaskTag();
-            if (m_tasks.count(itt))
+            auto it = m_tasks.find(itt);
+            if (it != m_tasks.end() && !it->second.aborting)
             {
                 DataOut(itt, bhs.GetTargetTransferTag(), bhs.GetBufferOffset(),
                         bhs.GetDesiredDataTransferLength());
@@ -381,26 +483,36 @@ IscsiInitiator::Receive(const IscsiBhs& bhs, const uint8_t* data, uint32_t n)
         case IscsiOpcode::DATA_IN:
         {
             UpdateWindow(bhs);
+            const bool status = bhs.GetFlags() & IscsiFlag::STATUS;
+            if (status)
+            {
+                m_expStatSn = bhs.GetStatSn() + 1; // even for a command being aborted
+            }
             auto it = m_tasks.find(bhs.GetInitiatorTaskTag());
-            if (it == m_tasks.end())
+            if (it == m_tasks.end() || it->second.aborting)
             {
                 return;
             }
             it->second.dataIn += n;
-            if (bhs.GetFlags() & IscsiFlag::STATUS)
+            if (status)
             {
-                m_expStatSn = bhs.GetStatSn() + 1;
                 Complete(it->first, bhs.GetByte3());
             }
             return;
         }
         case IscsiOpcode::SCSI_RESPONSE:
+        {
             UpdateWindow(bhs);
             m_expStatSn = bhs.GetStatSn() + 1;
-            if (m_tasks.count(bhs.GetInitiatorTaskTag()))
+            auto it = m_tasks.find(bhs.GetInitiatorTaskTag());
+            if (it != m_tasks.end() && !it->second.aborting)
             {
-                Complete(bhs.GetInitiatorTaskTag(), bhs.GetByte3());
+                Complete(it->first, bhs.GetByte3());
             }
+            return;
+        }
+        case IscsiOpcode::TASK_MGMT_RESPONSE:
+            TmfResponse(bhs);
             return;
         case IscsiOpcode::NOP_IN:
         {

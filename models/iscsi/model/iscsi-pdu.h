@@ -24,11 +24,13 @@ namespace IscsiOpcode
 {
 constexpr uint8_t NOP_OUT = 0x00;
 constexpr uint8_t SCSI_COMMAND = 0x01;
+constexpr uint8_t TASK_MGMT_REQUEST = 0x02;
 constexpr uint8_t LOGIN_REQUEST = 0x03;
 constexpr uint8_t TEXT_REQUEST = 0x04;
 constexpr uint8_t DATA_OUT = 0x05;
 constexpr uint8_t NOP_IN = 0x20;
 constexpr uint8_t SCSI_RESPONSE = 0x21;
+constexpr uint8_t TASK_MGMT_RESPONSE = 0x22;
 constexpr uint8_t LOGIN_RESPONSE = 0x23;
 constexpr uint8_t TEXT_RESPONSE = 0x24;
 constexpr uint8_t DATA_IN = 0x25;
@@ -47,6 +49,21 @@ constexpr uint8_t STATUS = 0x01;      ///< S (Data-In): status rides in this PDU
 constexpr uint8_t TRANSIT = 0x80;     ///< T (Login): go to the next stage
 constexpr uint8_t CONTINUE = 0x40;    ///< C (Login, Text): text continues in the next PDU
 } // namespace IscsiFlag
+
+/// Task Management Function Request: Function (RFC 7143 section 11.5.1).
+namespace IscsiTmf
+{
+constexpr uint8_t ABORT_TASK = 1;
+} // namespace IscsiTmf
+
+/// Task Management Function Response: Response (RFC 7143 section 11.6.1).
+namespace IscsiTmfResponse
+{
+constexpr uint8_t FUNCTION_COMPLETE = 0;
+constexpr uint8_t TASK_DOES_NOT_EXIST = 1;
+constexpr uint8_t NOT_SUPPORTED = 5; ///< Task management function not supported
+constexpr uint8_t REJECTED = 255;    ///< Function rejected
+} // namespace IscsiTmfResponse
 
 constexpr uint32_t ISCSI_BHS_SIZE = 48;
 constexpr uint32_t ISCSI_DIGEST_SIZE = 4;
@@ -177,7 +194,8 @@ class IscsiBhs : public Header
     }
 
     // --- opcode-specific bytes 2 and 3 ---
-    /// SCSI Response: iSCSI service response (byte 2). Login: Version-max (byte 2).
+    /// SCSI Response: iSCSI service response (byte 2). Login: Version-max (byte 2). Task
+    /// Management Function Response: Response (byte 2).
     uint8_t
     GetByte2() const
     {
@@ -201,6 +219,40 @@ class IscsiBhs : public Header
     }
 
     // --- opcode-specific words (offsets from the figures of section 11) ---
+    /// Task Management Function Request: the F bit (always set) and Function (byte 1, bits
+    /// 0-6).
+    uint8_t
+    GetFunction() const
+    {
+        return m_b[1] & 0x7f;
+    }
+    void
+    SetFunction(uint8_t f)
+    {
+        m_b[1] = IscsiFlag::FINAL | (f & 0x7f);
+    }
+    /// Task Management Function Request: Referenced Task Tag (bytes 20-23).
+    uint32_t
+    GetReferencedTaskTag() const
+    {
+        return Get32(20);
+    }
+    void
+    SetReferencedTaskTag(uint32_t t)
+    {
+        Put32(20, t);
+    }
+    /// Task Management Function Request: RefCmdSN (bytes 32-35).
+    uint32_t
+    GetRefCmdSn() const
+    {
+        return Get32(32);
+    }
+    void
+    SetRefCmdSn(uint32_t n)
+    {
+        Put32(32, n);
+    }
     /// Data-Out, Data-In, R2T, NOP-Out, NOP-In: Target Transfer Tag (bytes 20-23).
     uint32_t
     GetTargetTransferTag() const
@@ -223,7 +275,8 @@ class IscsiBhs : public Header
     {
         Put32(20, n);
     }
-    /// Requests (SCSI Command, NOP-Out, Login/Text Request): CmdSN (bytes 24-27).
+    /// Requests (SCSI Command, Task Management, NOP-Out, Login/Text Request): CmdSN (bytes
+    /// 24-27).
     uint32_t
     GetCmdSn() const
     {
@@ -234,7 +287,8 @@ class IscsiBhs : public Header
     {
         Put32(24, n);
     }
-    /// Responses (SCSI Response, Data-In, R2T, NOP-In, Login/Text Response): StatSN (24-27).
+    /// Responses (SCSI and Task Management Response, Data-In, R2T, NOP-In, Login/Text Response):
+    /// StatSN (24-27).
     uint32_t
     GetStatSn() const
     {
@@ -278,7 +332,8 @@ class IscsiBhs : public Header
     {
         Put32(32, n);
     }
-    /// Data-In, Data-Out: DataSN; R2T: R2TSN; SCSI Response: ExpDataSN (bytes 36-39).
+    /// Data-In, Data-Out: DataSN; R2T: R2TSN; SCSI Response and Task Management Request:
+    /// ExpDataSN (bytes 36-39).
     uint32_t
     GetDataSn() const
     {

@@ -17,6 +17,13 @@ namespace
 {
 constexpr uint8_t SCSI_GOOD = 0x00;
 
+/// Serial number arithmetic (RFC 1982), as CmdSN comparisons require (RFC 7143 4.2.2.1).
+bool
+SerialLessEq(uint32_t a, uint32_t b)
+{
+    return int32_t(a - b) <= 0;
+}
+
 uint64_t
 CdbLba(const uint8_t* cdb)
 {
@@ -98,6 +105,13 @@ const IscsiNegotiated&
 IscsiTarget::GetNegotiated(size_t i) const
 {
     return m_conns.at(i)->neg;
+}
+
+size_t
+IscsiTarget::GetTasks(size_t i) const
+{
+    const Conn& c = *m_conns.at(i);
+    return c.writes.size() + c.reads.size();
 }
 
 void
@@ -187,6 +201,9 @@ IscsiTarget::Receive(size_t ci, const IscsiBhs& bhs, const uint8_t* data, uint32
         case IscsiOpcode::DATA_OUT:
             DataOut(ci, bhs, n);
             return;
+        case IscsiOpcode::TASK_MGMT_REQUEST:
+            TaskManagement(c, bhs);
+            return;
         case IscsiOpcode::NOP_OUT:
         {
             if (bhs.GetInitiatorTaskTag() == ISCSI_RESERVED_TAG)
@@ -260,9 +277,11 @@ IscsiTarget::Command(size_t ci, const IscsiBhs& bhs, uint32_t n)
     const uint32_t itt = bhs.GetInitiatorTaskTag();
     const uint32_t edtl = bhs.GetExpectedDataTransferLength();
     const uint64_t lba = CdbLba(bhs.GetCdb());
+    const uint32_t cmdSn = bhs.GetCmdSn();
     if (!(bhs.GetFlags() & IscsiFlag::WRITE))
     {
-        auto done = [this, ci, itt, edtl]() { ReadDone(ci, itt, edtl); };
+        c.reads[itt] = cmdSn;
+        auto done = [this, ci, itt, cmdSn, edtl]() { ReadDone(ci, itt, cmdSn, edtl); };
         if (m_backend)
         {
             m_backend(false, lba, edtl, done);
@@ -276,6 +295,7 @@ IscsiTarget::Command(size_t ci, const IscsiBhs& bhs, uint32_t n)
     WriteTask& t = c.writes[itt];
     t.edtl = edtl;
     t.lba = lba;
+    t.cmdSn = cmdSn;
     t.received = n;
     // With the F bit no unsolicited Data-Out follows; otherwise they run up to
     // min(FirstBurstLength, EDTL) (RFC 7143 11.3.1, 13.14).
@@ -369,10 +389,14 @@ IscsiTarget::WriteDone(size_t ci, uint32_t itt)
 {
     Conn& c = *m_conns[ci];
     WriteTask& t = c.writes[itt];
-    auto respond = [this, ci, itt]()
+    auto respond = [this, ci, itt, cmdSn = t.cmdSn]()
     {
         Conn& c = *m_conns[ci];
         auto it = c.writes.find(itt);
+        if (it == c.writes.end() || it->second.cmdSn != cmdSn)
+        {
+            return; // aborted while the backend wrote
+        }
         const uint32_t r2ts = it->second.r2tSn;
         c.writes.erase(it);
         --c.active;
@@ -399,9 +423,15 @@ IscsiTarget::WriteDone(size_t ci, uint32_t itt)
 }
 
 void
-IscsiTarget::ReadDone(size_t ci, uint32_t itt, uint32_t bytes)
+IscsiTarget::ReadDone(size_t ci, uint32_t itt, uint32_t cmdSn, uint32_t bytes)
 {
     Conn& c = *m_conns[ci];
+    auto it = c.reads.find(itt);
+    if (it == c.reads.end() || it->second != cmdSn)
+    {
+        return; // aborted while the backend read
+    }
+    c.reads.erase(it);
     const uint32_t mrdsl = c.neg.initiatorMaxRecvDataSegmentLength;
     --c.active;
     uint32_t dataSn = 0;
@@ -431,6 +461,64 @@ IscsiTarget::ReadDone(size_t ci, uint32_t itt, uint32_t bytes)
             at += k;
         }
     }
+}
+
+void
+IscsiTarget::TaskManagement(Conn& c, const IscsiBhs& bhs)
+{
+    if (!bhs.IsImmediate())
+    {
+        c.expCmdSn = bhs.GetCmdSn() + 1;
+    }
+    const uint8_t response = bhs.GetFunction() == IscsiTmf::ABORT_TASK
+                                 ? AbortTask(c, bhs.GetReferencedTaskTag(), bhs.GetRefCmdSn())
+                                 : IscsiTmfResponse::NOT_SUPPORTED;
+    // Task Management Function Response (RFC 7143 11.6): F bit, Response in byte 2.
+    IscsiBhs rsp;
+    rsp.SetOpcode(IscsiOpcode::TASK_MGMT_RESPONSE);
+    rsp.SetFlags(IscsiFlag::FINAL);
+    rsp.SetByte2(response);
+    rsp.SetInitiatorTaskTag(bhs.GetInitiatorTaskTag());
+    rsp.SetStatSn(c.statSn++);
+    rsp.SetExpCmdSn(c.expCmdSn);
+    rsp.SetMaxCmdSn(MaxCmdSn(c));
+    c.io->Send(rsp, 0);
+}
+
+uint8_t
+IscsiTarget::AbortTask(Conn& c, uint32_t itt, uint32_t refCmdSn)
+{
+    auto w = c.writes.find(itt);
+    auto r = c.reads.find(itt);
+    if (w == c.writes.end() && r == c.reads.end())
+    {
+        // RefCmdSN still in the command window: a command not received yet, taken as aborted
+        // (RFC 7143 11.5.1 b; over one TCP connection it always arrives before the TMF). Below
+        // it: the task has ended.
+        return SerialLessEq(c.expCmdSn, refCmdSn) && SerialLessEq(refCmdSn, MaxCmdSn(c))
+                   ? IscsiTmfResponse::FUNCTION_COMPLETE
+                   : IscsiTmfResponse::TASK_DOES_NOT_EXIST;
+    }
+    const uint32_t cmdSn = w != c.writes.end() ? w->second.cmdSn : r->second;
+    if (cmdSn != refCmdSn)
+    {
+        return IscsiTmfResponse::REJECTED;
+    }
+    if (w != c.writes.end())
+    {
+        // Its outstanding R2Ts end with it: Data-Out answering them is ignored.
+        for (auto t = c.transfers.begin(); t != c.transfers.end();)
+        {
+            t = t->second == itt ? c.transfers.erase(t) : std::next(t);
+        }
+        c.writes.erase(w);
+    }
+    else
+    {
+        c.reads.erase(r);
+    }
+    --c.active; // the window reopens: no status will be sent for it
+    return IscsiTmfResponse::FUNCTION_COMPLETE;
 }
 
 } // namespace ns3

@@ -11,6 +11,12 @@
  * MaxRecvDataSegmentLength go out in sequences of at most MaxBurstLength (F bit at the end of
  * each); the last Data-In carries the status (S bit), as Linux's LIO target does for a good
  * status (no separate SCSI Response).
+ * Task management: ABORT TASK is answered as LIO's iscsit_tmr_abort_task does. A task found
+ * with the RefCmdSN given is discarded (no R2T, Data-In or SCSI Response follows; a later
+ * backend completion does nothing; its Data-Out is ignored): "Function complete". Not found:
+ * "Function complete" if RefCmdSN is within [ExpCmdSN, MaxCmdSN] (a command not yet received),
+ * else "Task does not exist". Found with another CmdSN: "Function rejected". Other functions:
+ * "not supported".
  */
 #ifndef ISCSI_TARGET_H
 #define ISCSI_TARGET_H
@@ -57,6 +63,8 @@ class IscsiTarget : public Application
     {
         return m_conns.size();
     }
+    /// Tasks of connection `i` (commands received whose status has not gone, not aborted).
+    size_t GetTasks(size_t i = 0) const;
 
     typedef void (*PduCallback)(const IscsiBhs& bhs, uint32_t bytes);
 
@@ -69,6 +77,7 @@ class IscsiTarget : public Application
         uint32_t outstandingR2t = 0;
         uint32_t r2tSn = 0;
         uint64_t lba = 0;
+        uint32_t cmdSn = 0;
         bool unsolicitedDone = false;
     };
     struct Conn
@@ -80,6 +89,7 @@ class IscsiTarget : public Application
         uint32_t expCmdSn = 0;
         uint32_t active = 0;                            ///< commands received, status not yet sent
         std::unordered_map<uint32_t, WriteTask> writes; ///< by ITT
+        std::unordered_map<uint32_t, uint32_t> reads;   ///< ITT -> CmdSN, in the backend
         std::unordered_map<uint32_t, uint32_t> transfers; ///< TTT -> ITT of outstanding R2Ts
     };
 
@@ -93,7 +103,9 @@ class IscsiTarget : public Application
     void DataOut(size_t ci, const IscsiBhs& bhs, uint32_t n);
     void SendR2ts(Conn& c, uint32_t itt, WriteTask& t);
     void WriteDone(size_t ci, uint32_t itt);
-    void ReadDone(size_t ci, uint32_t itt, uint32_t bytes);
+    void ReadDone(size_t ci, uint32_t itt, uint32_t cmdSn, uint32_t bytes);
+    void TaskManagement(Conn& c, const IscsiBhs& bhs);
+    uint8_t AbortTask(Conn& c, uint32_t itt, uint32_t refCmdSn);
     uint32_t MaxCmdSn(const Conn& c) const;
     uint32_t NextTtt();
 

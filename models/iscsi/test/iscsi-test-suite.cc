@@ -2,7 +2,8 @@
  * iSCSI tests: CRC32C against the RFC 3720 B.4 vectors, the BHS against the RFC 7143 section 11
  * figures byte by byte, the login rules key by key, and whole sessions over ns-3 TCP on a
  * 1 Gbit/s point-to-point link: the PDUs of writes and reads as RFC 7143 prescribes them for the
- * negotiated keys, R2T pacing by MaxOutstandingR2T, and the idle round trip between bursts.
+ * negotiated keys, R2T pacing by MaxOutstandingR2T, the idle round trip between bursts, and
+ * ABORT TASK (the task gone at both ends, a late status discarded, the abort timeout).
  */
 #include "iscsi-helper.h"
 #include "iscsi-login.h"
@@ -222,6 +223,46 @@ class BhsTest : public TestCase
                                == std::vector<uint8_t>{0x80, 0, 0, 0, 0, 0x42, 0x12, 0x34}),
                               true, "ISID and TSIH");
         NS_TEST_ASSERT_MSG_EQ(login.GetIsid(), 0x800000000042ull, "ISID read back");
+
+        // Task Management Function Request (11.5), as Wireshark's packet-iscsi.c dissects it:
+        // byte 0 .|I|0x02, byte 1 F and Function, 8 LUN, 16 ITT, 20 Referenced Task Tag, 24
+        // CmdSN, 28 ExpStatSN, 32 RefCmdSN, 36 ExpDataSN.
+        IscsiBhs tmf;
+        tmf.SetOpcode(IscsiOpcode::TASK_MGMT_REQUEST);
+        tmf.SetImmediate(true);
+        tmf.SetFunction(IscsiTmf::ABORT_TASK);
+        tmf.SetLun(0x0001000000000000ull);
+        tmf.SetInitiatorTaskTag(0x0a);
+        tmf.SetReferencedTaskTag(0x07);
+        tmf.SetCmdSn(0x10);
+        tmf.SetExpStatSn(0x20);
+        tmf.SetRefCmdSn(0x0f);
+        const std::vector<uint8_t> tmfBytes
+            = {0x42, 0x81, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // I|0x02, F|ABORT TASK, DSL 0
+               0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // LUN
+               0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x07, // ITT, Referenced Task Tag
+               0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x20, // CmdSN, ExpStatSN
+               0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, // RefCmdSN, ExpDataSN
+               0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+        NS_TEST_ASSERT_MSG_EQ((Wire(tmf) == tmfBytes), true, "TMF Request bytes");
+        NS_TEST_ASSERT_MSG_EQ(unsigned(tmf.GetFunction()), 1u, "Function read back");
+        NS_TEST_ASSERT_MSG_EQ(tmf.IsFinal(), true, "F bit always set");
+        // Task Management Function Response (11.6): byte 2 Response, 16 ITT, 24 StatSN, 28
+        // ExpCmdSN, 32 MaxCmdSN.
+        IscsiBhs tmfRsp;
+        tmfRsp.SetOpcode(IscsiOpcode::TASK_MGMT_RESPONSE);
+        tmfRsp.SetFlags(IscsiFlag::FINAL);
+        tmfRsp.SetByte2(IscsiTmfResponse::TASK_DOES_NOT_EXIST);
+        tmfRsp.SetInitiatorTaskTag(0x0a);
+        tmfRsp.SetStatSn(0x30);
+        tmfRsp.SetExpCmdSn(0x10);
+        tmfRsp.SetMaxCmdSn(0x4f);
+        const std::vector<uint8_t> rspBytes
+            = {0x22, 0x80, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+               0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00,
+               0x00, 0x00, 0x00, 0x30, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x4f,
+               0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+        NS_TEST_ASSERT_MSG_EQ((Wire(tmfRsp) == rspBytes), true, "TMF Response bytes");
 
         // Wire size: 48 + AHS + header digest + data padded to 4 + data digest (with data only).
         NS_TEST_ASSERT_MSG_EQ(IscsiPduSize(0, 8192, false, false), 8240u, "8 KiB Data-Out");
@@ -1112,6 +1153,212 @@ class KeepAliveTest : public IscsiTestCase
     Time m_login;
 };
 
+// ---------------------------------------------------------------------------------------------
+// ABORT TASK over TCP.
+
+/// One session on the 1 Gbit/s link driven by Submit; every PDU logged.
+struct AbortSession
+{
+    Log log;
+    IscsiHelper::Pair p;
+    int ioDone = 0;
+    std::vector<std::pair<Time, bool>> aborts; ///< (when, complete) of Abort's done
+
+    AbortSession()
+    {
+        IscsiHelper h;
+        Link link = MakeLink();
+        p = h.Install(link.nodes.Get(0), link.nodes.Get(1), link.target);
+        p.target->TraceConnectWithoutContext("PduTx", MakeCallback(&Log::TargetTx, &log));
+        p.target->TraceConnectWithoutContext("PduRx", MakeCallback(&Log::TargetRx, &log));
+        p.initiator->TraceConnectWithoutContext("PduTx", MakeCallback(&Log::InitiatorTx, &log));
+        p.initiator->TraceConnectWithoutContext("PduRx", MakeCallback(&Log::InitiatorRx, &log));
+        p.initiator->SetExternalWorkload();
+    }
+
+    uint32_t
+    Submit(bool write, uint32_t bytes)
+    {
+        return p.initiator->Submit(write, bytes, [this](Time) { ++ioDone; });
+    }
+
+    void
+    AbortAt(Time at, uint32_t itt)
+    {
+        Simulator::Schedule(at,
+                            [this, itt]()
+                            {
+                                p.initiator->Abort(
+                                    itt, [this](bool complete)
+                                    { aborts.emplace_back(Simulator::Now(), complete); });
+                            });
+    }
+
+    /// The command with ITT `itt` as the target received it.
+    const Pdu*
+    Command(uint32_t itt) const
+    {
+        for (const Pdu& c : log.targetRx)
+        {
+            if (c.h.GetOpcode() == IscsiOpcode::SCSI_COMMAND && c.h.GetInitiatorTaskTag() == itt)
+            {
+                return &c;
+            }
+        }
+        return nullptr;
+    }
+};
+
+class AbortTaskTest : public IscsiTestCase
+{
+  public:
+    AbortTaskTest()
+        : IscsiTestCase("ABORT TASK for a write in a slow backend: Function complete one round "
+                        "trip later, no SCSI Response ever, both task tables empty, the session "
+                        "goes on")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        AbortSession s;
+        int backendDone = 0;
+        // The device takes 20 ms per I/O; its completion of the aborted write must do nothing.
+        s.p.target->SetBackend(
+            [&](bool, uint64_t, uint32_t, std::function<void()> done)
+            {
+                Simulator::Schedule(MilliSeconds(20),
+                                    [&backendDone, done]()
+                                    {
+                                        ++backendDone;
+                                        done();
+                                    });
+            });
+        const uint32_t itt = s.Submit(true, 65536);
+        const Time tAbort = MilliSeconds(5); // login and the 64 KiB of data long done
+        s.AbortAt(tAbort, itt);
+        int laterDone = 0;
+        Simulator::Schedule(
+            MilliSeconds(30),
+            [&]() { s.p.initiator->Submit(false, 4096, [&laterDone](Time) { ++laterDone; }); });
+        Simulator::Stop(MilliSeconds(100));
+        Simulator::Run();
+
+        const Pdu* cmd = s.Command(itt);
+        NS_TEST_ASSERT_MSG_NE(cmd, nullptr, "the write reached the target");
+        const auto reqs = Log::Only(s.log.targetRx, IscsiOpcode::TASK_MGMT_REQUEST);
+        NS_TEST_ASSERT_MSG_EQ(reqs.size(), 1u, "one TMF request");
+        const IscsiBhs& req = reqs[0].h;
+        NS_TEST_ASSERT_MSG_EQ(req.IsImmediate(), true, "immediate");
+        NS_TEST_ASSERT_MSG_EQ(unsigned(req.GetFunction()), 1u, "ABORT TASK");
+        NS_TEST_ASSERT_MSG_EQ(req.IsFinal(), true, "F bit");
+        NS_TEST_ASSERT_MSG_EQ(req.GetReferencedTaskTag(), itt, "Referenced Task Tag");
+        NS_TEST_ASSERT_MSG_NE(req.GetInitiatorTaskTag(), itt, "its own ITT");
+        NS_TEST_ASSERT_MSG_EQ(req.GetRefCmdSn(), cmd->h.GetCmdSn(), "RefCmdSN: the write's");
+        NS_TEST_ASSERT_MSG_EQ(req.GetCmdSn(), cmd->h.GetCmdSn() + 1, "the next CmdSN");
+        NS_TEST_ASSERT_MSG_EQ(req.GetLun(), cmd->h.GetLun(), "the write's LUN");
+
+        const auto rsps = Log::Only(s.log.initiatorRx, IscsiOpcode::TASK_MGMT_RESPONSE);
+        NS_TEST_ASSERT_MSG_EQ(rsps.size(), 1u, "one TMF response");
+        NS_TEST_ASSERT_MSG_EQ(unsigned(rsps[0].h.GetByte2()), 0u, "Function complete");
+        NS_TEST_ASSERT_MSG_EQ(rsps[0].h.GetInitiatorTaskTag(), req.GetInitiatorTaskTag(),
+                              "answers the TMF's ITT");
+        NS_TEST_ASSERT_MSG_EQ(s.aborts.size(), 1u, "Abort's done ran once");
+        NS_TEST_ASSERT_MSG_EQ(s.aborts[0].second, true, "the task is gone");
+        // Two 48-byte PDUs over a 50 us link: one round trip and a few microseconds.
+        const Time took = s.aborts[0].first - tAbort;
+        NS_TEST_ASSERT_MSG_EQ((took > 2 * LINK_DELAY && took < 2 * LINK_DELAY + MicroSeconds(4)),
+                              true, "one round trip, took " << took);
+
+        NS_TEST_ASSERT_MSG_EQ(backendDone, 2, "the device did finish the aborted write later");
+        NS_TEST_ASSERT_MSG_EQ(Log::Only(s.log.targetTx, IscsiOpcode::SCSI_RESPONSE).size(), 0u,
+                              "no SCSI Response for the aborted write");
+        NS_TEST_ASSERT_MSG_EQ(s.ioDone, 0, "the write's done never ran");
+        NS_TEST_ASSERT_MSG_EQ(s.p.target->GetTasks(), 0u, "target task table empty");
+        NS_TEST_ASSERT_MSG_EQ(s.p.initiator->GetTasks(), 0u, "initiator task table empty");
+        NS_TEST_ASSERT_MSG_EQ(s.p.initiator->GetAbortsSent(), 1u, "aborts sent");
+        NS_TEST_ASSERT_MSG_EQ(laterDone, 1, "a later read completes: window and StatSN agree");
+    }
+};
+
+class AbortCompletedTaskTest : public IscsiTestCase
+{
+  public:
+    AbortCompletedTaskTest()
+        : IscsiTestCase("ABORT TASK while the read's status is in flight: Task does not exist, "
+                        "the late status is discarded; an unknown ITT needs no TMF; no response "
+                        "within AbortTimeout fails the abort")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        {
+            AbortSession s;
+            // The read completes in the device at exactly 5 ms; its Data-In (with the status)
+            // then takes 50 us to reach the initiator, which aborts 10 us after 5 ms.
+            const Time ready = MilliSeconds(5);
+            s.p.target->SetBackend([ready](bool, uint64_t, uint32_t, std::function<void()> done)
+                                   { Simulator::Schedule(ready - Simulator::Now(), done); });
+            const uint32_t itt = s.Submit(false, 4096);
+            s.AbortAt(ready + MicroSeconds(10), itt);
+            Simulator::Stop(MilliSeconds(20));
+            Simulator::Run();
+
+            const auto status = Log::Only(s.log.initiatorRx, IscsiOpcode::DATA_IN);
+            NS_TEST_ASSERT_MSG_EQ(status.size(), 1u, "the read's Data-In arrived");
+            NS_TEST_ASSERT_MSG_EQ(((status[0].h.GetFlags() & IscsiFlag::STATUS) != 0), true,
+                                  "with the status");
+            const auto rsps = Log::Only(s.log.initiatorRx, IscsiOpcode::TASK_MGMT_RESPONSE);
+            NS_TEST_ASSERT_MSG_EQ(rsps.size(), 1u, "one TMF response");
+            NS_TEST_ASSERT_MSG_EQ((status[0].t < rsps[0].t), true, "status first");
+            NS_TEST_ASSERT_MSG_EQ(unsigned(rsps[0].h.GetByte2()), 1u, "Task does not exist");
+            NS_TEST_ASSERT_MSG_EQ(rsps[0].h.GetStatSn(), status[0].h.GetStatSn() + 1,
+                                  "StatSN follows the read's status");
+            NS_TEST_ASSERT_MSG_EQ(s.aborts.size(), 1u, "Abort's done ran once");
+            NS_TEST_ASSERT_MSG_EQ(s.aborts[0].second, true, "the task is gone");
+            NS_TEST_ASSERT_MSG_EQ(s.ioDone, 0, "the discarded status ran no done");
+            NS_TEST_ASSERT_MSG_EQ(s.p.initiator->GetCompleted(), 0u, "nor counted");
+            NS_TEST_ASSERT_MSG_EQ(s.p.initiator->GetTasks(), 0u, "initiator task table empty");
+            NS_TEST_ASSERT_MSG_EQ(s.p.target->GetTasks(), 0u, "target task table empty");
+
+            // Aborting it again: nothing outstanding, no TMF, done(true) at once.
+            const Time again = Simulator::Now();
+            s.AbortAt(Time(0), itt);
+            Simulator::Stop(MilliSeconds(1));
+            Simulator::Run();
+            NS_TEST_ASSERT_MSG_EQ(s.aborts.size(), 2u, "answered");
+            NS_TEST_ASSERT_MSG_EQ(s.aborts[1].first, again, "at once");
+            NS_TEST_ASSERT_MSG_EQ(s.aborts[1].second, true, "gone");
+            NS_TEST_ASSERT_MSG_EQ(s.p.initiator->GetAbortsSent(), 1u, "no second TMF");
+            Simulator::Destroy();
+        }
+
+        // The target stops (its connection closes) before the abort: no response ever.
+        {
+            Config::SetDefault("ns3::IscsiInitiator::AbortTimeout", StringValue("2s"));
+            AbortSession s;
+            s.p.target->SetBackend([](bool, uint64_t, uint32_t, std::function<void()>) {});
+            const uint32_t itt = s.Submit(false, 4096);
+            s.p.target->SetStopTime(MilliSeconds(4));
+            const Time tAbort = MilliSeconds(5);
+            s.AbortAt(tAbort, itt);
+            Simulator::Stop(Seconds(3));
+            Simulator::Run();
+            NS_TEST_ASSERT_MSG_EQ(s.aborts.size(), 1u, "Abort's done ran once");
+            NS_TEST_ASSERT_MSG_EQ(s.aborts[0].second, false, "no response");
+            NS_TEST_ASSERT_MSG_EQ(s.aborts[0].first, tAbort + Seconds(2), "after AbortTimeout");
+            NS_TEST_ASSERT_MSG_EQ(s.p.initiator->GetAbortsSent(), 1u, "the TMF went out");
+            NS_TEST_ASSERT_MSG_EQ(s.p.initiator->GetAbortTimeouts(), 1u, "counted");
+            NS_TEST_ASSERT_MSG_EQ(s.p.initiator->GetTasks(), 0u, "forgotten here");
+            NS_TEST_ASSERT_MSG_EQ(s.ioDone, 0, "the read's done never ran");
+            Simulator::Destroy();
+        }
+    }
+};
+
 class IscsiTestSuite : public TestSuite
 {
   public:
@@ -1128,6 +1375,8 @@ class IscsiTestSuite : public TestSuite
         AddTestCase(new BurstRoundTripTest, TestCase::QUICK);
         AddTestCase(new TargetTest, TestCase::QUICK);
         AddTestCase(new KeepAliveTest, TestCase::QUICK);
+        AddTestCase(new AbortTaskTest, TestCase::QUICK);
+        AddTestCase(new AbortCompletedTaskTest, TestCase::QUICK);
     }
 };
 
