@@ -23,8 +23,13 @@ LinkFaults::ReasonName(int r)
 void
 LinkFaults::SetDown(bool down)
 {
+    const bool changed = down != m_down;
     m_down = down;
     Update();
+    if (changed && onDown)
+    {
+        onDown(down);
+    }
 }
 
 void

@@ -66,6 +66,14 @@ class LinkFaults
     }
 
     void SetDown(bool down);
+    /// Told when the link goes down or comes back (a channel lets its ports know).
+    std::function<void(bool down)> onDown;
+    /// Down now (link_down, a flap's down half, node_down): a port on it has no signal.
+    bool
+    Down() const
+    {
+        return m_down;
+    }
     void SetDropEvery(uint64_t every);
     void SetDropProbability(double p);
     void SetBitErrorRate(double ber);

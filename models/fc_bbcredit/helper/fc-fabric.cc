@@ -225,6 +225,7 @@ class FcFabric : public lfsim::Fabric
         double recoveredFrames = 0;
         double recoveredCredits = 0;
         double linkResets = 0;
+        double discarded = 0;
         double peakSwitchBuffers = 0;
         for (uint32_t i = 0; i < t.ports.size(); ++i)
         {
@@ -235,6 +236,7 @@ class FcFabric : public lfsim::Fabric
             recoveredFrames += c.framesRecovered;
             recoveredCredits += c.creditsRecovered;
             linkResets += c.linkResets;
+            discarded += c.framesDiscarded;
             if (t.portSwitch[i] >= 0)
             {
                 peakSwitchBuffers = std::max<double>(peakSwitchBuffers, c.maxRxBuffers);
@@ -265,6 +267,8 @@ class FcFabric : public lfsim::Fabric
         ctx.SetMetric("credits_lost", creditsLost);
         ctx.SetMetric("credits_recovered", recoveredCredits);
         ctx.SetMetric("link_resets", linkResets);
+        // Frames a port in the link failure state discarded (its own link down).
+        ctx.SetMetric("frames_discarded_link_down", discarded);
         ctx.SetMetric("peak_switch_rx_buffers", peakSwitchBuffers);
         std::vector<double> stall;
         for (auto& p : t.hostPorts)

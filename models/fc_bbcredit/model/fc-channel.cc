@@ -58,6 +58,16 @@ FcChannel::FcChannel()
     : m_uniform(CreateObject<UniformRandomVariable>())
 {
     m_faults.carriesRRdy = true;
+    m_faults.onDown = [this](bool down)
+    {
+        for (const auto& d : m_dev)
+        {
+            if (d)
+            {
+                d->SetLinkUp(!down);
+            }
+        }
+    };
 }
 
 void

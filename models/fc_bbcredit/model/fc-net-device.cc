@@ -189,6 +189,15 @@ FcNetDevice::Send(Ptr<Packet> packet, const Address&, uint16_t)
 void
 FcNetDevice::Enqueue(Ptr<Packet> frame, Ptr<FcNetDevice> release)
 {
+    if (m_linkDown)
+    {
+        ++m_c.framesDiscarded;
+        if (release)
+        {
+            release->ReleaseBuffer();
+        }
+        return;
+    }
     uint32_t wire = FcFrameWireBytes(frame->GetSize() - FC_HEADER);
     m_txq.push_back({frame, release, wire});
     m_txQueueLen = m_txq.size();
@@ -313,18 +322,58 @@ FcNetDevice::LinkReset()
     // their BB_SC counts cleared (frames the peer still buffers return R_RDYs that find the
     // credit full and are counted as credit overflows).
     ++m_c.linkResets;
-    Ptr<FcNetDevice> peer = m_channel->GetPeer(this);
     const Time roundTrip = 2 * (m_channel->GetPropagationDelay() + m_wordTime);
-    Simulator::Schedule(roundTrip,
-                        [this, peer]()
-                        {
-                            m_bbRrdyCnt = 0;
-                            m_framesSinceBbScs = 0;
-                            peer->m_bbRcCnt = 0;
-                            peer->m_rrdySinceBbScr = 0;
-                            SetCredits(m_loginCredit);
-                            TryTransmit();
-                        });
+    Simulator::Schedule(roundTrip, &FcNetDevice::Reinitialize, this);
+}
+
+void
+FcNetDevice::Reinitialize()
+{
+    Ptr<FcNetDevice> peer = m_channel->GetPeer(this);
+    m_bbRrdyCnt = 0;
+    m_framesSinceBbScs = 0;
+    peer->m_bbRcCnt = 0;
+    peer->m_rrdySinceBbScr = 0;
+    SetCredits(m_loginCredit);
+    TryTransmit();
+}
+
+void
+FcNetDevice::SetLinkUp(bool up)
+{
+    m_linkDown = !up;
+    if (up)
+    {
+        const Time roundTrip = 2 * (m_channel->GetPropagationDelay() + m_wordTime);
+        Simulator::Schedule(roundTrip,
+                            [this]()
+                            {
+                                Reinitialize();
+                                if (!m_dequeueCb.IsNull())
+                                {
+                                    m_dequeueCb(); // a sender that stopped may fill it again
+                                }
+                            });
+        return;
+    }
+    m_linkReset.Cancel();
+    if (m_stalled)
+    {
+        m_stalled = false;
+        m_c.creditStall += Simulator::Now() - m_stallStart;
+    }
+    std::deque<TxItem> held;
+    held.swap(m_txq);
+    m_txQueueLen = 0;
+    m_txQueueBytes = 0;
+    for (TxItem& item : held)
+    {
+        ++m_c.framesDiscarded;
+        if (item.release)
+        {
+            item.release->ReleaseBuffer();
+        }
+    }
 }
 
 void
@@ -476,6 +525,12 @@ FcNetDevice::ReceivePrimitive(FcPrimitive p)
         }
     }
     TryTransmit();
+}
+
+bool
+FcNetDevice::IsLinkUp() const
+{
+    return m_channel && !m_channel->Faults().Down();
 }
 
 } // namespace ns3

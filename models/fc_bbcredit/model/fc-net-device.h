@@ -130,6 +130,7 @@ class FcNetDevice : public NetDevice
         uint64_t creditOverflows = 0;  ///< R_RDY with credits already at the login value
         uint64_t bufferOverruns = 0;   ///< frame received with every buffer in use
         uint64_t linkResets = 0;       ///< Link Reset protocols this port started (LR/LRR)
+        uint64_t framesDiscarded = 0;  ///< frames to send discarded while its link was down
         uint64_t minCredits = UINT64_MAX;
         uint64_t maxRxBuffers = 0;
         Time creditStall; ///< time with frames waiting, the line free and no credit
@@ -194,11 +195,12 @@ class FcNetDevice : public NetDevice
     {
         return m_mtu;
     }
-    bool
-    IsLinkUp() const override
-    {
-        return m_channel != nullptr;
-    }
+    /// Attached, and its link not down by a fault (the port would see loss of signal).
+    bool IsLinkUp() const override;
+    /// Its link went down (loss of signal: the port discards the frames it holds and those
+    /// given to it, as a port in the link failure state) or came back (link initialization:
+    /// after a round trip both ends start from the login BB_Credit, as after LR/LRR).
+    void SetLinkUp(bool up);
     void
     AddLinkChangeCallback(Callback<void> callback) override
     {
@@ -328,6 +330,9 @@ class FcNetDevice : public NetDevice
     Time m_linkResetTimeout;
     EventId m_linkReset;
     void LinkReset();
+    /// After LR/LRR or link initialization: the login BB_Credit, BB_SC counts cleared.
+    void Reinitialize();
+    bool m_linkDown = false;
     uint32_t m_loginCredit = 0;
     uint32_t m_bbScNUsed = 0;
     uint32_t m_scMask = 0; ///< 2^BB_SC_N - 1

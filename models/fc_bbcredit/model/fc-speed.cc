@@ -26,8 +26,8 @@ FcWireTime(FcSpeed speed, uint64_t bytes)
     // line bits = bytes * 8 * codeBits / dataBits * fecCode / fecData; ps = line bits * 1e12 /
     // baud (exact integer arithmetic, rounded to nearest). The FEC parity is spread evenly over
     // the data: a frame's time is its share of the codewords it rides in.
-    unsigned __int128 num = static_cast<unsigned __int128>(bytes) * 8 * c.codeBits * c.fecCode
-                            * 1000000000000ULL;
+    unsigned __int128 num
+        = static_cast<unsigned __int128>(bytes) * 8 * c.codeBits * c.fecCode * 1000000000000ULL;
     unsigned __int128 den = static_cast<unsigned __int128>(c.dataBits) * c.fecData * c.baud;
     uint64_t ps = static_cast<uint64_t>((num + den / 2) / den);
     return PicoSeconds(ps);

@@ -196,6 +196,14 @@ FcpInitiator::Abort(uint16_t oxId, std::function<void(bool)> done)
     io.aborting = true;
     io.abortStart = Simulator::Now();
     io.abortDone = std::move(done);
+    if (!m_port->IsLinkUp())
+    {
+        // Loss of signal on its own link: no ABTS can leave. The HBA ends the exchange
+        // locally and the command comes back failed (DID_NO_CONNECT), not after AbortTimeout.
+        ++m_abortsNoLink;
+        Simulator::ScheduleNow(&FcpInitiator::FinishAbort, this, oxId, false);
+        return;
+    }
     io.abortTimer = Simulator::Schedule(m_abortTimeout, &FcpInitiator::AbortTimedOut, this, oxId);
     ++m_abortsSent;
     // ABTS from the exchange originator: a new sequence that ends at once and passes the

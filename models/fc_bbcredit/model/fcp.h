@@ -93,6 +93,12 @@ class FcpInitiator : public Application
         return m_baRjt;
     }
     /// Aborts given up after AbortTimeout with neither BA_ACC nor BA_RJT.
+    /// Aborts ended at once, without an ABTS, because the port's link was down.
+    uint64_t
+    GetAbortsWithoutLink() const
+    {
+        return m_abortsNoLink;
+    }
     uint64_t
     GetAbortTimeouts() const
     {
@@ -148,6 +154,7 @@ class FcpInitiator : public Application
     uint64_t m_baAcc = 0;
     uint64_t m_baRjt = 0;
     uint64_t m_abortTimeouts = 0;
+    uint64_t m_abortsNoLink = 0;
     TracedCallback<uint32_t, Time> m_ioTrace;
     TracedCallback<uint16_t, bool, Time> m_abortTrace;
 };

@@ -438,6 +438,7 @@ struct Io
     uint32_t attempt = 0; ///< of the request in flight: a completion of an older one is stale
     uint32_t retries = 0; ///< after timeouts, of this I/O
     bool out = false;     ///< in the transport (dispatched, not completed, aborted or cancelled)
+    uint32_t task = 0;    ///< SCSI stacks: its exchange's OX_ID (fcp) or its task's ITT (iscsi)
     Time deadline;        ///< when out: its command timeout
     std::list<uint64_t>::iterator outAt; ///< when out: its place in the timeout list
 };
@@ -1162,11 +1163,11 @@ class FioInstalled : public lfsim::InstalledWorkload
         };
         if (m_w->stack == FioWorkload::ISCSI)
         {
-            p.session->Submit(!io.read, io.bytes, done);
+            io.task = p.session->Submit(!io.read, io.bytes, done);
             return;
         }
-        m_fcp[p.from]->SubmitIo(io.read, io.bytes, done,
-                                m_fcNet->topology.hostPorts[p.to]->GetFcId());
+        io.task = m_fcp[p.from]->SubmitIo(io.read, io.bytes, done,
+                                          m_fcNet->topology.hostPorts[p.to]->GetFcId());
     }
 
     /// What a transport carries for a request: its I/O and attempt (mod 256), so that an
@@ -1246,9 +1247,9 @@ class FioInstalled : public lfsim::InstalledWorkload
 
     /// The command timer fired. nvmeof_rdma: the controller is reset (nvme_rdma_timeout starts
     /// error recovery; Linux sends no NVMe Abort over fabrics). SCSI: the mid-layer aborts the
-    /// command (ABTS, task management; taken as immediate here), its slots free, and it is
-    /// retried up to IoRetries times down the path the selector picks, or fails with an error
-    /// (as fio counts EIO).
+    /// command (scsi_abort_command -> eh_abort_handler): an ABTS for its exchange (fcp) or an
+    /// ABORT TASK function (iscsi) on the wire; when that is answered (or its own timeout
+    /// passes) the command's slots free and it is retried, or fails.
     void
     TimedOut(uint64_t id)
     {
@@ -1262,19 +1263,37 @@ class FioInstalled : public lfsim::InstalledWorkload
         }
         In(io);
         ++m_aborted;
+        ++io.attempt; // whatever the old attempt still delivers is stale
+        auto aborted = [this, id](bool) { Aborted(id); };
+        const Path& p = m_paths[io.path];
+        if (m_w->stack == FioWorkload::ISCSI)
+        {
+            p.session->Abort(io.task, aborted);
+            return;
+        }
+        m_fcp[p.from]->Abort(uint16_t(io.task), aborted);
+    }
+
+    /// The abort of a timed-out SCSI command ended (accepted, rejected or timed out: the
+    /// escalation to LUN, target and host reset is not modelled). dm-mpath fails the path and
+    /// the request is retried up to IoRetries times down the path the selector picks, or
+    /// fails with EIO.
+    void
+    Aborted(uint64_t id)
+    {
+        Io& io = m_io.at(id);
         const Path& p = m_paths[io.path];
         Multipath& mp = *m_devices[p.device].mp;
         mp.Release(p.local, m_jobs[io.job].queue);
         if (mp.Paths() > 1 && !mp.Failed(p.local))
         {
-            // dm-mpath fails the path of an aborted command; multipathd's checker reinstates
-            // it at its next look (a path still broken fails again on its next timeout).
+            // multipathd's checker reinstates it at its next look (a path still broken fails
+            // again on its next timeout).
             mp.SetFailed(p.local, true);
             ++m_pathFailures;
             Simulator::Schedule(m_w->pathCheckInterval, &FioInstalled::Reinstate, this, io.path);
         }
         Multipath::Drain(m_hostDevices[p.device / m_targets.size()], m_dispatch);
-        ++io.attempt;
         if (io.retries < m_w->ioRetries)
         {
             ++io.retries;

@@ -122,18 +122,23 @@ def test_drop_with_a_probability():
     _conserved(r)
 
 
-def test_fc_link_down_loses_credits_and_the_run_says_so():
-    # FC has no link reset here: the frames and R_RDYs lost while down take the credits away,
-    # the sender never sends again, and the stall is reported, not silent.
-    r = lfsim.run(
-        "fc_distance",
-        {"stop_time": "4ms", "Report.Warmup": "0s",
-         "faults": "[{at: 500us, what: link_down, where: h0-h1, until: 1ms}]"},
-    )  # fmt: skip
-    m = r.metrics
+def test_fc_link_down_discards_and_link_initialization_restores_the_credit():
+    # While its link is down a port is in the link failure state: it discards the frames it
+    # holds and those given to it (nothing waits for credit that cannot come back). When the
+    # link returns, both ends start again from the login BB_Credit and the flow resumes.
+    fault = "[{at: 500us, what: link_down, where: h0-h1, until: 1ms}]"
+    over = {"stop_time": "4ms", "Report.Warmup": "0s"}
+    m = lfsim.run("fc_distance", {**over, "faults": fault}).metrics
     # The fault counters count control words (R_RDY) too; the FC counters split them.
     assert m["fault_lost_link_down"] == m["frames_lost"] + m["primitives_lost"] > 0
-    assert m["stall"] is True
+    assert m["frames_discarded_link_down"] > 0
+    assert m["stall"] is False and m["credit_overflows"] == 0
+    forever = "[{at: 500us, what: link_down, where: h0-h1}]"
+    down = lfsim.run("fc_distance", {**over, "faults": forever}).metrics
+    clean = lfsim.run("fc_distance", over).metrics
+    key = next(k for k in m if k.endswith("throughput_MBps"))
+    # Down for 0.5 ms of 4 ms, a link 1 ms round trip or so long: between the two.
+    assert down[key] < m[key] < clean[key]
 
 
 def test_faults_come_from_set_too(tmp_path):
