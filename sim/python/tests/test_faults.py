@@ -246,8 +246,9 @@ def test_fc_bit_errors_hit_every_bit_of_a_frame(ber):
 
 def test_rc_retries_exhausted_put_the_qp_in_the_error_state(tmp_path):
     # The link dies at 100 us for good. The requester's last ACK came just before; it times
-    # out RetryCount times, 4.096 us x 2^LocalAckTimeout apart, and at the next one the QP goes to the
-    # error state (IBTA retry_cnt): (RetryCount + 1) x RTO after its last progress.
+    # out RetryCount times, an RTO (4.096 us x 2^LocalAckTimeout) apart, and at the next one
+    # the QP goes to the error state (IBTA retry_cnt): (RetryCount + 1) x RTO after its last
+    # progress.
     s = copy.deepcopy(ROCE)
     s.update(
         stop_time="5ms",
