@@ -148,3 +148,25 @@ def test_without_retries_the_io_fails_with_eio_and_fio_json_says_so(tmp_path):
     assert job["total_err"] == summary["ios_failed"]
     assert f"{int(summary['ios_timed_out'])} command(s) timed out" in p.stderr
     assert f"{int(summary['ios_failed'])} I/O(s) failed with EIO" in p.stderr
+
+
+def test_an_iscsi_abort_waits_behind_tcps_retransmission():
+    # iSCSI: a lost segment stalls the session's TCP connection until TCP's retransmission
+    # timeout (ns-3's minimum RTO, 1 s). The command times out at 1 ms; its ABORT TASK goes on
+    # the same connection and is delivered in order, after the retransmission: the retry
+    # starts only once TCP has recovered.
+    over = {
+        "mode": "iscsi",
+        "stop_time": "1500ms",
+        "FioJob.runtime": "1400ms",
+        "faults": "[{at: 0s, what: drop, where: sw0-h1, every: 200}]",
+        "workload.fio.IoTimeout": "1ms",
+    }
+    r = lfsim.run("storage_qd1", over)
+    m = r.metrics
+    assert m["fault_lost_drop_every"] > 0
+    assert m["ios_timed_out"] == m["ios_aborted"] > 0 and m["ios_failed"] == 0
+    # The last abort may still wait behind a retransmission when the run ends.
+    assert m["ios_retried"] == m["ios_aborted"] - m["ios_in_flight"]
+    assert m["ios_submitted"] == m["ios_completed"] + m["ios_failed"] + m["ios_in_flight"]
+    assert 1e6 < m["slowest_completed_us"] < 1e6 + 2000
