@@ -959,6 +959,43 @@ def flow_cdf_figure(df: pd.DataFrame, title: str, workloads: Sequence[str] | Non
     return fig
 
 
+def ios_figure(df: pd.DataFrame, title: str):
+    """A storage run's ``ios`` table (one row per completed I/O): the latency CDF per direction
+    (as fio's clat percentiles read), and each I/O's latency against when it completed (a
+    timeout, a retry or a failover stands out). None without those columns."""
+    need = {"read", "submit_ns", "complete_ns"}
+    if not need <= set(df.columns) or not len(df):
+        return None
+    lat_us = (df["complete_ns"].to_numpy(dtype=float) - df["submit_ns"].to_numpy(dtype=float)) / 1e3
+    done_ms = df["complete_ns"].to_numpy(dtype=float) / 1e6
+    read = df["read"].to_numpy(dtype=float) > 0
+    fig, axes = _table_figure(2, 2.6)
+    cdf, scatter = axes
+    for name, sel, color in (("read", read, "C0"), ("write", ~read, "C1")):
+        if not sel.any():
+            continue
+        v = lat_us[sel]
+        p50, p99 = np.percentile(v, 50), np.percentile(v, 99)
+        label = f"{name}: {int(sel.sum())} I/Os, p50 {p50:.4g} µs, p99 {p99:.4g} µs"
+        _cdf(cdf, v, label=label, color=color)
+        for q in (p50, p99):
+            cdf.axvline(q, color=color, linestyle=":", linewidth=0.8)
+        scatter.scatter(done_ms[sel], v, s=4, color=color, label=name)
+    if _spans_decades(lat_us):
+        cdf.set_xscale("log")
+        scatter.set_yscale("log")
+    cdf.set_xlabel("latency, submission to completion (µs)")
+    cdf.set_ylabel("fraction of I/Os")
+    cdf.set_ylim(0, 1.02)
+    cdf.legend(fontsize="small", loc="lower right")
+    scatter.set_xlabel("completed at (ms)")
+    scatter.set_ylabel("latency (µs)")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    fig.suptitle(textwrap.fill(f"{title} — {len(df)} I/Os completed", 90))
+    return fig
+
+
 FLOW_AXIS = {
     "fct_us": "flow completion time, mean over the flow's messages (µs)",
     "slowdown": "FCT slowdown of the flow (its mean FCT / ideal FCT on the empty fabric)",
@@ -1190,6 +1227,8 @@ def plot_result(result: Result, plots_dir: Path) -> list[Path]:
                 continue
         elif name == "flows":
             p = _save(flow_cdf_figure(df, title, labels_of(result, "workloads")), path)
+        elif name == "ios":
+            p = _save(ios_figure(df, f"{scenario}: I/O latency"), path)
         elif name == "slowdown_by_size":
             if not has_flows:
                 continue

@@ -178,3 +178,29 @@ def test_goodput_of_many_flows_draws_them_thin_under_their_total():
     assert all(line.get_color() == "0.6" for line in lines[:-1])
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["total"]
     assert f"({n} flows)" in fig.get_suptitle()
+
+
+def test_storage_ios_plot_is_a_latency_cdf_per_direction():
+    # 30 reads of 100..129 us and 10 writes of 1000 us, completing one per 50 us: the CDF of
+    # each direction ends at its largest latency, and the scatter has one point per I/O.
+    import pandas as pd
+
+    reads = np.arange(30) * 1e3 + 100e3
+    lat_ns = np.r_[reads, np.full(10, 1000e3)]
+    done = np.arange(40) * 50e3 + 2e6
+    df = pd.DataFrame(
+        {"id": 0.0, "read": np.r_[np.ones(30), np.zeros(10)], "bytes": 4096.0,
+         "submit_ns": done - lat_ns, "complete_ns": done, "wait_ns": 0.0}
+    )  # fmt: skip
+    fig = plotting.ios_figure(df, "t")
+    cdf, scatter = fig.axes[:2]
+    lines = [ln for ln in cdf.get_lines() if ln.get_label().startswith(("read", "write"))]
+    assert [ln.get_label().split(":")[0] for ln in lines] == ["read", "write"]
+    read_x = lines[0].get_xdata()
+    assert read_x.max() == pytest.approx(129) and read_x.min() == pytest.approx(100)
+    assert lines[0].get_ydata()[-1] == 1.0
+    assert "p50 114.5 µs" in lines[0].get_label()  # the median of 100..129
+    assert lines[1].get_xdata().max() == pytest.approx(1000)
+    assert cdf.get_xscale() == "linear"  # 100 to 1000 us: one decade, not two
+    assert sum(len(c.get_offsets()) for c in scatter.collections) == 40
+    assert plotting.ios_figure(df.iloc[:0], "t") is None
