@@ -300,8 +300,16 @@ def pause_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
     return fig
 
 
-def flows_figure(df: pd.DataFrame, title: str, end_s: float | None = None, total: bool = False):
-    """One sampled value per flow (goodput, rate) against time; ``total``: add their sum."""
+def flows_figure(
+    df: pd.DataFrame,
+    title: str,
+    end_s: float | None = None,
+    total: bool = False,
+    workload_of: Mapping[str, str] | None = None,
+):
+    """One sampled value per flow (goodput, rate) against time; ``total``: add their sum, one
+    per workload when ``workload_of`` (flow label -> workload) names several, as the metrics
+    (``total_goodput_Gbps``, ``victim_goodput_Gbps``) are per workload."""
     values = [c for c in df.columns if c not in ("time_s", "id", "label")]
     if len(values) != 1 or "time_s" not in df.columns:
         return None
@@ -321,14 +329,24 @@ def flows_figure(df: pd.DataFrame, title: str, end_s: float | None = None, total
     n_legend = 0 if many else len(groups)
     first = t_all[groups[0][1]] if groups else t_all
     same_instants = all(np.array_equal(t_all[idx], first) for _, idx in groups)
-    if total and len(groups) > 1 and same_instants:
+    parts = {"": groups}
+    if workload_of and len({workload_of.get(label, "") for label, _ in groups}) > 1:
+        parts = {}
+        for label, idx in groups:
+            parts.setdefault(workload_of.get(label, ""), []).append((label, idx))
+    if total and (len(groups) > 1 or len(parts) > 1) and same_instants:
         # Every flow sampled at the same instants: their sum is the aggregate.
-        sums = np.zeros(len(first))
-        for _, idx in groups:
-            sums += np.nan_to_num(v_all[idx])
-        t, v = _reduce(first, sums, "mean")
-        ax.plot(t * factor, v, color="black", linestyle="--", linewidth=1.2, label="total")
-        n_legend += 1
+        for k, (name, members) in enumerate(parts.items()):
+            if len(parts) > 1 and len(members) == 1:
+                continue  # a one-flow workload: its total is its flow's own line
+            sums = np.zeros(len(first))
+            for _, idx in members:
+                sums += np.nan_to_num(v_all[idx])
+            t, v = _reduce(first, sums, "mean")
+            style = ("--", "-.", ":")[k % 3]
+            label = f"{name} total" if name else "total"
+            ax.plot(t * factor, v, color="black", linestyle=style, linewidth=1.2, label=label)
+            n_legend += 1
     ax.set_xlim(0, t_end * factor or 1.0)
     ax.set_ylim(bottom=0)
     ax.set_ylabel(axis_label(col))
@@ -341,11 +359,17 @@ def flows_figure(df: pd.DataFrame, title: str, end_s: float | None = None, total
     return fig
 
 
-def goodput_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
-    """Per-flow goodput and the total; None for other columns (FC's goodput_MBps: generic)."""
+def goodput_figure(
+    df: pd.DataFrame,
+    title: str,
+    end_s: float | None = None,
+    workload_of: Mapping[str, str] | None = None,
+):
+    """Per-flow goodput and the total per workload; None for other columns (FC's
+    goodput_MBps: generic)."""
     if "goodput_Gbps" not in df.columns:
         return None
-    return flows_figure(df, title, end_s, total=True)
+    return flows_figure(df, title, end_s, total=True, workload_of=workload_of)
 
 
 def rate_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
@@ -1188,6 +1212,21 @@ def _save(fig, path: Path) -> Path | None:
     return path
 
 
+def workload_of(result: Result) -> dict[str, str] | None:
+    """Flow label -> its workload's name, from the ``flows`` table (None without one)."""
+    names = labels_of(result, "workloads")
+    if "flows" not in result.table_names or not names:
+        return None
+    flows = result.table("flows")
+    if not {"label", "workload"} <= set(flows.columns):
+        return None
+    return {
+        str(label): names[int(w)]
+        for label, w in zip(flows["label"], flows["workload"], strict=True)
+        if 0 <= int(w) < len(names)
+    }
+
+
 def plot_result(result: Result, plots_dir: Path) -> list[Path]:
     """Write one PNG per series and per table into ``plots_dir``; returns the files.
 
@@ -1204,7 +1243,10 @@ def plot_result(result: Result, plots_dir: Path) -> list[Path]:
         title = f"{scenario}: {name}" + (f" — {desc}" if desc else "")
         df = result.timeseries(name)
         path, end_s = plots_dir / f"{name}.png", result.summary["sim_time_s"]
-        p = plot_special(name, df, title, path, end_s, result.metrics)
+        if name == "goodput":
+            p = _save(goodput_figure(df, title, end_s, workload_of(result)), path)
+        else:
+            p = plot_special(name, df, title, path, end_s, result.metrics)
         if p is None:
             p = plot_series(df, title, path, end_s)
         if p:

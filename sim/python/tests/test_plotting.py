@@ -157,6 +157,19 @@ def test_goodput_per_flow_and_their_total():
     np.testing.assert_allclose(lines["victim"].get_ydata(), by_flow[3])
 
 
+def test_goodput_totals_are_per_workload_as_the_metrics_are():
+    # h1-h3 are the incast, "victim" a workload of its own: the dashed total sums the incast
+    # only (as total_goodput_Gbps does); the one-flow victim needs no total of its own.
+    cols, labels = goodput_series()
+    df = make_frame(cols, labels)
+    of = {"h1": "incast", "h2": "incast", "h3": "incast", "victim": "victim"}
+    fig = plotting.goodput_figure(df, "goodput", T_END, workload_of=of)
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    assert set(lines) == {"h1", "h2", "h3", "victim", "incast total"}
+    by_flow = [cols["goodput_Gbps"][cols["id"] == i] for i in range(3)]
+    np.testing.assert_allclose(lines["incast total"].get_ydata(), np.sum(by_flow, axis=0))
+
+
 def test_other_columns_keep_the_generic_plot(tmp_path):
     """FC's goodput is in MB/s: not the RoCE plot. Its PNG comes from plot_series."""
     df = make_frame(
