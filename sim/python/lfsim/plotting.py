@@ -1156,7 +1156,34 @@ def table_figure(df: pd.DataFrame, title: str, rows: str = "rows"):
             title += f" (the same in every row: {same})"
     if not ys:
         return None
-    if x == "id" and len(df) > MAX_BARS:
+    if x == "id" and len(df) > MAX_BARS and "label" in df.columns:
+        # Many named rows (the ports of a fabric): per column, the rows that carry something,
+        # the largest first, by name; rows at zero are left out and counted.
+        names = df["label"].astype(str).to_numpy()
+        tops = []
+        for col in ys:
+            v = df[col].to_numpy(dtype=float)
+            nz = np.flatnonzero(np.nan_to_num(v) != 0)
+            tops.append(nz[np.argsort(-v[nz], kind="stable")][:MAX_BARS])
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        heights = [0.9 + 0.22 * max(len(t), 1) for t in tops]
+        fig = Figure(figsize=(8.0, 1.0 + sum(heights)), layout="constrained")
+        FigureCanvasAgg(fig)
+        axes = fig.subplots(len(ys), 1, squeeze=False, height_ratios=heights)[:, 0]
+        for ax, col, top in zip(axes, ys, tops, strict=True):
+            v = df[col].to_numpy(dtype=float)
+            pos = np.arange(len(top))
+            ax.barh(pos, v[top])
+            ax.set_yticks(pos, names[top], fontsize="small")
+            ax.invert_yaxis()
+            ax.set_xlabel(axis_label(col))
+            nz = int((np.nan_to_num(v) != 0).sum())
+            shown = f"the {len(top)} largest of " if nz > len(top) else ""
+            ax.set_title(f"{shown}{nz} of {len(df)} {rows} non-zero", fontsize="small", loc="left")
+            ax.grid(alpha=0.3, axis="x")
+    elif x == "id" and len(df) > MAX_BARS:
         fig, axes = _table_figure(len(ys), 2.0)
         for ax, col in zip(axes, ys, strict=True):
             v = df[col].to_numpy(dtype=float)

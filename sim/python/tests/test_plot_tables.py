@@ -163,11 +163,24 @@ def test_id_tables_draw_each_row_once_and_name_a_column_without_spread(n):
         assert len(ax.patches) == n  # one bar per port, named by its label
         assert [t.get_text() for t in ax.get_xticklabels()] == [f"sw0/p{i}" for i in range(n)]
     else:
-        assert len(ax.patches) == 0  # no bars: the CDF of the column over the ports
-        (line,) = ax.get_lines()
-        np.testing.assert_array_equal(line.get_xdata()[1:], np.arange(n) * 10)
-        assert line.get_ydata()[-1] == 1 and ax.get_ylabel() == "fraction of ports"
-        assert f"CDF over {n} ports" in fig.get_suptitle()
+        # Many ports: the largest MAX_BARS of the non-zero ones (port 0 sent nothing), by name.
+        assert len(ax.patches) == plotting.MAX_BARS
+        names = [t.get_text() for t in ax.get_yticklabels()]
+        assert names == [f"sw0/p{i}" for i in range(n - 1, n - 1 - plotting.MAX_BARS, -1)]
+        widths = [p.get_width() for p in ax.patches]
+        assert widths == [10.0 * i for i in range(n - 1, n - 1 - plotting.MAX_BARS, -1)]
+        assert ax.get_title(loc="left") == f"the 20 largest of {n - 1} of {n} ports non-zero"
+
+
+def test_many_ports_leave_out_those_at_zero():
+    n = plotting.MAX_BARS + 10
+    df = _id_table(n)
+    df["pause_tx"] = 0.0
+    df.loc[[3, 17], "pause_tx"] = [5.0, 40.0]
+    fig = plotting.table_figure(df, "ports", "ports")
+    ax = next(a for a in fig.axes if a.get_xlabel().startswith("pause"))
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["sw0/p17", "sw0/p3"]
+    assert ax.get_title(loc="left") == f"2 of {n} ports non-zero"
 
 
 def test_a_column_in_another_unit_of_the_key_is_not_drawn():
