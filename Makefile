@@ -1,5 +1,5 @@
 # The two commands: `make demo` and `make test` (plus `make bench`). All share one bootstrap.
-.PHONY: bootstrap demo test test-cpp test-py validate notebooks lint bench format clean
+.PHONY: bootstrap demo test test-cpp test-py validate notebooks notebook lint bench format clean
 
 VENV := .venv/bin
 OUT ?= results
@@ -28,6 +28,11 @@ validate:
 
 notebooks:
 	$(VENV)/python -m pytest -q --nbmake notebooks
+
+# Opens the notebooks in JupyterLab (installed into the venv on first use).
+notebook: bootstrap
+	@$(VENV)/pip install -q -r requirements-notebook.txt
+	$(VENV)/jupyter lab notebooks
 
 lint:
 	$(VENV)/ruff check sim/python validation bench scripts notebooks
