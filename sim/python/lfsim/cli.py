@@ -344,7 +344,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="compare simulations with measured data")
     v.add_argument(
-        "--report", metavar="PATH", help="Markdown report (default validation/report.md)"
+        "--report",
+        metavar="PATH",
+        help="Markdown report, its figures in report_files/ beside it (default report.md in the "
+        "current directory; make validate writes validation/report.md)",
     )
     v.add_argument(
         "--case", action="append", metavar="NAME", help="run only this case (repeatable)"
