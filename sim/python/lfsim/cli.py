@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from ._version import __version__
-from .display import format_summary
+from .display import format_summary, format_sweep_table
 from .errors import CoreUnavailable, ScenarioError, SimulationError, one_line
 
 
@@ -156,10 +156,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     )
     df = sweep(base, grid, jobs=args.jobs, out=out, progress=not args.quiet, heatmap=heatmap)
     if not args.quiet:
-        import pandas as pd
-
-        with pd.option_context("display.width", 200, "display.max_columns", 50):
-            print(df.to_string(index=False))
+        records = df.to_dict("records")
+        bools = df.attrs.get("bool_metrics", ())
+        print(format_sweep_table(records, list(grid), df.attrs.get("fabrics"), bools))
+        print(f"every metric: {out / 'sweep.csv'}")
         for metric in heatmap or ():
             print(f"heat map: {out / f'heatmap_{metric}.png'}")
         print(f"results: {out}")

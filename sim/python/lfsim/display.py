@@ -1,12 +1,13 @@
-"""What people read on the terminal: ``lfsim run``'s summary.
+"""What people read on the terminal: ``lfsim run``'s summary and ``lfsim sweep``'s table.
 
-Only the printing: summary.json keeps every metric as the core reported it.
+Only the printing: summary.json and sweep.csv keep every metric as the core reported it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 # A statistic over an empty set is reported as 0 by the core (C++ Percentile of nothing, a mean
@@ -151,3 +152,117 @@ def _scalar(value: Any) -> str:
     if isinstance(value, float) and not value.is_integer():
         return f"{value:.6g}"
     return fmt_number(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# lfsim sweep
+
+# The columns of the sweep table, in this order, each shown if at least one point has it:
+# (pattern of the metric name, header with its unit). A pattern's group "w" is a workload's
+# name (metrics of the second and later workloads are prefixed with it).
+COLUMNS: tuple[tuple[str, str], ...] = (
+    # flows (incast, dcqcn, ...)
+    (r"total_goodput_Gbps", "goodput Gb/s"),
+    (r"(?P<w>.+)_goodput_Gbps", "{w} Gb/s"),
+    (r"fct_p99_us", "p99 FCT us"),
+    (r"(?P<w>.+)_fct_p99_us", "{w} p99 FCT us"),
+    # FCP initiators
+    (r"total_MBps", "MB/s"),
+    (r"iops", "IOPS"),
+    (r"p99_latency_us", "p99 latency us"),
+    (r"target_port_min_credits", "min credits"),
+    # storage (fio)
+    (r"read_iops", "read IOPS"),
+    (r"read_lat_p99_us", "read p99 us"),
+    (r"write_iops", "write IOPS"),
+    (r"write_lat_p99_us", "write p99 us"),
+    (r"ios_failed", "failed I/Os"),
+    # links and ping-pong
+    (r"throughput_MBps", "MB/s"),
+    (r"sustained_MBps", "sustained MB/s"),
+    (r"latency_slope_us_per_KB", "us per KB"),
+    (r"knee_KB", "knee KB"),
+    # what the fabric did to get there
+    (r"pause_frames_sent", "PAUSE sent"),
+    (r"ecn_marked", "ECN marked"),
+    (r"drops", "drops"),
+    (r"retransmitted_packets", "retransmits"),
+    (r"peak_queue_KB", "peak queue KiB"),
+    (r"deadlock", "deadlock"),
+)
+# With none of the above (another fabric's metrics): this many of its scalars, in order.
+FALLBACK_COLUMNS = 8
+
+
+def table_columns(columns: Sequence[str]) -> list[tuple[str, str]]:
+    """(metric, header) of the metrics in ``columns`` that the table shows, in COLUMNS order."""
+    chosen: list[tuple[str, str]] = []
+    taken: set[str] = set()
+    for pattern, header in COLUMNS:
+        for name in columns:
+            m = re.fullmatch(pattern, name)
+            if m is None or name in taken:  # total_goodput_Gbps is no workload "total"
+                continue
+            taken.add(name)
+            chosen.append((name, header.format(**m.groupdict())))
+    return chosen
+
+
+def format_sweep_table(
+    rows: Sequence[Mapping[str, Any]],
+    keys: Sequence[str],
+    fabrics: Sequence[str | None] | None = None,
+    bool_metrics: Collection[str] = (),
+) -> str:
+    """The sweep as people read it: one row per point, its grid values, then the metrics that
+    matter (COLUMNS) with units in the header; ``-`` where a point's fabric has no such metric.
+
+    ``rows``: the points' values (the sweep DataFrame's records); ``fabrics``: each point's
+    fabric; ``bool_metrics``: names of boolean metrics (in a DataFrame they are 0.0/1.0)."""
+    fabrics = list(fabrics) if fabrics is not None else [None] * len(rows)
+    names = list(dict.fromkeys(k for r in rows for k in r if k not in keys))
+    metrics = [n for n in names if n not in ("wall_time_s", "events")]
+    chosen = table_columns(metrics)
+    if not chosen:
+        numeric = [n for n in metrics if any(_is_number(r.get(n)) for r in rows)]
+        chosen = [(n, n) for n in numeric[:FALLBACK_COLUMNS]]
+
+    def cell(row: Mapping[str, Any], fabric: str | None, name: str) -> str:
+        if not applies(name, row, fabric):
+            return "-"
+        value = row[name]
+        if name in bool_metrics and value in (0, 1):
+            return "yes" if value else "no"
+        return fmt_number(value)
+
+    header = [*keys, *(h for _, h in chosen)]
+    body = [
+        [fmt_number(r.get(k)) for k in keys] + [cell(r, f, n) for n, _ in chosen]
+        for r, f in zip(rows, fabrics, strict=True)
+    ]
+    # A column only if at least one point has it.
+    keep = [i for i in range(len(header)) if i < len(keys) or any(line[i] != "-" for line in body)]
+    header = [header[i] for i in keep]
+    body = [[line[i] for i in keep] for line in body]
+    widths = [max(len(x) for x in col) for col in zip(header, *body, strict=True)]
+    # Numbers right-aligned, text (a grid of modes) left-aligned.
+    right = [i >= len(keys) or all(_looks_numeric(b[i]) for b in body) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)
+        ).rstrip()
+
+    return "\n".join([line(header), *(line(b) for b in body)])
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _looks_numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -1,12 +1,15 @@
-"""What lfsim run prints: labelled vectors, no metric that does not apply."""
+"""What lfsim run and lfsim sweep print: labelled vectors, no metric that does not apply,
+a compact sweep table with units, integers as integers and a dash for what a fabric lacks."""
 
 import json
 import math
+import re
 
+import pandas as pd
 from conftest import SMALL
 
 import lfsim
-from lfsim.display import applies, fmt_number, format_vector
+from lfsim.display import applies, fmt_number, format_sweep_table, format_vector
 
 
 def test_numbers_are_rounded_to_what_people_read():
@@ -46,6 +49,24 @@ def test_vectors_print_with_their_labels():
     assert format_vector("t", [1.0, 2.0], ["a"]) == "t: 1, 2"
 
 
+def test_sweep_table_units_integers_and_dashes():
+    rows = [
+        {"mode": "lossy", "total_goodput_Gbps": 24.3, "drops": 124.0, "pause_frames_sent": 0.0,
+         "retransmitted_packets": 101.0, "deadlock": 0.0, "packet_hops": 57711.0,
+         "fct_p99_us": 0.0, "messages_completed": 0.0},
+        {"mode": "fc", "total_goodput_Gbps": 26.41756, "drops": 0.0, "pause_frames_sent": 0.0,
+         "retransmitted_packets": math.nan, "deadlock": 1.0, "packet_hops": 43492.0,
+         "fct_p99_us": 0.0, "messages_completed": 0.0},
+    ]  # fmt: skip
+    text = format_sweep_table(rows, ["mode"], ["roce", "fc"], {"deadlock"})
+    lines = [re.split(r"\s{2,}", ln.strip()) for ln in text.splitlines()]
+    assert lines == [
+        ["mode", "goodput Gb/s", "PAUSE sent", "drops", "retransmits", "deadlock"],
+        ["lossy", "24.3", "0", "124", "101", "no"],
+        ["fc", "26.4", "-", "0", "-", "yes"],
+    ]  # no FCT column: no point completed a message; packet_hops is not a column people read
+
+
 def test_run_prints_vector_metrics_with_port_labels(cli, tmp_path):
     p = cli("run", "fc_distance", *SMALL, "--out", str(tmp_path / "o"))
     assert p.returncode == 0, p.stderr
@@ -81,3 +102,29 @@ def test_result_knows_the_labels_of_its_vector_metrics():
     assert r.metric_labels("credit_stall_us") == r.labels("ports")[:4]
     assert r.metric_labels("deadlock_cycle") is None  # labels already
     assert r.metric_labels("no_such_metric") is None
+
+
+def test_sweep_prints_a_compact_table(cli, tmp_path):
+    out = tmp_path / "sweep"
+    p = cli(
+        "sweep", "incast", "--set", "stop_time=2ms", "--set", "Report.Warmup=1ms",
+        "--grid", "mode=lossy,fc", "--jobs", "2", "--out", str(out),
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    header = re.split(r"\s{2,}", lines[0].strip())
+    rows = {r[0]: dict(zip(header, r, strict=True)) for r in
+            (re.split(r"\s{2,}", ln.strip()) for ln in lines[1:3])}  # fmt: skip
+    assert header[:3] == ["mode", "goodput Gb/s", "victim Gb/s"]
+    assert {"p99 FCT us", "PAUSE sent", "drops", "peak queue KiB", "deadlock"} <= set(header)
+    csv = pd.read_csv(out / "sweep.csv")
+    lossy = csv.set_index("mode").loc["lossy"]
+    assert lossy["drops"] > 0  # the lossy fabric drops: an integer, printed as one
+    assert rows["lossy"]["drops"] == str(int(lossy["drops"]))
+    assert rows["fc"]["PAUSE sent"] == "-" and rows["fc"]["retransmits"] == "-"
+    assert rows["lossy"]["deadlock"] == rows["fc"]["deadlock"] == "no"
+    assert not any(re.search(r"\d\.0\b", ln) for ln in lines[:3])
+    assert lines[3] == f"every metric: {out / 'sweep.csv'}"
+    # The full table is still in sweep.csv.
+    assert len(csv.columns) > 40 and "packet_hops" in csv.columns
+    assert max(len(ln) for ln in lines[:3]) < 160
