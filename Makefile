@@ -12,7 +12,6 @@ demo: bootstrap
 	@$(VENV)/lfsim run incast --out $(OUT)/incast --plot
 	@echo "demo: plots in $(OUT)/incast/plots/ (results in $(OUT)/incast/)"
 	@$(VENV)/lfsim sweep incast --grid mode=lossy,pfc,pfc_ecn,pfc_dcqcn,fc --out $(OUT)/incast_modes
-	@echo "demo: the comparison table is in $(OUT)/incast_modes/sweep.csv"
 
 test: bootstrap
 	@$(MAKE) --no-print-directory test-cpp test-py validate notebooks lint

@@ -22,12 +22,15 @@ def run_point(core_config: dict) -> dict:
     raw = _core.core().run(core_config, None)
     wall = time.perf_counter() - t0
     metrics = {}
+    bools = []  # numbers in the sweep's table; named so that it can print them as yes/no
     for k, v in (raw.get("metrics") or {}).items():
         if isinstance(v, str):
             metrics[str(k)] = v
         elif isinstance(v, int | float) or (hasattr(v, "ndim") and v.ndim == 0):
             metrics[str(k)] = float(v)
-    return {"metrics": metrics, "wall_time_s": wall, "events": int(raw["events"])}
+            if isinstance(v, bool):
+                bools.append(str(k))
+    return {"metrics": metrics, "bools": bools, "wall_time_s": wall, "events": int(raw["events"])}
 
 
 def main(argv: list[str]) -> int:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from ._version import __version__
+from .display import format_summary, format_sweep_table
 from .errors import CoreUnavailable, ScenarioError, SimulationError, one_line
 
 
@@ -20,40 +21,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # argparse would print the usage too; the rule is one line per error.
         self.exit(2, f"lfsim: error: {one_line(message)} (see '{self.prog} --help')\n")
-
-
-def _fmt_value(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
-
-
-def format_summary(summary: dict) -> str:
-    """A short human summary: the run, then scalar metrics as an aligned table."""
-    from .scenario import split_time, unit_seconds
-
-    # Simulated time in the unit of stop_time (the unit the user thinks in).
-    unit = (split_time(summary.get("stop_time", "")) or (0.0, "s"))[1]
-    sim = summary["sim_time_s"] / unit_seconds(unit)
-    mode = f", mode {summary['mode']}" if summary.get("mode") else ""
-    lines = [
-        f"{summary['scenario']} (fabric {summary['fabric']}{mode}, seed {summary['seed']}): "
-        f"simulated {sim:.6g} {unit} in {summary['wall_time_s']:.3g} s wall time, "
-        f"{summary['events']:,} events"
-    ]
-    metrics = summary["metrics"]
-    scalars = {k: v for k, v in metrics.items() if not isinstance(v, list)}
-    vectors = {k: v for k, v in metrics.items() if isinstance(v, list)}
-    if scalars:
-        width = max(len(k) for k in scalars)
-        lines += [f"  {k:<{width}}  {_fmt_value(v)}" for k, v in scalars.items()]
-    for k, v in vectors.items():
-        if v and all(isinstance(x, str) for x in v):
-            lines.append(f"  {k}: {', '.join(v)}")  # labels, e.g. deadlock_cycle
-            continue
-        span = f": {min(v):.6g} .. {max(v):.6g}" if v else ""
-        lines.append(f"  {k}: {len(v)} values{span}")
-    return "\n".join(lines)
 
 
 def default_out(scenario, name: str, mode: str | None, given: dict, suffix: str = "") -> Path:
@@ -101,7 +68,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _warn_hung(result.metrics)
     _warn_qp_errors(result.metrics, sc.config)
     if not args.quiet:
-        print(format_summary(result.summary))
+        vectors = [k for k, v in result.metrics.items() if isinstance(v, list)]
+        print(format_summary(result.summary, {k: result.metric_labels(k) for k in vectors}))
         if pcap is not None:
             print(f"packet captures: {len(result.pcap_files)} files in {out / 'pcap'}")
         print(f"results: {out}")
@@ -188,10 +156,10 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     )
     df = sweep(base, grid, jobs=args.jobs, out=out, progress=not args.quiet, heatmap=heatmap)
     if not args.quiet:
-        import pandas as pd
-
-        with pd.option_context("display.width", 200, "display.max_columns", 50):
-            print(df.to_string(index=False))
+        records = df.to_dict("records")
+        bools = df.attrs.get("bool_metrics", ())
+        print(format_sweep_table(records, list(grid), df.attrs.get("fabrics"), bools))
+        print(f"every metric: {out / 'sweep.csv'}")
         for metric in heatmap or ():
             print(f"heat map: {out / f'heatmap_{metric}.png'}")
         print(f"results: {out}")
@@ -344,7 +312,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="compare simulations with measured data")
     v.add_argument(
-        "--report", metavar="PATH", help="Markdown report (default validation/report.md)"
+        "--report",
+        metavar="PATH",
+        help="Markdown report, its figures in report_files/ beside it (default report.md in the "
+        "current directory; make validate writes validation/report.md)",
     )
     v.add_argument(
         "--case", action="append", metavar="NAME", help="run only this case (repeatable)"

@@ -59,6 +59,39 @@ class Result:
         columns index the port labels); None if it has none."""
         return list(self._labels[name]) if name in self._labels else None
 
+    def metric_labels(self, name: str) -> list[str] | None:
+        """What each entry of a vector metric is: a port (``paused_time_us``,
+        ``credit_stall_us``), a flow (``per_flow_goodput_Gbps``, ``per_flow_MBps``), a size
+        (the iscsi_burst vectors); None if that is not known for this metric."""
+        values = self.metrics.get(name)
+        if not isinstance(values, list) or all(isinstance(v, str) for v in values):
+            return None
+        n = len(values)
+        found: list[str] | None = self.labels(name)
+        if found is None:
+            found = self._metric_labels(name, n)
+        return found if found is not None and len(found) == n else None
+
+    def _metric_labels(self, name: str, n: int) -> list[str] | None:
+        from .display import fmt_size
+
+        ports = self.labels("ports")
+        if name == "paused_time_us":
+            return ports
+        if name == "credit_stall_us" and ports and self.summary.get("fabric") == "fc":
+            return ports[:n]  # the FC fabric lists its host N_Ports first
+        if name == "per_flow_goodput_Gbps" and "flows" in self._tables:
+            flows = self.table("flows")
+            if "workload" in flows and "label" in flows:
+                # The first workload's flows (the others are reported by name).
+                return [str(x) for x in flows.loc[flows["workload"] == 0, "label"]]
+        if name.endswith("per_flow_MBps"):
+            return self.labels(name[: -len("per_flow_MBps")] + "flows")
+        sizes = self.metrics.get("size_bytes")
+        if name != "size_bytes" and isinstance(sizes, list) and len(sizes) == n:
+            return [fmt_size(s) for s in sizes]
+        return None
+
     @property
     def mode(self) -> str | None:
         return self.summary.get("mode")

@@ -184,7 +184,8 @@ def sweep(
 ) -> pd.DataFrame:
     """Run every point of the grid's cartesian product; one row per point.
 
-    Columns: the grid keys, every scalar metric, ``wall_time_s`` and ``events``. Every point
+    Columns: the grid keys, every scalar metric (booleans as 0.0/1.0), ``wall_time_s`` and
+    ``events``; ``df.attrs``: ``fabrics`` (each point's) and ``bool_metrics``. Every point
     is validated before any runs. With ``out``, ``sweep.parquet`` and ``sweep.csv`` are
     written there (atomically). Each point runs in a fresh interpreter of its own (`jobs` at
     a time, default: the number of CPUs), so ns-3's global state never leaks between points.
@@ -208,7 +209,8 @@ def sweep(
                 "heatmap: needs an output directory; accepted: heatmap=[metrics] with out=DIR"
             )
     # Validate all points first: a typo in the last value must not cost the whole sweep.
-    configs = [load_scenario(base, point).core_config() for point in points]
+    scenarios = [load_scenario(base, point) for point in points]
+    configs = [sc.core_config() for sc in scenarios]
     if target is not None:
         check_target(target, "out")
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
@@ -273,6 +275,10 @@ def sweep(
 
                 constants = {k: v[0] for k, v in grid.items() if len(v) == 1}
                 plot_heatmaps(df, keys, maps, tmp, base.name, constants)
+    # Not columns, and set after writing (sweep.csv and .parquet stay as they were): what the
+    # printed table needs to know.
+    df.attrs["fabrics"] = [sc.fabric for sc in scenarios]
+    df.attrs["bool_metrics"] = sorted({k for r in results for k in r.get("bools", ())})
     return df
 
 

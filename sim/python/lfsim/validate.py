@@ -490,7 +490,10 @@ def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = 
 
 
 def main(report: str | Path | None = None, case_names: list[str] | None = None) -> int:
-    """``lfsim validate``: 0 if every row passes, 1 if any fails, 2 on a usage error."""
+    """``lfsim validate``: 0 if every row passes, 1 if any fails, 2 on a usage error.
+
+    The report (and its ``report_files/``) goes to ``report``, by default ``report.md`` in the
+    current directory."""
     vdir = validation_dir()
     if not (vdir / "cases").is_dir():
         raise ScenarioError(
@@ -509,7 +512,8 @@ def main(report: str | Path | None = None, case_names: list[str] | None = None) 
                 f"--case: got '{unknown[0]}'; accepted: {', '.join(names) or '(no cases found)'}"
             )
         cases = [c for c in cases if c.name in case_names]
-    report_path = Path(report) if report is not None else vdir / "report.md"
+    # Never into the source tree unless asked (make validate asks): the current directory.
+    report_path = Path(report) if report is not None else Path("report.md")
     files_dir = report_path.parent / "report_files"
     for case in cases:  # stale figures of the cases about to run
         for old in files_dir.glob(f"{case.name}-*"):

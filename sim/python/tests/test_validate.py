@@ -306,3 +306,17 @@ def test_calibrated_names_a_parameter_of_the_scenario(tmp_path):
         "lfsim: error: calibrated: got 'FcChannel.Lenght'; accepted: a parameter of this "
         "scenario as Class.Attribute, workload.ITEM.Attribute or topology.Attribute"
     ]
+
+
+def test_without_report_it_writes_to_the_current_directory(vdir, tmp_path):
+    # The validation folder stands in for the repository's: its report must stay as it was.
+    (vdir / "report.md").write_text("the committed report\n")
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    p = run_cli("validate", "--case", "short_link", cwd=work)
+    assert p.returncode == 0, p.stderr
+    assert "## short_link — PASS" in (work / "report.md").read_text()
+    assert (work / "report_files" / "short_link-credits.png").is_file()
+    assert p.stdout.splitlines()[-1].endswith("; report: report.md")
+    assert (vdir / "report.md").read_text() == "the committed report\n"
+    assert not (vdir / "report_files").exists()
