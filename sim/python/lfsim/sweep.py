@@ -121,7 +121,7 @@ def connect(address: Any, key: str = "scheduler") -> Client:
         return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise ScenarioError(
-            f"{key}: got {quote(address)} (not reachable within {CONNECT_TIMEOUT_S} s: "
+            f"{key}: got {quote(address)} (not reachable: "
             f"{one_line(str(exc))}); accepted: {SCHEDULER_FORM}"
         ) from None
     finally:
