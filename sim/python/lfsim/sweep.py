@@ -118,7 +118,7 @@ def connect(address: Any, key: str = "scheduler") -> Client:
     level = log.level
     log.setLevel(logging.CRITICAL)
     try:
-        return Client(address, timeout=CONNECT_TIMEOUT_S, set_as_default=False)
+        return Client(address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as exc:
         raise ScenarioError(
             f"{key}: got {quote(address)} (not reachable: "
