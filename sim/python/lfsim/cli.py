@@ -136,7 +136,7 @@ def _warn_hung(m: dict) -> None:
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from .scenario import load_scenario, parse_grid, parse_overrides
-    from .sweep import check_heatmap_metrics, heatmap_keys, sweep
+    from .sweep import check_heatmap_metrics, check_scheduler, connect, heatmap_keys, sweep
 
     grid = parse_grid(args.grid)
     if not grid:
@@ -148,13 +148,25 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             [m.strip() for item in args.heatmap for m in item.split(",")], "--heatmap"
         )
         heatmap_keys(grid, "--heatmap")
+    if args.scheduler is not None:
+        check_scheduler(args.scheduler, "--scheduler")
+        if args.jobs is not None:
+            raise ScenarioError(
+                f"--jobs: got {args.jobs} with --scheduler; accepted: --jobs (a local cluster) "
+                "or --scheduler (its workers), not both"
+            )
+        # Reachable now, so that the error names the option as typed.
+        connect(args.scheduler, "--scheduler").close()
     base = load_scenario(args.scenario, parse_overrides(args.set), args.seed)
     out = (
         Path(args.out)
         if args.out
         else default_out(args.scenario, base.name, None, _given(args, args.grid), "_sweep")
     )
-    df = sweep(base, grid, jobs=args.jobs, out=out, progress=not args.quiet, heatmap=heatmap)
+    df = sweep(
+        base, grid, jobs=args.jobs, out=out, progress=not args.quiet, heatmap=heatmap,
+        scheduler=args.scheduler,
+    )  # fmt: skip
     if not args.quiet:
         records = df.to_dict("records")
         bools = df.attrs.get("bool_metrics", ())
@@ -291,7 +303,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
     s.add_argument("--seed", type=_seed, help="RNG seed for every point")
-    s.add_argument("--jobs", type=_positive_int, help="parallel processes (default: CPU count)")
+    s.add_argument(
+        "--jobs",
+        type=_positive_int,
+        help="points at a time on this machine's local Dask cluster (default: CPU count)",
+    )
+    s.add_argument(
+        "--scheduler",
+        metavar="tcp://HOST:PORT",
+        help="run the points on the workers of this running Dask scheduler instead (each worker "
+        "needs lfsim installed; results come back here)",
+    )
     s.add_argument(
         "--out",
         metavar="DIR",

@@ -1,4 +1,9 @@
-"""Parameter sweeps: the cartesian product of a grid, one process per point.
+"""Parameter sweeps: the cartesian product of a grid, one Dask task (and process) per point.
+
+Each point is a task on Dask distributed: on a `LocalCluster` of this machine that the sweep
+starts and closes, or on a running cluster (``scheduler="tcp://HOST:PORT"``, CLI
+``--scheduler``). The task runs the point in a fresh interpreter of its own on the worker
+(``python -m lfsim._worker``) and returns its scalar results; the table is built here.
 
 With ``heatmap`` (CLI ``--heatmap``), a sweep over two varying keys also draws each named metric
 as a heat map (x: the first varying key, y: the second); a third varying key gives one panel per
@@ -8,15 +13,17 @@ value. The PNGs are written next to ``sweep.csv`` as ``heatmap_<metric>.png``.
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import uuid
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,47 +33,51 @@ from .scenario import Scenario, load_scenario
 
 if TYPE_CHECKING:
     import pandas as pd
+    from distributed import Client
 
 
 class _Died(Exception):
     """A child interpreter ended without a reply (crash, abort, killed)."""
 
 
-class _Workers:
-    """Runs each point in its own interpreter (``python -m lfsim._worker``) and can stop them
-    all. A fresh process per point, exactly as a separate `lfsim run`: ns-3 keeps global
-    state between runs in one process. Not multiprocessing: its spawned children re-import
-    the caller's ``__main__``, which breaks scripts that lack a ``__main__`` guard."""
+# Per worker process: the simulations each sweep has running there, so that a cancelled sweep
+# can kill its own (and only its own) on a cluster it shares with others.
+_lock = threading.Lock()
+_running: dict[str, set[subprocess.Popen]] = {}
+_stopped: set[str] = set()
 
-    def __init__(self, workdir: Path):
-        self.workdir = workdir
-        self.lock = threading.Lock()
-        self.procs: set[subprocess.Popen] = set()
-        self.stopped = False
-        env = dict(os.environ)
-        # The child imports this very lfsim, however the caller found it.
-        here = str(Path(__file__).resolve().parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
-        self.env = env
 
-    def run(self, index: int, config: dict) -> dict:
-        src, dst = self.workdir / f"{index}.in", self.workdir / f"{index}.out"
+def _run_point(sweep_id: str, config: dict) -> dict:
+    """A Dask task: one point in its own interpreter on the worker running the task.
+
+    A fresh process per point, exactly as a separate `lfsim run`: ns-3 keeps global state
+    between runs in one process. Not multiprocessing: its spawned children re-import the
+    caller's ``__main__``, which breaks scripts that lack a ``__main__`` guard. The interpreter
+    and lfsim are the worker's own (``sys.executable``, this module's folder), and the files
+    passing the point in and its reply out are in the worker's temporary folder, so a remote
+    worker needs lfsim installed but shares no files with the sweep."""
+    env = dict(os.environ)
+    # The child imports this very lfsim, however the worker found it.
+    here = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+    with tempfile.TemporaryDirectory(prefix="lfsim-point-") as workdir:
+        src, dst = Path(workdir) / "in", Path(workdir) / "out"
         with open(src, "wb") as f:
             pickle.dump(config, f)
         cmd = [sys.executable, "-m", "lfsim._worker", str(src), str(dst)]
-        with self.lock:
-            if self.stopped:
+        with _lock:
+            if sweep_id in _stopped:
                 raise _Died("stopped")
             proc = subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE, env=self.env,
+                stderr=subprocess.PIPE, env=env,
             )  # fmt: skip
-            self.procs.add(proc)
+            _running.setdefault(sweep_id, set()).add(proc)
         try:
             _, err = proc.communicate()
         finally:
-            with self.lock:
-                self.procs.discard(proc)
+            with _lock:
+                _running.get(sweep_id, set()).discard(proc)
         if proc.returncode != 0 or not dst.exists():
             rc = proc.returncode
             how = f"signal {signal.Signals(-rc).name}" if rc < 0 else f"exit code {rc}"
@@ -75,11 +86,46 @@ class _Workers:
         with open(dst, "rb") as f:
             return pickle.load(f)
 
-    def stop(self) -> None:
-        with self.lock:
-            self.stopped = True
-            for proc in self.procs:
-                proc.kill()
+
+def _stop_points(sweep_id: str) -> None:
+    """Run on every worker when a sweep is cancelled: kill its simulations, start no more."""
+    with _lock:
+        _stopped.add(sweep_id)
+        for proc in _running.pop(sweep_id, set()):
+            proc.kill()
+
+
+SCHEDULER_FORM = "tcp://HOST:PORT of a running Dask scheduler"
+_SCHEDULER_RE = re.compile(r"tcp://(\[[0-9A-Fa-f:.]+\]|[^\s/:\[\]]+):([0-9]{1,5})")
+CONNECT_TIMEOUT_S = 5
+
+
+def check_scheduler(address: Any, key: str = "scheduler") -> str:
+    """The address if it has the form ``tcp://HOST:PORT``."""
+    m = _SCHEDULER_RE.fullmatch(address) if isinstance(address, str) else None
+    if m is None or not 1 <= int(m.group(2)) <= 65535:
+        raise ScenarioError(f"{key}: got {quote(address)}; accepted: {SCHEDULER_FORM}")
+    return address
+
+
+def connect(address: Any, key: str = "scheduler") -> Client:
+    """A client of the running scheduler at ``address``, or a ScenarioError naming ``key``."""
+    from distributed import Client
+
+    check_scheduler(address, key)
+    # A failed connection logs its retries and a traceback; the error below says it in a line.
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL)
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as exc:
+        raise ScenarioError(
+            f"{key}: got {quote(address)} (not reachable: "
+            f"{one_line(str(exc))}); accepted: {SCHEDULER_FORM}"
+        ) from None
+    finally:
+        log.setLevel(level)
 
 
 def _reply(reply: dict, point: Mapping[str, Any]) -> dict:
@@ -181,14 +227,18 @@ def sweep(
     out: str | Path | None = None,
     progress: bool = False,
     heatmap: str | Sequence[str] | None = None,
+    scheduler: str | None = None,
 ) -> pd.DataFrame:
     """Run every point of the grid's cartesian product; one row per point.
 
     Columns: the grid keys, every scalar metric (booleans as 0.0/1.0), ``wall_time_s`` and
     ``events``; ``df.attrs``: ``fabrics`` (each point's) and ``bool_metrics``. Every point
     is validated before any runs. With ``out``, ``sweep.parquet`` and ``sweep.csv`` are
-    written there (atomically). Each point runs in a fresh interpreter of its own (`jobs` at
-    a time, default: the number of CPUs), so ns-3's global state never leaks between points.
+    written there (atomically). Each point is a Dask task that runs it in a fresh interpreter
+    of its own, so ns-3's global state never leaks between points: on a local cluster of
+    `jobs` workers (default: the number of CPUs) started and closed by the sweep, or, with
+    ``scheduler="tcp://HOST:PORT"``, on that running cluster's workers (each needs this lfsim
+    importable; `jobs` is then the cluster's business and must not be given).
 
     ``heatmap``: metric names (needs ``out`` and a grid varying 2 or 3 keys, see
     `heatmap_keys`); each is drawn into ``out/heatmap_<metric>.png``. A name that is not a
@@ -215,31 +265,61 @@ def sweep(
         check_target(target, "out")
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ScenarioError(f"jobs: got {quote(jobs)}; accepted: an integer >= 1")
+    if scheduler is not None:
+        check_scheduler(scheduler)
+        if jobs is not None:
+            raise ScenarioError(
+                f"jobs: got {jobs} with a scheduler; accepted: jobs (a local cluster) or "
+                "scheduler (its workers), not both"
+            )
     workers = max(1, min(jobs or os.cpu_count() or 1, len(configs)))
+
+    from distributed import LocalCluster, as_completed
 
     results: list[dict | None] = [None] * len(configs)
     unchecked = bool(maps)
     bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(configs), unit="point", file=sys.stderr, delay=2.0)
+    cluster = None
+    sweep_id = uuid.uuid4().hex
     try:
-        with (
-            tempfile.TemporaryDirectory(prefix="lfsim-sweep-") as workdir,
-            ThreadPoolExecutor(workers) as pool,
-        ):
-            runner = _Workers(Path(workdir))
-            futures = {pool.submit(runner.run, i, cfg): i for i, cfg in enumerate(configs)}
+        if scheduler is not None:
+            client = connect(scheduler)
+        else:
+            # Threads, not processes: a task only waits on its point's own interpreter, and
+            # worker processes would be multiprocessing children re-importing the caller's
+            # __main__ (see _run_point). No memory limit: the points' memory is not the
+            # worker's. The dashboard would take a port; nobody looks at it.
+            cluster = LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=False,
+                dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR,
+            )  # fmt: skip
+            client = cluster.get_client()
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(configs), unit="point", file=sys.stderr, delay=2.0)
+        with client:
+            futures = [
+                client.submit(_run_point, sweep_id, cfg, key=f"lfsim-point-{i}-{sweep_id}")
+                for i, cfg in enumerate(configs)
+            ]
+            index = {fut.key: i for i, fut in enumerate(futures)}
             try:
                 for fut in as_completed(futures):
-                    i = futures[fut]
+                    i = index[fut.key]
                     try:
                         results[i] = _reply(fut.result(), points[i])
                     except _Died as exc:
                         raise SimulationError(
                             f"the simulator process died ({exc}) while running "
                             f"{_describe(points[i])}"
+                        ) from None
+                    except (ScenarioError, SimulationError):
+                        raise
+                    except Exception as exc:  # noqa: BLE001 - the cluster lost the task
+                        raise SimulationError(
+                            f"{_describe(points[i])} failed on the cluster: "
+                            f"{type(exc).__name__}: {one_line(str(exc))}"
                         ) from None
                     if unchecked:
                         # A misspelt metric is known from the first point: stop there.
@@ -248,12 +328,15 @@ def sweep(
                     if bar is not None:
                         bar.update(1)
             except BaseException:
-                runner.stop()
-                pool.shutdown(wait=True, cancel_futures=True)
+                # Queued points never start; running ones are killed where they run.
+                client.cancel(futures)
+                client.run(_stop_points, sweep_id)
                 raise
     finally:
         if bar is not None:
             bar.close()
+        if cluster is not None:
+            cluster.close()
 
     rows = []
     for point, res in zip(points, results, strict=True):

@@ -249,7 +249,7 @@ def test_sigterm_stops_a_sweeps_workers(tmp_path):
     p = _start(tmp_path, "sweep", "incast", "--set", "stop_time=2s", "--grid",
                "mode=pfc,fc,lossy", "--jobs", "2", "--out", "sw", "--quiet")  # fmt: skip
     workers: set[int] = set()
-    for _ in range(100):  # the two workers start
+    for _ in range(600):  # the two workers start (after Dask's import and local cluster)
         workers |= _children(p.pid)
         if len(workers) >= 2:
             break
