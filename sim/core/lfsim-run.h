@@ -168,8 +168,9 @@ class RunContext
 
     /// Packet captures. A fabric that writes captures calls CheckPcapPorts once with the
     /// labels of all its ports after building its topology, then opens PcapPath(label) (with
-    /// ns3::PcapFileWrapper) for every port where PcapWanted(label). Run() rejects a capture
-    /// request when the fabric never called CheckPcapPorts (it writes no captures).
+    /// lfsim::PortCapture, lfsim-capture.h) for every port where PcapWanted(label). Run()
+    /// rejects a capture request when the fabric never called CheckPcapPorts (it writes no
+    /// captures).
     /// True if captures are on and the port is listed (or "all" is).
     bool PcapWanted(const std::string& portLabel) const;
     /// pcapDir + "/" + label with '/' replaced by '_' + ".pcap".

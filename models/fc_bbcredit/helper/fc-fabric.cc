@@ -4,6 +4,7 @@
 #include "fc-helper.h"
 #include "fcp.h"
 #include "lfsim-attributes.h"
+#include "lfsim-capture.h"
 #include "lfsim-deadlock.h"
 #include "lfsim-report.h"
 #include "lfsim-run.h"
@@ -211,6 +212,7 @@ class FcFabric : public lfsim::Fabric
         }
         ConnectRecorders(ctx);
         ConnectDetector(ctx);
+        OpenCaptures(ctx);
     }
 
     void
@@ -218,6 +220,10 @@ class FcFabric : public lfsim::Fabric
     {
         FcTopology& t = m_net.topology;
         const Time now = Simulator::Now();
+        for (auto& f : m_pcap)
+        {
+            f->Close();
+        }
         // Conservation and losslessness counters, whatever the workload.
         double framesTx = 0;
         double overruns = 0;
@@ -561,6 +567,35 @@ class FcFabric : public lfsim::Fabric
         return rsp + frame(back.back(), FCP_RSP_BYTES) + prop(back.back());
     }
 
+    /// A capture file per wanted port: the frames it sends (from their SOF leaving) and receives
+    /// (from their SOF arriving), with delimiters and CRC; primitive signals are not frames.
+    void
+    OpenCaptures(RunContext& ctx)
+    {
+        FcTopology& t = m_net.topology;
+        if (ctx.config.pcapDir.empty())
+        {
+            return;
+        }
+        ctx.CheckPcapPorts(t.portLabels);
+        for (uint32_t i = 0; i < t.ports.size(); ++i)
+        {
+            if (!ctx.PcapWanted(t.portLabels[i]))
+            {
+                continue;
+            }
+            auto f = Create<lfsim::PortCapture>(ctx.PcapPath(t.portLabels[i]),
+                                                225, // LINKTYPE_FC_2_WITH_FRAME_DELIMS
+                                                &FcWireFrame);
+            for (const char* trace : {"FrameTx", "FrameRx"})
+            {
+                t.ports[i]->TraceConnectWithoutContext(
+                    trace, MakeCallback(&lfsim::PortCapture::Capture, f));
+            }
+            m_pcap.push_back(f);
+        }
+    }
+
     /// One deadlock detector over every port's transmit queue, armed by credit stalls.
     void
     ConnectDetector(RunContext& ctx)
@@ -702,6 +737,7 @@ class FcFabric : public lfsim::Fabric
     uint32_t m_queuePort = lfsim::NONE;
     Ptr<DeadlockDetector> m_detector;
     FcWaitFor m_waitFor;
+    std::vector<Ptr<lfsim::PortCapture>> m_pcap;
 };
 
 const bool g_registered = lfsim::RegisterFabric(

@@ -5,8 +5,10 @@
 #define FC_FRAME_HEADER_H
 
 #include "ns3/header.h"
+#include "ns3/packet.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace ns3
 {
@@ -85,6 +87,15 @@ class FcFrameHeader : public Header
     uint16_t rxId = 0xffff;
     uint32_t parameter = 0; ///< relative offset for data frames
 };
+
+/// Captures only (pcap LINKTYPE_FC_2_WITH_FRAME_DELIMS): replaces `wire` with `frame` (header
+/// and payload) as the link carries it: SOF, header, data field with its fill bytes (zeros) up
+/// to a whole word, CRC (FC-FS: IEEE 802.3's CRC-32 over header and data field, its low byte
+/// first) and EOF. Class 3 delimiters: SOFi3 on the first frame of a sequence (SEQ_CNT 0: the
+/// model starts every sequence there), SOFn3 on the others; EOFt on the last one (End_Sequence
+/// set), EOFn on the others, each in the form for the 8b/10b running disparity the frame
+/// leaves (an ordered set starts at negative disparity; the same form at 64b/66b speeds).
+void FcWireFrame(Ptr<const Packet> frame, std::vector<uint8_t>& wire);
 
 } // namespace ns3
 

@@ -168,12 +168,14 @@ FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done,
     PutU32(iu + 28, bytes);
     FcFrameHeader h = Header(FcRctl::UNSOLICITED_CMD, ox, 0xffff, target);
     h.fCtl = FcFctl::FIRST_SEQUENCE | FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
+    h.seqId = io.nextSeqId++;
     m_port->Enqueue(FrameWith(h, iu, FCP_CMND_SIZE));
 
     uint32_t first = std::min(m_firstBurst, bytes);
     if (!read && first > 0)
     {
         FcFrameHeader d = Header(FcRctl::SOLICITED_DATA, ox, 0xffff, target);
+        d.seqId = io.nextSeqId++;
         SendFcSequence(m_port, d, first, m_maxPayload, 0);
         io.sent = first;
     }
@@ -211,6 +213,7 @@ FcpInitiator::Abort(uint16_t oxId, std::function<void(bool)> done)
     FcFrameHeader h = Header(FcRctl::ABTS, oxId, io.rxId, io.target);
     h.type = FcType::BLS;
     h.fCtl = FcFctl::LAST_SEQUENCE | FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
+    h.seqId = io.nextSeqId++;
     Ptr<Packet> abts = Create<Packet>();
     abts->AddHeader(h);
     m_port->Enqueue(abts);
@@ -275,6 +278,7 @@ FcpInitiator::Receive(Ptr<NetDevice>, Ptr<const Packet> frame, uint16_t, const A
         uint32_t offset = GetU32(iu);
         uint32_t len = GetU32(iu + 4);
         FcFrameHeader d = Header(FcRctl::SOLICITED_DATA, h.oxId, h.rxId, it->second.target);
+        d.seqId = it->second.nextSeqId++;
         SendFcSequence(m_port, d, len, m_maxPayload, offset);
         it->second.sent += len;
     }
@@ -456,6 +460,7 @@ FcpTarget::ReceiveAbts(const FcFrameHeader& abts, uint64_t key)
         return;
     }
     h.rxId = it->second.rxId;
+    h.seqId = it->second.nextSeqId;
     m_x.erase(it); // pending backend completions find it gone
     // SEQ_ID invalid, SEQ_CNT 0 to 0xFFFF: the whole exchange is aborted, no sequence of it is
     // kept for recovery.
@@ -479,6 +484,7 @@ FcpTarget::SendXferRdy(Exchange& x)
     PutU32(iu + 4, len);
     FcFrameHeader h = Header(x, FcRctl::DATA_DESCRIPTOR);
     h.fCtl |= FcFctl::END_SEQUENCE | FcFctl::SEQUENCE_INITIATIVE;
+    h.seqId = x.nextSeqId++;
     m_port->Enqueue(FrameWith(h, iu, FCP_XFER_RDY_SIZE));
 }
 
@@ -490,12 +496,13 @@ FcpTarget::SendReadData(uint64_t key, uint16_t rxId)
     {
         return; // aborted while the device read
     }
-    const Exchange& x = it->second;
+    Exchange& x = it->second;
     uint64_t offset = 0;
     while (offset < x.length)
     {
         uint64_t len = std::min<uint64_t>(m_maxBurst, x.length - offset);
         FcFrameHeader h = Header(x, FcRctl::SOLICITED_DATA);
+        h.seqId = x.nextSeqId++;
         SendFcSequence(m_port, h, len, m_maxPayload, offset);
         offset += len;
     }
@@ -515,6 +522,7 @@ FcpTarget::SendRsp(uint64_t key, uint16_t rxId)
     uint8_t iu[FCP_RSP_SIZE] = {}; // SCSI status GOOD, no residual, no sense
     FcFrameHeader h = Header(x, FcRctl::COMMAND_STATUS);
     h.fCtl |= FcFctl::LAST_SEQUENCE | FcFctl::END_SEQUENCE;
+    h.seqId = x.nextSeqId;
     m_port->Enqueue(FrameWith(h, iu, FCP_RSP_SIZE));
 }
 

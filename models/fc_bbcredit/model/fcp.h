@@ -1,7 +1,8 @@
 /*
  * FCP (SCSI over Fibre Channel, FCP-4) exchanges: FCP_CMND (32 B), FCP_XFER_RDY (12 B),
  * FCP_DATA sequences and FCP_RSP (24 B). Reads: CMND, DATA..., RSP. Writes: CMND, then per
- * burst XFER_RDY and DATA, then RSP; an optional first burst goes without XFER_RDY.
+ * burst XFER_RDY and DATA, then RSP; an optional first burst goes without XFER_RDY. Each end
+ * numbers the sequences it starts in an exchange 0, 1, 2... (SEQ_ID, as Linux's libfc).
  *
  * Exchange abort (FC-FS-4 Basic Link Services, FCP-4 task abort): the originator sends ABTS
  * (no payload) with the exchange's OX_ID and RX_ID and discards the exchange's frames from then
@@ -118,6 +119,7 @@ class FcpInitiator : public Application
         uint32_t bytes = 0;
         uint32_t target = 0;            ///< D_ID of its frames
         uint16_t rxId = 0xffff;         ///< the responder's, from its first frame
+        uint8_t nextSeqId = 0;          ///< SEQ_ID of the next sequence it starts
         std::function<void(Time)> done; ///< set for SubmitIo
         bool aborting = false;          ///< ABTS sent, BA_ACC / BA_RJT awaited
         Time abortStart;
@@ -199,6 +201,7 @@ class FcpTarget : public Application
         uint32_t length;       ///< FCP_DL
         uint64_t received = 0; ///< write data received
         uint64_t burstEnd = 0; ///< offset the current burst ends at
+        uint8_t nextSeqId = 0; ///< SEQ_ID of the next sequence it starts
     };
 
     void

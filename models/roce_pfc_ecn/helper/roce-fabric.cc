@@ -1,6 +1,7 @@
 #include "roce-fabric.h"
 
 #include "lfsim-attributes.h"
+#include "lfsim-capture.h"
 #include "lfsim-deadlock.h"
 #include "lfsim-faults.h"
 #include "lfsim-report.h"
@@ -8,7 +9,6 @@
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
-#include "ns3/pcap-file-wrapper.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -92,10 +92,13 @@ OnRate(Table* t, const std::map<uint32_t, uint32_t>* flowOfQpn, uint32_t qpn, do
     }
 }
 
+/// A frame as a capture holds it: the packet's bytes with the ICRC the model leaves zero.
 void
-OnCapture(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
+EncodeEthernet(Ptr<const Packet> p, std::vector<uint8_t>& record)
 {
-    file->Write(Simulator::Now(), p);
+    record.resize(p->GetSize());
+    p->CopyData(record.data(), record.size());
+    FillRoceIcrc(record.data(), record.size());
 }
 
 void
@@ -932,11 +935,11 @@ class RoceFabric : public lfsim::Fabric
             {
                 continue;
             }
-            Ptr<PcapFileWrapper> f = CreateObject<PcapFileWrapper>();
-            f->SetAttribute("NanosecMode", BooleanValue(true));
-            f->Open(ctx.PcapPath(t.portLabels[i]), std::ios::out | std::ios::binary);
-            f->Init(1); // LINKTYPE_ETHERNET
-            t.ports[i]->TraceConnectWithoutContext("Sniffer", MakeBoundCallback(&OnCapture, f));
+            auto f = Create<lfsim::PortCapture>(ctx.PcapPath(t.portLabels[i]),
+                                                1, // LINKTYPE_ETHERNET
+                                                &EncodeEthernet);
+            t.ports[i]->TraceConnectWithoutContext("Sniffer",
+                                                   MakeCallback(&lfsim::PortCapture::Capture, f));
             m_pcap.push_back(f);
         }
     }
@@ -959,7 +962,7 @@ class RoceFabric : public lfsim::Fabric
     uint64_t m_bufferSamples = 0;
     uint32_t m_bottleneck = 0;
     QueueAverage m_avg;
-    std::vector<Ptr<PcapFileWrapper>> m_pcap;
+    std::vector<Ptr<lfsim::PortCapture>> m_pcap;
     Ptr<DeadlockDetector> m_detector;
     std::unique_ptr<RoceWaitFor> m_waitFor;
 };

@@ -1,6 +1,7 @@
 #include "roce-header.h"
 
 #include "ethernet-speed.h"
+#include "lfsim-crc32.h"
 
 #include <cstring>
 #include <iomanip>
@@ -436,6 +437,45 @@ PeekFrame(Ptr<const Packet> p)
     v.sport = uint16_t(b[o + 20]) << 8 | b[o + 21];
     v.dport = uint16_t(b[o + 22]) << 8 | b[o + 23];
     return v;
+}
+
+void
+FillRoceIcrc(uint8_t* frame, uint32_t len)
+{
+    if (len < ETH_HEADER + IPV4_HEADER)
+    {
+        return;
+    }
+    const uint32_t o = (uint32_t(frame[12]) << 8 | frame[13]) == ETHERTYPE_VLAN ? 18 : 14;
+    const uint8_t* ip = frame + o;
+    if ((uint32_t(frame[o - 2]) << 8 | frame[o - 1]) != ETHERTYPE_IPV4 || len < o + IPV4_HEADER)
+    {
+        return;
+    }
+    const uint32_t ihl = (ip[0] & 0x0F) * 4u;
+    const uint32_t total = uint32_t(ip[2]) << 8 | ip[3];
+    const uint32_t masked = ihl + UDP_HEADER + IB_BTH;
+    if (ip[9] != 17 || ihl < IPV4_HEADER || total < masked + IB_ICRC || o + total > len)
+    {
+        return;
+    }
+    const uint8_t* udp = ip + ihl;
+    if ((uint32_t(udp[2]) << 8 | udp[3]) != ROCEV2_UDP_PORT)
+    {
+        return;
+    }
+    uint8_t h[60 + UDP_HEADER + IB_BTH];
+    std::memcpy(h, ip, masked);
+    h[1] = 0xFF;                    // TOS: DSCP and ECN change on the way
+    h[8] = 0xFF;                    // TTL
+    h[10] = h[11] = 0xFF;           // header checksum
+    h[ihl + 6] = h[ihl + 7] = 0xFF; // UDP checksum
+    h[ihl + UDP_HEADER + 4] = 0xFF; // BTH resv8a: FECN and BECN change on the way
+    static const uint8_t ones[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+    uint32_t reg = lfsim::Crc32Update(0xFFFFFFFFu, ones, sizeof(ones));
+    reg = lfsim::Crc32Update(reg, h, masked);
+    reg = lfsim::Crc32Update(reg, ip + masked, total - masked - IB_ICRC);
+    lfsim::PutCrc32(frame + o + total - IB_ICRC, ~reg);
 }
 
 void

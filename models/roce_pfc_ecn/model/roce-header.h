@@ -167,6 +167,13 @@ struct FrameView
 };
 
 FrameView PeekFrame(Ptr<const Packet> p);
+/// Captures only: writes the RoCEv2 invariant CRC into the last 4 bytes of a frame's UDP
+/// payload, where the model leaves zeros; a frame that is not RoCEv2 over IPv4 is left alone.
+/// The CRC-32 covers 8 bytes of ones (in place of the LRH), then the IPv4 header with TOS, TTL
+/// and header checksum as ones, the UDP header with its checksum as ones, the BTH with its
+/// resv8a byte (FECN, BECN, resv6a) as ones, and everything after up to the ICRC (IBTA Vol. 1
+/// Annex A17, as Linux's rdma_rxe computes it). Its low byte goes first, as an Ethernet FCS.
+void FillRoceIcrc(uint8_t* frame, uint32_t len);
 /// Sets the IPv4 ECN field to CE (and fixes the header checksum) in a RoCE frame.
 void MarkCe(Ptr<Packet> p);
 

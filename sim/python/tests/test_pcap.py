@@ -1,10 +1,10 @@
 """Packet captures (``--pcap`` / ``pcap=``): option form, output placement, errors.
 
-No fabric writes captures yet, so the writing side is exercised with a stand-in for
-``_core.run`` that follows the contract of sim/CORE_API.md (one file per port in ``pcap_dir``,
-'/' in a label becomes '_'). The test on the real core covers every registered fabric: it
-either rejects an unknown port or says it writes no captures, and one that captures writes
-valid pcap files.
+The Python side is exercised with a stand-in for ``_core.run`` that follows the contract of
+sim/CORE_API.md (one file per port in ``pcap_dir``, '/' in a label becomes '_'). The test on the
+real core covers every registered fabric: it either rejects an unknown port or says it writes
+no captures, and one that captures writes valid pcap files (what they hold: test_tshark.py for
+roce, test_tshark_fc.py for fc).
 """
 
 import struct
