@@ -91,7 +91,8 @@ class DiskBackendTest : public lfsim::ModelTestCase
 {
   public:
     DiskBackendTest()
-        : ModelTestCase("iscsi_burst: the disk adds DiskPositioning + bytes over DiskRate to a write")
+        : ModelTestCase(
+            "iscsi_burst: the disk adds DiskPositioning + bytes over DiskRate to a write")
     {
     }
 
