@@ -144,8 +144,9 @@ FioWorkload::GetTypeId()
               .AddAttribute("Jobs",
                             "Job sections run by every initiator against every target, as in a "
                             "fio job file: 'name: option=value ...; name: ...' with options rw, "
-                            "bs, iodepth, numjobs, rwmixread, size overriding FioJob's (global) "
-                            "values. Empty: one job, named job, with FioJob's values.",
+                            "bs, iodepth, numjobs, rwmixread, size, continue_on_error overriding "
+                            "FioJob's (global) values. Empty: one job, named job, with FioJob's "
+                            "values.",
                             StringValue(""), MakeStringAccessor(&FioWorkload::jobs),
                             MakeStringChecker())
               .AddAttribute("NvmeofInlineData",
@@ -1304,18 +1305,20 @@ class FioInstalled : public lfsim::InstalledWorkload
         Fail(id);
     }
 
-    /// The I/O fails with EIO; as fio does by default (continue_on_error=none) its job then
-    /// issues no more I/O.
+    /// The I/O fails with EIO; unless its job's continue_on_error covers it (fio's default,
+    /// none, does not) the job then issues no more I/O.
     void
     Fail(uint64_t id)
     {
         auto it = m_io.find(id);
         ++m_failed;
         const uint32_t job = it->second.job;
+        const bool read = it->second.read;
         m_errors.Append({double(job), double(Simulator::Now().GetNanoSeconds()), double(EIO)});
         m_io.erase(it);
-        --m_jobs[job].inFlight;
-        m_jobs[job].stopped = true;
+        Job& j = m_jobs[job];
+        --j.inFlight;
+        j.stopped = j.stopped || !j.spec->ContinuesAfterError(read);
         Fill(job);
     }
 

@@ -52,7 +52,16 @@ FioJob::GetTypeId()
                             MakeTimeChecker(Time(0)))
               .AddAttribute("size", "Bytes each job transfers (0: no limit; runtime ends it).",
                             UintegerValue(0), MakeUintegerAccessor(&FioJob::size),
-                            MakeUintegerChecker<uint64_t>());
+                            MakeUintegerChecker<uint64_t>())
+              .AddAttribute("continue_on_error",
+                            "fio's continue_on_error: after an I/O error (EIO) the job stops "
+                            "(none, fio's default) or goes on for errors of reads (read), "
+                            "writes (write), any I/O (io or all); verify: no verification is "
+                            "modelled, so as none.",
+                            EnumValue(CONTINUE_NONE), MakeEnumAccessor(&FioJob::continueOnError),
+                            MakeEnumChecker(CONTINUE_NONE, "none", CONTINUE_READ, "read",
+                                            CONTINUE_WRITE, "write", CONTINUE_IO, "io",
+                                            CONTINUE_VERIFY, "verify", CONTINUE_ALL, "all"));
     return tid;
 }
 
@@ -79,6 +88,23 @@ FioJob::NextIsRead(Ptr<UniformRandomVariable> mix) const
     }
 }
 
+bool
+FioJob::ContinuesAfterError(bool read) const
+{
+    switch (continueOnError)
+    {
+        case CONTINUE_READ:
+            return read;
+        case CONTINUE_WRITE:
+            return !read;
+        case CONTINUE_IO:
+        case CONTINUE_ALL:
+            return true;
+        default:
+            return false;
+    }
+}
+
 namespace
 {
 
@@ -99,7 +125,12 @@ OptionsText(const FioJob& j)
 {
     return "rw=" + j.RwName() + " bs=" + std::to_string(j.bs)
            + " iodepth=" + std::to_string(j.iodepth) + " numjobs=" + std::to_string(j.numjobs)
-           + " rwmixread=" + std::to_string(j.rwmixread) + " size=" + std::to_string(j.size);
+           + " rwmixread=" + std::to_string(j.rwmixread) + " size=" + std::to_string(j.size)
+           + (j.continueOnError == FioJob::CONTINUE_NONE
+                  ? ""
+                  : " continue_on_error="
+                        + std::vector<std::string>{"none", "read", "write", "io", "verify",
+                                                   "all"}[j.continueOnError]);
 }
 
 } // namespace
@@ -108,10 +139,10 @@ std::vector<FioJobSection>
 ParseJobSections(const std::string& key, const std::string& text)
 {
     static const std::set<std::string> perJob
-        = {"rw", "bs", "iodepth", "numjobs", "rwmixread", "size"};
+        = {"rw", "bs", "iodepth", "numjobs", "rwmixread", "size", "continue_on_error"};
     const std::string form = "; accepted: 'name: option=value ...; name: ...' with options rw, "
-                             "bs, iodepth, numjobs, rwmixread, size (runtime and ramp_time are "
-                             "global, in FioJob)";
+                             "bs, iodepth, numjobs, rwmixread, size, continue_on_error (runtime "
+                             "and ramp_time are global, in FioJob)";
     std::vector<FioJobSection> out;
     std::set<std::string> names;
     std::stringstream sections(text);

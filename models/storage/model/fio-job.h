@@ -37,6 +37,19 @@ class FioJob : public Object
     /// Whether the next I/O is a read (draws from `mix` for the mixed patterns).
     bool NextIsRead(Ptr<UniformRandomVariable> mix) const;
 
+    enum ContinueOnError
+    {
+        CONTINUE_NONE,
+        CONTINUE_READ,
+        CONTINUE_WRITE,
+        CONTINUE_IO,
+        CONTINUE_VERIFY,
+        CONTINUE_ALL
+    };
+    /// Whether the job goes on after an I/O error of a read (or write), as fio's
+    /// continue_on_error says (the errors here are I/O errors: EIO).
+    bool ContinuesAfterError(bool read) const;
+
     int rw = RANDREAD;
     uint32_t bs = 4096;
     uint32_t iodepth = 1;
@@ -45,6 +58,7 @@ class FioJob : public Object
     Time runtime;
     Time rampTime;
     uint64_t size = 0;
+    int continueOnError = CONTINUE_NONE;
 };
 
 /// One job section of a fio job file: a named FioJob whose options override the global ones.

@@ -170,3 +170,27 @@ def test_an_iscsi_abort_waits_behind_tcps_retransmission():
     assert m["ios_retried"] == m["ios_aborted"] - m["ios_in_flight"]
     assert m["ios_submitted"] == m["ios_completed"] + m["ios_failed"] + m["ios_in_flight"]
     assert 1e6 < m["slowest_completed_us"] < 1e6 + 2000
+
+
+def test_a_job_stops_at_its_first_error_unless_continue_on_error_says_otherwise():
+    # No retries, a 1 ms timer, one frame in 50 lost: the first lost exchange fails with EIO.
+    # fio's default (continue_on_error=none) ends the job there: nothing is submitted after
+    # the error. With continue_on_error=io (or read, for these reads) the job goes on to its
+    # runtime and every lost exchange is one more error.
+    over = {**LOST_FRAME, "workload.fio.IoTimeout": "1ms", "workload.fio.IoRetries": 0}
+    r = lfsim.run("storage_qd1", over)
+    m = r.metrics
+    assert m["ios_failed"] == 1 and m["ios_in_flight"] == 0
+    assert m["ios_submitted"] == m["ios_completed"] + 1
+    error_ns = r.table("io_errors")["time_ns"].iloc[0]
+    assert r.table("ios")["submit_ns"].max() < error_ns  # nothing after the error
+    for mode in ("io", "read", "all"):
+        m2 = lfsim.run("storage_qd1", {**over, "FioJob.continue_on_error": mode}).metrics
+        # Every timed-out command fails once its abort ends (one whose ABTS was lost is
+        # still waiting AbortTimeout, in flight, at the end).
+        assert m2["ios_failed"] == m2["ios_timed_out"] - m2["ios_in_flight"] > 1, mode
+        assert m2["ios_submitted"] == m2["ios_completed"] + m2["ios_failed"] + m2["ios_in_flight"]
+        assert m2["ios_completed"] > m["ios_completed"]
+    # write: these are reads, so the first read error still ends the job.
+    m3 = lfsim.run("storage_qd1", {**over, "FioJob.continue_on_error": "write"}).metrics
+    assert m3["ios_failed"] == 1 and m3["ios_completed"] == m["ios_completed"]
