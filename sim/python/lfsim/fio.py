@@ -501,7 +501,8 @@ def fio_json(
     for ddir in DDIRS:
         total = sum(int(e["ddirs"][ddir]["bytes"].sum()) for e in per_job)
         ran = any(len(e["ddirs"][ddir]["bytes"]) for e in per_job)
-        agg[ddir] = total * 1000 // runtime_ms if ran else 0
+        # A run under half a millisecond has runtime 0 ms: no rate, as ddir_rates says.
+        agg[ddir] = total * 1000 // runtime_ms if ran and runtime_ms > 0 else 0
 
     out_jobs = [_job_object(e, runtime_ms, agg, plus, now) for e in per_job]
     for job, failed in zip(out_jobs, errors or [0] * len(out_jobs), strict=True):

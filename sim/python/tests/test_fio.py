@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import run_cli
 
 from lfsim.errors import ScenarioError
 from lfsim.fio import (
@@ -554,3 +555,19 @@ def test_compare_fio_bad_input(cli, tmp_path, case, needle):
     assert p.stdout == ""
     lines = p.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("lfsim: error: ") and needle in lines[0]
+
+
+def test_a_run_shorter_than_half_a_millisecond_writes_fio_json(tmp_path):
+    # Found by the fuzz test: fio's runtime is whole milliseconds, so a 300 us job has
+    # runtime 0 and no bandwidth (fio's integer arithmetic); the I/Os are still counted.
+    (tmp_path / "s.yaml").write_text(
+        "fabric: roce\nseed: 1\ntopology: {generator: Star, Hosts: 2, HostSpeed: 25GbE}\n"
+        "workload:\n  fio: {pattern: Fio, Hosts: h0, Destinations: h1}\n"
+    )
+    p = run_cli("run", "s.yaml", "--out", "o", "--quiet", "--set", "stop_time=300us", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    job = json.loads((tmp_path / "o" / "fio.json").read_text())["jobs"][0]
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())["metrics"]
+    assert job["read"]["runtime"] == 0 and job["read"]["bw"] == 0
+    assert job["read"]["total_ios"] == summary["read_ios"] > 0
+    assert job["read"]["io_bytes"] == 4096 * summary["read_ios"]
