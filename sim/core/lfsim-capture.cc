@@ -1,5 +1,6 @@
 #include "lfsim-capture.h"
 
+#include "lfsim-run.h"
 #include "ns3/boolean.h"
 #include "ns3/simulator.h"
 
@@ -26,6 +27,27 @@ void
 PortCapture::Close()
 {
     m_file->Close();
+}
+
+std::vector<ns3::Ptr<PortCapture>>
+OpenCaptures(RunContext& ctx, const std::vector<std::string>& labels, uint32_t linkType,
+             PortCapture::Encoder encode)
+{
+    std::vector<ns3::Ptr<PortCapture>> out;
+    if (ctx.config.pcapDir.empty())
+    {
+        return out;
+    }
+    ctx.CheckPcapPorts(labels);
+    out.resize(labels.size());
+    for (size_t i = 0; i < labels.size(); ++i)
+    {
+        if (ctx.PcapWanted(labels[i]))
+        {
+            out[i] = ns3::Create<PortCapture>(ctx.PcapPath(labels[i]), linkType, encode);
+        }
+    }
+    return out;
 }
 
 } // namespace lfsim

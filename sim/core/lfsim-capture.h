@@ -35,6 +35,15 @@ class PortCapture : public ns3::SimpleRefCount<PortCapture>
     std::vector<uint8_t> m_record; ///< reused: no allocation per frame once grown
 };
 
+class RunContext;
+
+/// The run's captures: checks `labels` (all the fabric's ports, RunContext::CheckPcapPorts) and
+/// opens a file for each port the run asked for. Returns one entry per label, null where the
+/// port is not captured; empty when the run captures nothing.
+std::vector<ns3::Ptr<PortCapture>> OpenCaptures(RunContext& ctx,
+                                                const std::vector<std::string>& labels,
+                                                uint32_t linkType, PortCapture::Encoder encode);
+
 } // namespace lfsim
 
 #endif

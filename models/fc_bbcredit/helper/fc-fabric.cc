@@ -222,7 +222,10 @@ class FcFabric : public lfsim::Fabric
         const Time now = Simulator::Now();
         for (auto& f : m_pcap)
         {
-            f->Close();
+            if (f)
+            {
+                f->Close();
+            }
         }
         // Conservation and losslessness counters, whatever the workload.
         double framesTx = 0;
@@ -573,26 +576,18 @@ class FcFabric : public lfsim::Fabric
     OpenCaptures(RunContext& ctx)
     {
         FcTopology& t = m_net.topology;
-        if (ctx.config.pcapDir.empty())
+        m_pcap = lfsim::OpenCaptures(ctx, t.portLabels, 225, // LINKTYPE_FC_2_WITH_FRAME_DELIMS
+                                     &FcWireFrame);
+        for (uint32_t i = 0; i < m_pcap.size(); ++i)
         {
-            return;
-        }
-        ctx.CheckPcapPorts(t.portLabels);
-        for (uint32_t i = 0; i < t.ports.size(); ++i)
-        {
-            if (!ctx.PcapWanted(t.portLabels[i]))
-            {
-                continue;
-            }
-            auto f = Create<lfsim::PortCapture>(ctx.PcapPath(t.portLabels[i]),
-                                                225, // LINKTYPE_FC_2_WITH_FRAME_DELIMS
-                                                &FcWireFrame);
             for (const char* trace : {"FrameTx", "FrameRx"})
             {
-                t.ports[i]->TraceConnectWithoutContext(
-                    trace, MakeCallback(&lfsim::PortCapture::Capture, f));
+                if (m_pcap[i])
+                {
+                    t.ports[i]->TraceConnectWithoutContext(
+                        trace, MakeCallback(&lfsim::PortCapture::Capture, m_pcap[i]));
+                }
             }
-            m_pcap.push_back(f);
         }
     }
 

@@ -113,7 +113,9 @@ FcWireFrame(Ptr<const Packet> frame, std::vector<uint8_t>& wire)
     const auto& sof = seqCnt == 0 ? SOF_I3 : SOF_N3;
     std::copy(sof.begin(), sof.end(), wire.begin());
     uint8_t* crc = h + FC_HEADER + field;
-    lfsim::PutCrc32(crc, lfsim::Crc32(h, FC_HEADER + field));
+    boost::crc_32_type fcCrc;
+    fcCrc.process_bytes(h, FC_HEADER + field);
+    lfsim::PutCrc32(crc, fcCrc.checksum());
     // K28.5 of the SOF turns the disparity positive; its data characters keep it.
     bool positive = true;
     for (const uint8_t* b = h; b < crc + FC_CRC; ++b)

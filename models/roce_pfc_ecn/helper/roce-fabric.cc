@@ -320,7 +320,10 @@ class RoceFabric : public lfsim::Fabric
         const double window = (now - m_warmup).GetSeconds();
         for (auto& f : m_pcap)
         {
-            f->Close();
+            if (f)
+            {
+                f->Close();
+            }
         }
         m_report.Finish(ctx);
         m_apps.Finish(ctx);
@@ -924,23 +927,14 @@ class RoceFabric : public lfsim::Fabric
     OpenCaptures(RunContext& ctx)
     {
         RoceTopology& t = m_net.topology;
-        if (ctx.config.pcapDir.empty())
+        m_pcap = lfsim::OpenCaptures(ctx, t.portLabels, 1, &EncodeEthernet); // LINKTYPE_ETHERNET
+        for (uint32_t i = 0; i < m_pcap.size(); ++i)
         {
-            return;
-        }
-        ctx.CheckPcapPorts(t.portLabels);
-        for (uint32_t i = 0; i < t.ports.size(); ++i)
-        {
-            if (!ctx.PcapWanted(t.portLabels[i]))
+            if (m_pcap[i])
             {
-                continue;
+                t.ports[i]->TraceConnectWithoutContext(
+                    "Sniffer", MakeCallback(&lfsim::PortCapture::Capture, m_pcap[i]));
             }
-            auto f = Create<lfsim::PortCapture>(ctx.PcapPath(t.portLabels[i]),
-                                                1, // LINKTYPE_ETHERNET
-                                                &EncodeEthernet);
-            t.ports[i]->TraceConnectWithoutContext("Sniffer",
-                                                   MakeCallback(&lfsim::PortCapture::Capture, f));
-            m_pcap.push_back(f);
         }
     }
 

@@ -472,10 +472,11 @@ FillRoceIcrc(uint8_t* frame, uint32_t len)
     h[ihl + 6] = h[ihl + 7] = 0xFF; // UDP checksum
     h[ihl + UDP_HEADER + 4] = 0xFF; // BTH resv8a: FECN and BECN change on the way
     static const uint8_t ones[8] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
-    uint32_t reg = lfsim::Crc32Update(0xFFFFFFFFu, ones, sizeof(ones));
-    reg = lfsim::Crc32Update(reg, h, masked);
-    reg = lfsim::Crc32Update(reg, ip + masked, total - masked - IB_ICRC);
-    lfsim::PutCrc32(frame + o + total - IB_ICRC, ~reg);
+    boost::crc_32_type crc;
+    crc.process_bytes(ones, sizeof(ones));
+    crc.process_bytes(h, masked);
+    crc.process_bytes(ip + masked, total - masked - IB_ICRC);
+    lfsim::PutCrc32(frame + o + total - IB_ICRC, crc.checksum());
 }
 
 void
