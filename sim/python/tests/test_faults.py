@@ -313,20 +313,6 @@ def test_a_shrunk_switch_buffer_pauses_sooner_and_stays_lossless():
     assert m["drops"] == 0
 
 
-@pytest.mark.parametrize(
-    ("scenario", "fault", "expect"),
-    [
-        ("faults", "{at: 0s, what: buffer, where: sw0, size: lots}", "faults[0].size: got 'lots'"),
-        ("faults", "{at: 0s, what: buffer, where: h1, size: 1000}", "a switch of the roce fabric"),
-        ("fc_incast", "{at: 0s, what: buffer, where: sw0, size: 1000}", "a switch of the roce"),
-    ],
-)
-def test_a_bad_buffer_fault_is_refused(tmp_path, scenario, fault, expect):
-    p = run_cli("run", scenario, "--set", f"faults=[{fault}]", "--out", "o", cwd=tmp_path)
-    assert p.returncode == 2 and expect in p.stderr, p.stderr
-    assert len(p.stderr.splitlines()) == 1
-
-
 # RNR (IBTA 9.7.5.2.8): one 1 MB SEND on the cable of ROCE. Its first packet is a 4154-byte
 # frame (54 B of headers, 4096 B of payload, ICRC), on the line 12 B more to its last bit (FCS,
 # preamble); an RNR NAK is a 62-byte frame. The 2 m cable takes 10 ns each way at 25 Gb/s.
@@ -391,12 +377,15 @@ def test_a_receiver_not_ready_in_the_faults_scenario():
 @pytest.mark.parametrize(
     ("scenario", "fault", "expect"),
     [
+        ("faults", "{at: 0s, what: buffer, where: sw0, size: lots}", "faults[0].size: got 'lots'"),
+        ("faults", "{at: 0s, what: buffer, where: h1, size: 1000}", "a switch of the roce fabric"),
+        ("fc_incast", "{at: 0s, what: buffer, where: sw0, size: 1000}", "a switch of the roce"),
         ("faults", "{at: 0s, what: receiver_not_ready, where: sw0}", "a host of the roce fabric"),
         ("faults", "{at: 0s, what: receiver_not_ready, where: h9}", "faults[0].where: got 'h9'"),
         ("fc_incast", "{at: 0s, what: receiver_not_ready, where: h1}", "a host of the roce"),
     ],
 )
-def test_a_bad_receiver_not_ready_fault_is_refused(tmp_path, scenario, fault, expect):
+def test_a_bad_buffer_or_receiver_not_ready_fault_is_refused(tmp_path, scenario, fault, expect):
     p = run_cli("run", scenario, "--set", f"faults=[{fault}]", "--out", "o", cwd=tmp_path)
     assert p.returncode == 2 and expect in p.stderr, p.stderr
     assert len(p.stderr.splitlines()) == 1
