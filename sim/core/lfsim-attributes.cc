@@ -200,8 +200,9 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
     const std::string info = a.checker->GetUnderlyingTypeInformation();
     std::string accepted;
     // Pre-checks in the form each type accepts; ns-3's own parsers abort on some bad strings.
-    static const std::regex uintRe(R"(^\s*\+?\d+\s*$)");
-    static const std::regex intRe(R"(^[+-]?\d+\s*$)");
+    // No trailing blank: ns-3's integer parsers abort unless the number ends the text.
+    static const std::regex uintRe(R"(^\s*\+?\d+$)");
+    static const std::regex intRe(R"(^\s*[+-]?\d+$)");
     if (type == "TimeValue")
     {
         accepted = "a time" + TimeMinimumOf(info)

@@ -277,3 +277,12 @@ def test_a_killed_runs_temporary_folder_is_removed_by_the_next_run(tmp_path):
                 "Report.Warmup=10us", "--out", "o", "--quiet", cwd=tmp_path)  # fmt: skip
     assert p.returncode == 0, p.stderr
     assert sorted(x.name for x in tmp_path.iterdir()) == ["o"]
+
+
+def test_an_integer_with_a_trailing_blank_is_refused_not_aborted(tmp_path):
+    # Found by the fuzz test: ns-3's integer parser aborts unless the number ends the text.
+    from conftest import run_cli
+
+    p = run_cli("run", "incast", "--set", "RdmaNic.RetryCount=3 ", "--out", "o", cwd=tmp_path)
+    assert p.returncode == 2 and "RdmaNic.RetryCount" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and not (tmp_path / "o").exists()
