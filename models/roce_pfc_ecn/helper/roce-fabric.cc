@@ -631,68 +631,69 @@ class RoceFabric : public lfsim::Fabric
         }
         const uint64_t ack = EthLineBytes(base + IB_AETH);
         const uint64_t request = EthLineBytes(base + IB_RETH);
-        // Line bytes on a port until the last one's frame has arrived: a frame is delivered at
-        // its last bit, before the inter-frame gap that follows it (RoceNetDevice::Transmit).
-        auto ser = [&](uint32_t port, uint64_t bytes)
-        { return EthWireTime(t.ports[port]->GetSpeed(), bytes - ETH_IFG); };
-        auto prop
-            = [&](uint32_t port) { return t.ports[port]->GetRoceChannel()->GetPropagationDelay(); };
-        auto fwdLatency = [&](uint32_t port)
+        // Frames along a path, each link sending them in order as soon as it is free and the
+        // frame is in (store-and-forward, plus the switch's latency); a frame is delivered at its
+        // last bit, before the inter-frame gap that follows it (RoceNetDevice::Transmit). Frames
+        // are fed one at a time (a message may have millions): integer picoseconds throughout.
+        struct Hop
         {
-            // The latency of the switch this port's frames arrive at (none at a host).
-            const int32_t sw = t.portSwitch[t.peer[port]];
-            return sw < 0 ? Time(0) : m_forwarding[sw];
+            uint64_t psPerByte;
+            int64_t after; // propagation + the next switch's forwarding latency, ps
+            int64_t free;  // when the link can start its next frame, ps
         };
-        // Frames along a path, each ready at the source at its time with its line bytes: when
-        // each has arrived, each link sending them in order as soon as it is free and the frame
-        // is in (store-and-forward, plus the switch's latency).
-        auto through = [&](const std::vector<uint32_t>& path,
-                           const std::vector<std::pair<Time, uint64_t>>& frames)
+        auto hops = [&](const std::vector<uint32_t>& path)
         {
-            std::vector<Time> free(path.size()); // when each link can start the next frame
-            std::vector<Time> in;
-            for (const auto& [at, bytes] : frames)
+            std::vector<Hop> h;
+            for (uint32_t port : path)
             {
-                Time ready = at; // the frame is in at the start of link i
-                for (size_t i = 0; i < path.size(); ++i)
-                {
-                    const Time start = std::max(ready, free[i]);
-                    free[i] = start + EthWireTime(t.ports[path[i]]->GetSpeed(), bytes);
-                    ready = start + ser(path[i], bytes) + prop(path[i]) + fwdLatency(path[i]);
-                }
-                in.push_back(ready);
+                // The latency of the switch this port's frames arrive at (none at a host).
+                const int32_t sw = t.portSwitch[t.peer[port]];
+                const Time fwdLatency = sw < 0 ? Time(0) : m_forwarding[sw];
+                h.push_back({EthPicosecondsPerByte(t.ports[port]->GetSpeed()),
+                             (t.ports[port]->GetRoceChannel()->GetPropagationDelay() + fwdLatency)
+                                 .GetPicoSeconds(),
+                             0});
             }
-            return in;
+            return h;
         };
-        // The data packets from `at` on.
-        auto data = [&](Time at)
+        // When a frame of `bytes` line bytes, ready at `ready`, has arrived at the path's end.
+        auto through = [](std::vector<Hop>& path, int64_t ready, uint64_t bytes)
         {
-            std::vector<std::pair<Time, uint64_t>> packets;
-            for (uint64_t j = 0; j < n; ++j)
+            for (Hop& h : path)
             {
-                packets.emplace_back(at, j == 0 ? first : j == n - 1 ? last : middle);
+                const int64_t start = std::max(ready, h.free);
+                h.free = start + int64_t(bytes * h.psPerByte);
+                ready = start + int64_t((bytes - ETH_IFG) * h.psPerByte) + h.after;
             }
-            return through(fwd, packets);
+            return ready;
         };
+        std::vector<Hop> out = hops(fwd);
+        std::vector<Hop> in = hops(back);
         if (readResp)
         {
             // The request goes to the data's source, the data comes back.
-            return data(through(back, {{Time(0), request}})[0]).back();
+            const int64_t at = through(in, 0, request);
+            int64_t done = 0;
+            for (uint64_t j = 0; j < n; ++j)
+            {
+                done = through(out, at, j == 0 ? first : j == n - 1 ? last : middle);
+            }
+            return PicoSeconds(done);
         }
         // The responder acknowledges every AckInterval-th packet and the last, each when it has
         // arrived; the ACKs queue on the way back like the data on the way out.
-        const std::vector<Time> arrived = data(Time(0));
         UintegerValue interval;
         t.nics[f.dstAddr]->GetAttribute("AckInterval", interval);
-        std::vector<std::pair<Time, uint64_t>> acks;
+        int64_t done = 0;
         for (uint64_t j = 0; j < n; ++j)
         {
+            const int64_t arrived = through(out, 0, j == 0 ? first : j == n - 1 ? last : middle);
             if ((j + 1) % interval.Get() == 0 || j == n - 1)
             {
-                acks.emplace_back(arrived[j], ack);
+                done = through(in, arrived, ack);
             }
         }
-        return through(back, acks).back();
+        return PicoSeconds(done);
     }
 
     void
