@@ -69,13 +69,29 @@ RoceChannel::GetPeer(Ptr<const RoceNetDevice> self) const
 void
 RoceChannel::Transmit(Ptr<const RoceNetDevice> src, Ptr<Packet> frame, Time frameTime)
 {
-    if (m_faults.Active() && m_faults.Lose(frame->GetSize(), src == m_dev[0] ? 0 : 1))
+    const uint8_t from = src == m_dev[0] ? 0 : 1;
+    if (m_faults.Active() && m_faults.Lose(frame->GetSize(), from))
     {
         return; // lost on the line, or dropped by the receiver's FCS/ICRC check
     }
-    Ptr<RoceNetDevice> dst = GetPeer(src);
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(), frameTime + m_delay,
-                                   &RoceNetDevice::Receive, dst, frame);
+    const uint8_t side = 1 - from;
+    if (!m_deliver[side])
+    {
+        m_deliver[side] = Ptr<EventImpl>(MakeEvent(&RoceChannel::Deliver, this, side), false);
+    }
+    m_inFlight[side].push_back(std::move(frame));
+    // The simulator releases one reference of the event per scheduled instance.
+    m_deliver[side]->Ref();
+    Simulator::ScheduleWithContext(m_dev[side]->GetNode()->GetId(), frameTime + m_delay,
+                                   PeekPointer(m_deliver[side]));
+}
+
+void
+RoceChannel::Deliver(uint8_t side)
+{
+    Ptr<Packet> frame = std::move(m_inFlight[side].front());
+    m_inFlight[side].pop_front();
+    m_dev[side]->Receive(frame);
 }
 
 std::size_t
@@ -95,6 +111,11 @@ RoceChannel::DoDispose()
 {
     m_dev[0] = nullptr;
     m_dev[1] = nullptr;
+    for (uint8_t side : {0, 1})
+    {
+        m_inFlight[side].clear();
+        m_deliver[side] = nullptr;
+    }
     Channel::DoDispose();
 }
 

@@ -6,8 +6,11 @@
 
 #include "lfsim-faults.h"
 #include "ns3/channel.h"
+#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
+
+#include <deque>
 
 namespace ns3
 {
@@ -49,8 +52,15 @@ class RoceChannel : public Channel, public lfsim::FaultableChannel
     void SetLength(double m);
     void SetDelayPerMeter(Time t);
     void Update();
+    /// The frame at the head of the line toward m_dev[side] has arrived.
+    void Deliver(uint8_t side);
 
     Ptr<RoceNetDevice> m_dev[2];
+    /// Frames on the line toward each side, in sending order. They arrive in that order (one
+    /// delay, one sender at a time), so one reusable event per side delivers the head: no event
+    /// or argument copy is allocated per frame.
+    std::deque<Ptr<Packet>> m_inFlight[2];
+    Ptr<EventImpl> m_deliver[2];
     double m_length = 2.0;
     Time m_delayPerMeter;
     Time m_delay;

@@ -146,6 +146,7 @@ RoceNetDevice::Send(Ptr<Packet> packet, const Address&, uint16_t protocolNumber)
     m_ipQ[c].push_back(it);
     m_ipReady |= uint8_t(1u << c);
     m_qBytes[c] += it.bytes;
+    m_qTotal += it.bytes;
     ++m_c.ipTx;
     m_c.maxQueueBytes = std::max(m_c.maxQueueBytes, GetQueueBytes());
     m_queueTrace(c, m_qBytes[c]);
@@ -181,21 +182,12 @@ RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t prio, int32_t inPort)
     it.inPort = inPort;
     it.prio = prio;
     m_q[prio].push_back(it);
+    m_queued |= uint8_t(1u << prio);
     m_qBytes[prio] += it.bytes;
+    m_qTotal += it.bytes;
     m_c.maxQueueBytes = std::max(m_c.maxQueueBytes, GetQueueBytes());
     m_queueTrace(prio, m_qBytes[prio]);
     Kick();
-}
-
-uint32_t
-RoceNetDevice::GetQueueBytes() const
-{
-    uint32_t s = 0;
-    for (uint32_t b : m_qBytes)
-    {
-        s += b;
-    }
-    return s;
 }
 
 bool
@@ -203,6 +195,33 @@ RoceNetDevice::IsPaused(uint8_t c) const
 {
     Time now = Simulator::Now();
     return now >= m_pauseFrom[c] && now < m_pauseUntil[c];
+}
+
+uint8_t
+RoceNetDevice::HeldMask(Time now)
+{
+    if (now >= m_heldUntil)
+    {
+        // The cached mask no longer holds (a pause began or ended since): recompute it, and
+        // the next instant it may change.
+        uint8_t paused = 0;
+        Time next = Time::Max();
+        for (uint8_t c = 0; c < ETH_CLASSES; ++c)
+        {
+            if (now >= m_pauseFrom[c] && now < m_pauseUntil[c])
+            {
+                paused |= uint8_t(1u << c);
+                next = std::min(next, m_pauseUntil[c]);
+            }
+            else if (m_pauseFrom[c] > now)
+            {
+                next = std::min(next, m_pauseFrom[c]);
+            }
+        }
+        m_paused = paused;
+        m_heldUntil = next;
+    }
+    return m_paused & ~m_pfcIgnored;
 }
 
 void
@@ -224,6 +243,8 @@ RoceNetDevice::TakeQueue(uint8_t prio)
 {
     std::deque<Item> taken;
     taken.swap(m_q[prio]);
+    m_queued &= uint8_t(~(1u << prio));
+    m_qTotal -= m_qBytes[prio];
     m_qBytes[prio] = 0;
     m_queueTrace(prio, 0);
     return taken;
@@ -265,11 +286,24 @@ RoceNetDevice::TakeIp(uint8_t c)
 {
     // Its bytes were counted in m_qBytes when Send queued it.
     m_q[c].push_back(m_ipQ[c].front());
+    m_queued |= uint8_t(1u << c);
     m_ipQ[c].pop_front();
     if (m_ipQ[c].empty())
     {
         m_ipReady &= uint8_t(~(1u << c));
     }
+}
+
+RoceNetDevice::Item
+RoceNetDevice::PopFront(uint8_t c)
+{
+    Item it = std::move(m_q[c].front());
+    m_q[c].pop_front();
+    if (m_q[c].empty())
+    {
+        m_queued &= uint8_t(~(1u << c));
+    }
+    return it;
 }
 
 bool
@@ -303,16 +337,12 @@ RoceNetDevice::HeadReady(uint8_t c)
         it.packet = p;
         it.prio = c;
         m_q[c].push_back(it);
+        m_queued |= uint8_t(1u << c);
         m_qBytes[c] += it.bytes;
+        m_qTotal += it.bytes;
         m_ipCredit[c] = ip ? m_ipCredit[c] - it.bytes : 0;
     }
     return !m_q[c].empty();
-}
-
-bool
-RoceNetDevice::Eligible(uint8_t c)
-{
-    return !Held(c) && HeadReady(c);
 }
 
 void
@@ -331,31 +361,44 @@ RoceNetDevice::Kick()
         Transmit(it, true);
         return;
     }
-    for (int c = ETH_CLASSES - 1; c >= 0; --c)
+    // The time is read once: nothing below changes a pause (the NIC's pull never calls back
+    // into the port), so one held mask serves the whole decision.
+    const Time now = Simulator::Now();
+    const uint8_t held = HeldMask(now);
+    // Classes that may send: not held, with a frame queued or a source to take one from. A
+    // class without either is skipped wherever the loops below would find it not eligible.
+    auto open = [&]() { return uint8_t((QueuedMask() | Sources()) & ~held); };
+    for (uint8_t cand = open() & m_strictMask; cand;)
     {
-        if ((m_strictMask & (1u << c)) && Eligible(c))
+        const int c = 31 - __builtin_clz(uint32_t(cand)); // highest class first
+        cand &= uint8_t(~(1u << c));
+        if (HeadReady(uint8_t(c)))
         {
-            Item it = m_q[c].front();
-            m_q[c].pop_front();
-            Transmit(it, false);
+            Transmit(PopFront(uint8_t(c)), false);
             return;
         }
     }
+    const uint8_t dwrr = uint8_t(~m_strictMask);
     // DWRR: the class at m_rr keeps its turn while its deficit covers the head frame.
     for (int n = 0; n < 4 * ETH_CLASSES; ++n)
     {
-        uint8_t c = m_rr;
-        if (!(m_strictMask & (1u << c)))
+        if (!(open() & dwrr))
         {
-            if (Eligible(c))
+            // No DWRR class may send any more: the rest of the walk would only forget the
+            // deficit of the classes it passes that have nothing queued.
+            ForgetDeficits(4 * ETH_CLASSES - n);
+            break;
+        }
+        uint8_t c = m_rr;
+        if (dwrr >> c & 1)
+        {
+            if (!(held >> c & 1) && HeadReady(c))
             {
                 const Item& head = m_q[c].front();
                 if (m_deficit[c] >= int64_t(head.bytes))
                 {
                     m_deficit[c] -= head.bytes;
-                    Item it = head;
-                    m_q[c].pop_front();
-                    Transmit(it, false);
+                    Transmit(PopFront(c), false);
                     return;
                 }
             }
@@ -365,29 +408,45 @@ RoceNetDevice::Kick()
             }
         }
         m_rr = (m_rr + 1) % ETH_CLASSES;
-        if (!(m_strictMask & (1u << m_rr)) && !Held(m_rr)
-            && (!m_q[m_rr].empty() || (Sources() & (1u << m_rr))))
+        if (open() & dwrr & (1u << m_rr))
         {
             m_deficit[m_rr] += m_dwrrQuantum;
         }
     }
-    SchedulePauseWake();
+    SchedulePauseWake(now, held);
 }
 
 void
-RoceNetDevice::SchedulePauseWake()
+RoceNetDevice::ForgetDeficits(int steps)
+{
+    for (int k = 0; k < std::min(steps, int(ETH_CLASSES)); ++k)
+    {
+        const uint8_t c = (m_rr + k) % ETH_CLASSES;
+        if (!(m_strictMask >> c & 1) && m_q[c].empty())
+        {
+            m_deficit[c] = 0;
+        }
+    }
+    m_rr = (m_rr + steps) % ETH_CLASSES;
+}
+
+void
+RoceNetDevice::SchedulePauseWake(Time now, uint8_t held)
 {
     // Nothing could go: if a paused class holds frames, look again when its pause ends.
     Time wake = Time::Max();
-    Time now = Simulator::Now();
+    const uint8_t backlog = QueuedMask() | Sources();
     for (uint8_t c = 0; c < ETH_CLASSES; ++c)
     {
-        if ((!m_q[c].empty() || (Sources() & (1u << c))) && Held(c))
+        if (!(backlog >> c & 1))
+        {
+            continue;
+        }
+        if (held >> c & 1)
         {
             wake = std::min(wake, m_pauseUntil[c]);
         }
-        else if ((!m_q[c].empty() || (Sources() & (1u << c))) && m_pauseFrom[c] > now
-                 && !IsPfcIgnored(c))
+        else if (m_pauseFrom[c] > now && !IsPfcIgnored(c))
         {
             wake = std::min(wake, m_pauseFrom[c]);
         }
@@ -406,6 +465,7 @@ RoceNetDevice::Transmit(Item item, bool control)
     if (!control)
     {
         m_qBytes[item.prio] -= item.bytes;
+        m_qTotal -= item.bytes;
         m_queueTrace(item.prio, m_qBytes[item.prio]);
     }
     const uint32_t frame = std::max(item.bytes + ETH_FCS, ETH_MIN_FRAME);
@@ -417,7 +477,11 @@ RoceNetDevice::Transmit(Item item, bool control)
     m_channel->Transmit(this, item.packet, arrive);
     m_current = item;
     m_currentIsData = !control;
-    Simulator::Schedule(done, &RoceNetDevice::TransmitDone, this);
+    if (!m_txDoneEvent)
+    {
+        m_txDoneEvent = Ptr<EventImpl>(MakeEvent(&RoceNetDevice::TransmitDone, this), false);
+    }
+    Simulator::Schedule(done, m_txDoneEvent); // one reusable event: nothing allocated per frame
 }
 
 void
@@ -515,6 +579,7 @@ RoceNetDevice::OnPause(Ptr<Packet> frame)
             m_pauseFrom[c] = start;
             m_pauseUntil[c] = until;
         }
+        m_heldUntil = Time(0); // the held mask is computed again at its next use
         // After the update: a subscriber (the switch's watchdog) reads the new pause state.
         m_pauseRxTrace(c, q);
     }
@@ -526,6 +591,7 @@ void
 RoceNetDevice::DoDispose()
 {
     m_wake.Cancel();
+    m_txDoneEvent = nullptr;
     m_node = nullptr;
     m_channel = nullptr;
     for (auto& q : m_q)

@@ -17,10 +17,12 @@
 
 #include "ethernet-speed.h"
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/traced-callback.h"
+#include "roce-header.h"
 
 #include <array>
 #include <deque>
@@ -113,7 +115,11 @@ class RoceNetDevice : public NetDevice
     {
         return m_qBytes[prio];
     }
-    uint32_t GetQueueBytes() const;
+    uint32_t
+    GetQueueBytes() const
+    {
+        return m_qTotal;
+    }
     /// The peer's PFC holds the class now (whether or not the port honours it).
     bool IsPaused(uint8_t prio) const;
     /// Transmit class `prio` as if it were never paused (a switch's PFC watchdog in the storm
@@ -275,15 +281,20 @@ class RoceNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
-    bool Eligible(uint8_t c); ///< not held by PFC and has (or can pull) a frame
-    /// PFC holds the class and it is honoured. The ignore bit is tested first: it is 0 unless a
-    /// watchdog fired, so this costs one predictable branch over IsPaused.
-    bool
-    Held(uint8_t c) const
+    /// Classes held by PFC now and honoured (not ignored by a watchdog). Cached until the
+    /// next instant a pause starts or ends, so most calls are one comparison.
+    uint8_t HeldMask(Time now);
+    /// Bit c: class c has frames queued.
+    uint8_t
+    QueuedMask() const
     {
-        return !(m_pfcIgnored >> c & 1) && IsPaused(c);
+        return m_queued;
     }
     bool HeadReady(uint8_t c);
+    Item PopFront(uint8_t c); ///< takes the head frame of class c's queue
+    /// What `steps` more steps of the DWRR walk do when no class may send: the deficit of each
+    /// DWRR class passed with nothing queued is forgotten, and the turn moves on.
+    void ForgetDeficits(int steps);
     /// Bit c: class c has a source besides its queue (the NIC's pull, or queued IP frames).
     uint8_t
     Sources() const
@@ -294,7 +305,7 @@ class RoceNetDevice : public NetDevice
     void Transmit(Item item, bool control);
     void TransmitDone();
     void OnPause(Ptr<Packet> frame);
-    void SchedulePauseWake();
+    void SchedulePauseWake(Time now, uint8_t held);
 
     Ptr<Node> m_node;
     Ptr<RoceChannel> m_channel;
@@ -319,12 +330,17 @@ class RoceNetDevice : public NetDevice
     Item m_current;
     bool m_currentIsData = false;
     EventId m_wake;
+    Ptr<EventImpl> m_txDoneEvent; ///< TransmitDone, scheduled again for every frame
 
     // PFC state of our transmitter, per class: held from `from` until `until`.
     std::array<Time, ETH_CLASSES> m_pauseFrom{};
     std::array<Time, ETH_CLASSES> m_pauseUntil{};
     std::array<Time, ETH_CLASSES> m_pausedTotal{};
     uint8_t m_pfcIgnored = 0; ///< bit c: PFC for class c is recorded but not honoured
+    uint8_t m_paused = 0;     ///< classes paused at the last HeldMask (ignored or not)
+    Time m_heldUntil;         ///< m_paused holds until then (0: compute it again)
+    uint8_t m_queued = 0;     ///< bit c: m_q[c] is not empty
+    uint32_t m_qTotal = 0;    ///< m_qBytes summed over the classes
 
     // Host IP: frames from Send wait per class until the transmitter takes them (TakeIp).
     bool m_ip = false;
