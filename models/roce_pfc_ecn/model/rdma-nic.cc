@@ -765,10 +765,7 @@ RdmaNic::Build(RoceHeader& h, uint32_t payload)
     h.trailing = payload + pad + IB_ICRC;
     h.ipId = m_ipId++;
     m_lastPayload = payload;
-    // Payload and ICRC are zeros: ns-3 keeps them as a virtual zero area, no bytes allocated.
-    Ptr<Packet> p = Create<Packet>(h.trailing);
-    p->AddHeader(h);
-    return p;
+    return MakeRocePacket(h);
 }
 
 void
@@ -829,11 +826,14 @@ RdmaNic::MaybeSendCnp(RdmaQueuePair& qp)
 }
 
 void
-RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> frame)
+RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> frame, const FrameBytes& f)
 {
     const uint32_t bytes = frame->GetSize();
     RoceHeader h;
-    frame->RemoveHeader(h);
+    if (!h.Read(f.b, f.n))
+    {
+        return; // not a RoCEv2 frame the port could have sent us
+    }
     if (!m_psDen)
     {
         Process(h);

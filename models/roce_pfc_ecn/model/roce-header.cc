@@ -155,7 +155,7 @@ class RawBytesHeader : public Header
         start.Read(m_b, m_len);
         return m_len;
     }
-    uint8_t m_b[64];
+    uint8_t m_b[ROCE_HEADER_MAX];
     uint32_t m_len = 0;
 };
 } // namespace
@@ -194,27 +194,55 @@ RoceHeader::GetSerializedSize() const
     return RoceHeaderBytes(opcode, vlan);
 }
 
-void
-RoceHeader::Serialize(Buffer::Iterator i) const
+namespace
 {
-    WriteMac(i, dst);
-    WriteMac(i, src);
+uint8_t*
+Put16(uint8_t* b, uint16_t v)
+{
+    b[0] = uint8_t(v >> 8);
+    b[1] = uint8_t(v);
+    return b + 2;
+}
+
+uint8_t*
+Put32(uint8_t* b, uint32_t v)
+{
+    return Put16(Put16(b, uint16_t(v >> 16)), uint16_t(v));
+}
+
+uint16_t
+Get16(const uint8_t* b)
+{
+    return uint16_t(b[0]) << 8 | b[1];
+}
+
+uint32_t
+Get32(const uint8_t* b)
+{
+    return uint32_t(Get16(b)) << 16 | Get16(b + 2);
+}
+} // namespace
+
+uint32_t
+RoceHeader::Write(uint8_t* start) const
+{
+    uint8_t* b = start;
+    dst.CopyTo(b);
+    src.CopyTo(b + 6);
+    b += 12;
     if (vlan)
     {
-        i.WriteHtonU16(ETHERTYPE_VLAN);
-        i.WriteHtonU16(static_cast<uint16_t>((pcp & 7) << 13 | (vid & 0xFFF)));
+        b = Put16(b, ETHERTYPE_VLAN);
+        b = Put16(b, static_cast<uint16_t>((pcp & 7) << 13 | (vid & 0xFFF)));
     }
-    i.WriteHtonU16(ETHERTYPE_IPV4);
+    b = Put16(b, ETHERTYPE_IPV4);
 
     const uint32_t l4 = UDP_HEADER + IB_BTH + ExtBytes() + trailing;
-    uint8_t ip[20];
+    uint8_t* ip = b;
     ip[0] = 0x45;
     ip[1] = static_cast<uint8_t>((dscp & 0x3F) << 2 | (ecn & 3));
-    const uint16_t total = static_cast<uint16_t>(IPV4_HEADER + l4);
-    ip[2] = total >> 8;
-    ip[3] = total & 0xFF;
-    ip[4] = ipId >> 8;
-    ip[5] = ipId & 0xFF;
+    Put16(ip + 2, static_cast<uint16_t>(IPV4_HEADER + l4));
+    Put16(ip + 4, ipId);
     ip[6] = 0x40; // don't fragment, as RoCEv2 NICs send
     ip[7] = 0;
     ip[8] = ttl;
@@ -222,101 +250,126 @@ RoceHeader::Serialize(Buffer::Iterator i) const
     ip[10] = ip[11] = 0;
     ipSrc.Serialize(ip + 12);
     ipDst.Serialize(ip + 16);
-    const uint16_t sum = Ipv4Checksum(ip);
-    ip[10] = sum >> 8;
-    ip[11] = sum & 0xFF;
-    i.Write(ip, 20);
+    Put16(ip + 10, Ipv4Checksum(ip));
+    b += IPV4_HEADER;
 
-    i.WriteHtonU16(udpSrc);
-    i.WriteHtonU16(udpDst);
-    i.WriteHtonU16(static_cast<uint16_t>(l4));
-    i.WriteHtonU16(0); // RoCEv2 senders leave the UDP checksum zero
+    b = Put16(b, udpSrc);
+    b = Put16(b, udpDst);
+    b = Put16(b, static_cast<uint16_t>(l4));
+    b = Put16(b, 0); // RoCEv2 senders leave the UDP checksum zero
 
-    i.WriteU8(opcode);
-    i.WriteU8(static_cast<uint8_t>((solicited ? 0x80 : 0) | (migReq ? 0x40 : 0)
-                                   | (padCount & 3) << 4)); // TVer 0
-    i.WriteHtonU16(pkey);
-    i.WriteHtonU32((fecn ? 0x80000000u : 0) | (becn ? 0x40000000u : 0) | (destQp & 0xFFFFFF));
-    i.WriteHtonU32((ackReq ? 0x80000000u : 0) | (psn & 0xFFFFFF));
+    *b++ = opcode;
+    *b++ = static_cast<uint8_t>((solicited ? 0x80 : 0) | (migReq ? 0x40 : 0)
+                                | (padCount & 3) << 4); // TVer 0
+    b = Put16(b, pkey);
+    b = Put32(b, (fecn ? 0x80000000u : 0) | (becn ? 0x40000000u : 0) | (destQp & 0xFFFFFF));
+    b = Put32(b, (ackReq ? 0x80000000u : 0) | (psn & 0xFFFFFF));
     if (opcode == IbOpcode::CNP)
     {
-        i.WriteU8(0, ROCE_CNP_RESERVED);
-        return;
+        std::memset(b, 0, ROCE_CNP_RESERVED);
+        return uint32_t(b + ROCE_CNP_RESERVED - start);
     }
     if (IbOpcodeHasReth(opcode))
     {
-        i.WriteHtonU64(va);
-        i.WriteHtonU32(rkey);
-        i.WriteHtonU32(dmaLength);
+        b = Put32(Put32(b, uint32_t(va >> 32)), uint32_t(va));
+        b = Put32(b, rkey);
+        b = Put32(b, dmaLength);
     }
     if (IbOpcodeHasAeth(opcode))
     {
-        i.WriteHtonU32(uint32_t(syndrome) << 24 | (msn & 0xFFFFFF));
+        b = Put32(b, uint32_t(syndrome) << 24 | (msn & 0xFFFFFF));
     }
+    return uint32_t(b - start);
+}
+
+void
+RoceHeader::Serialize(Buffer::Iterator i) const
+{
+    uint8_t b[ROCE_HEADER_MAX];
+    i.Write(b, Write(b));
+}
+
+uint32_t
+RoceHeader::Read(const uint8_t* start, uint32_t len)
+{
+    const uint8_t* b = start;
+    // The shortest RoCEv2 header (an ACK without VLAN tag) before any field is looked at.
+    if (len < ETH_HEADER + IPV4_HEADER + UDP_HEADER + IB_BTH + IB_AETH)
+    {
+        return 0;
+    }
+    dst.CopyFrom(b);
+    src.CopyFrom(b + 6);
+    b += 12;
+    uint16_t type = Get16(b);
+    b += 2;
+    vlan = type == ETHERTYPE_VLAN;
+    if (vlan)
+    {
+        const uint16_t tci = Get16(b);
+        pcp = tci >> 13;
+        vid = tci & 0xFFF;
+        type = Get16(b + 2);
+        b += 4;
+    }
+    const uint8_t* ip = b;
+    dscp = ip[1] >> 2;
+    ecn = ip[1] & 3;
+    const uint16_t total = Get16(ip + 2);
+    ipId = Get16(ip + 4);
+    ttl = ip[8];
+    ipSrc = Ipv4Address::Deserialize(ip + 12);
+    ipDst = Ipv4Address::Deserialize(ip + 16);
+    b += IPV4_HEADER;
+    udpSrc = Get16(b);
+    udpDst = Get16(b + 2);
+    b += UDP_HEADER; // length and checksum are not kept
+    opcode = b[0];
+    const uint8_t f = b[1];
+    solicited = f & 0x80;
+    migReq = f & 0x40;
+    padCount = (f >> 4) & 3;
+    pkey = Get16(b + 2);
+    uint32_t w = Get32(b + 4);
+    fecn = w & 0x80000000u;
+    becn = w & 0x40000000u;
+    destQp = w & 0xFFFFFF;
+    w = Get32(b + 8);
+    ackReq = w & 0x80000000u;
+    psn = w & 0xFFFFFF;
+    b += IB_BTH;
+    const uint32_t ext = ExtBytes();
+    if (uint32_t(b - start) + ext > len)
+    {
+        return 0;
+    }
+    if (opcode != IbOpcode::CNP)
+    {
+        if (IbOpcodeHasReth(opcode))
+        {
+            va = uint64_t(Get32(b)) << 32 | Get32(b + 4);
+            rkey = Get32(b + 8);
+            dmaLength = Get32(b + 12);
+        }
+        if (IbOpcodeHasAeth(opcode))
+        {
+            w = Get32(b);
+            syndrome = w >> 24;
+            msn = w & 0xFFFFFF;
+        }
+    }
+    b += ext;
+    trailing = total - IPV4_HEADER - UDP_HEADER - IB_BTH - ext;
+    return uint32_t(b - start);
 }
 
 uint32_t
 RoceHeader::Deserialize(Buffer::Iterator start)
 {
-    Buffer::Iterator i = start;
-    dst = ReadMac(i);
-    src = ReadMac(i);
-    uint16_t type = i.ReadNtohU16();
-    vlan = type == ETHERTYPE_VLAN;
-    if (vlan)
-    {
-        uint16_t tci = i.ReadNtohU16();
-        pcp = tci >> 13;
-        vid = tci & 0xFFF;
-        type = i.ReadNtohU16();
-    }
-    uint8_t ip[20];
-    i.Read(ip, 20);
-    dscp = ip[1] >> 2;
-    ecn = ip[1] & 3;
-    const uint16_t total = uint16_t(ip[2]) << 8 | ip[3];
-    ipId = uint16_t(ip[4]) << 8 | ip[5];
-    ttl = ip[8];
-    ipSrc = Ipv4Address::Deserialize(ip + 12);
-    ipDst = Ipv4Address::Deserialize(ip + 16);
-    udpSrc = i.ReadNtohU16();
-    udpDst = i.ReadNtohU16();
-    i.ReadNtohU16(); // UDP length
-    i.ReadNtohU16(); // checksum
-    opcode = i.ReadU8();
-    uint8_t f = i.ReadU8();
-    solicited = f & 0x80;
-    migReq = f & 0x40;
-    padCount = (f >> 4) & 3;
-    pkey = i.ReadNtohU16();
-    uint32_t w = i.ReadNtohU32();
-    fecn = w & 0x80000000u;
-    becn = w & 0x40000000u;
-    destQp = w & 0xFFFFFF;
-    w = i.ReadNtohU32();
-    ackReq = w & 0x80000000u;
-    psn = w & 0xFFFFFF;
-    if (opcode == IbOpcode::CNP)
-    {
-        i.Next(ROCE_CNP_RESERVED);
-    }
-    else
-    {
-        if (IbOpcodeHasReth(opcode))
-        {
-            va = i.ReadNtohU64();
-            rkey = i.ReadNtohU32();
-            dmaLength = i.ReadNtohU32();
-        }
-        if (IbOpcodeHasAeth(opcode))
-        {
-            w = i.ReadNtohU32();
-            syndrome = w >> 24;
-            msn = w & 0xFFFFFF;
-        }
-    }
-    trailing = total - IPV4_HEADER - UDP_HEADER - IB_BTH - ExtBytes();
-    return i.GetDistanceFrom(start);
+    uint8_t b[ROCE_HEADER_MAX];
+    const uint32_t n = std::min<uint32_t>(ROCE_HEADER_MAX, start.GetRemainingSize());
+    start.Read(b, n);
+    return Read(b, n);
 }
 
 void
@@ -404,11 +457,11 @@ PfcHeader::Print(std::ostream& os) const
 }
 
 FrameView
-PeekFrame(Ptr<const Packet> p)
+ParseFrame(const FrameBytes& f)
 {
-    uint8_t b[42];
+    const uint8_t* b = f.b;
+    const uint32_t n = f.n;
     FrameView v;
-    uint32_t n = p->CopyData(b, sizeof(b));
     if (n < 14)
     {
         return v;
@@ -437,6 +490,24 @@ PeekFrame(Ptr<const Packet> p)
     v.sport = uint16_t(b[o + 20]) << 8 | b[o + 21];
     v.dport = uint16_t(b[o + 22]) << 8 | b[o + 23];
     return v;
+}
+
+FrameView
+PeekFrame(Ptr<const Packet> p)
+{
+    FrameBytes f;
+    f.n = p->CopyData(f.b, ETH_HEADER + VLAN_TAG + IPV4_HEADER + UDP_HEADER);
+    return ParseFrame(f);
+}
+
+Ptr<Packet>
+MakeRocePacket(const RoceHeader& h)
+{
+    RawBytesHeader raw;
+    raw.m_len = h.Write(raw.m_b);
+    Ptr<Packet> p = Create<Packet>(h.trailing);
+    p->AddHeader(raw);
+    return p;
 }
 
 void

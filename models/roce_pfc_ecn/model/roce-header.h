@@ -36,6 +36,9 @@ constexpr uint32_t IB_AETH = 4;
 constexpr uint32_t IB_ICRC = 4;
 constexpr uint32_t ROCE_CNP_RESERVED = 16;
 constexpr uint32_t PFC_FRAME = 60; ///< without FCS
+/// The longest RoCEv2 header: Ethernet, 802.1Q tag, IPv4, UDP, BTH and RETH (or a CNP's 16
+/// reserved bytes), 14 + 4 + 20 + 8 + 12 + 16 bytes.
+constexpr uint32_t ROCE_HEADER_MAX = 74;
 
 /// InfiniBand RC opcodes (IBTA Vol. 1, Table 38) and the RoCEv2 CNP.
 namespace IbOpcode
@@ -90,6 +93,13 @@ class RoceHeader : public Header
     uint32_t GetSerializedSize() const override;
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
+    /// The header's bytes into plain memory (at least ROCE_HEADER_MAX), as Serialize writes
+    /// them; returns their count. The per-packet path uses these two: one copy into or out of
+    /// the packet instead of a buffer call per field.
+    uint32_t Write(uint8_t* b) const;
+    /// Reads the header from the first `len` bytes of a frame; returns the bytes it took, 0 if
+    /// they are too few.
+    uint32_t Read(const uint8_t* b, uint32_t len);
 
     // Ethernet / 802.1Q
     Mac48Address dst;
@@ -166,7 +176,20 @@ struct FrameView
     uint16_t dport = 0;
 };
 
+/// The first bytes of a frame (up to ROCE_HEADER_MAX), copied out of the packet once per hop:
+/// every header the port, the switch and the NIC look at is in them.
+struct FrameBytes
+{
+    uint8_t b[ROCE_HEADER_MAX];
+    uint32_t n = 0;
+};
+
 FrameView PeekFrame(Ptr<const Packet> p);
+/// The same from bytes already copied out of the frame.
+FrameView ParseFrame(const FrameBytes& f);
+/// A RoCEv2 packet: the header's bytes in front of `h.trailing` bytes (payload, pad and ICRC)
+/// left as zeros, which ns-3 keeps as a virtual area (no bytes allocated).
+Ptr<Packet> MakeRocePacket(const RoceHeader& h);
 /// Captures only: writes the RoCEv2 invariant CRC into the last 4 bytes of a frame's UDP
 /// payload, where the model leaves zeros; a frame that is not RoCEv2 over IPv4 is left alone.
 /// The CRC-32 covers 8 bytes of ones (in place of the LRH), then the IPv4 header with TOS, TTL

@@ -526,16 +526,17 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
 {
     ++m_c.framesRx;
     m_snifferTrace(frame);
-    uint8_t b[14];
-    frame->CopyData(b, 14);
-    if ((uint16_t(b[12]) << 8 | b[13]) == ETHERTYPE_MAC_CONTROL)
+    // The frame's headers are copied out once here; the switch or the NIC reads them from it.
+    FrameBytes f;
+    f.n = frame->CopyData(f.b, ROCE_HEADER_MAX);
+    if ((uint16_t(f.b[12]) << 8 | f.b[13]) == ETHERTYPE_MAC_CONTROL)
     {
         OnPause(frame);
         return;
     }
     if (m_ip)
     {
-        const FrameView v = PeekFrame(frame);
+        const FrameView v = ParseFrame(f);
         if (v.etherType == ETHERTYPE_IPV4 && !(v.proto == 17 && v.dport == ROCEV2_UDP_PORT))
         {
             const Mac48Address from = RemoveEthernet(frame);
@@ -544,7 +545,7 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
             return;
         }
     }
-    m_frameCb(this, frame);
+    m_frameCb(this, frame, f);
 }
 
 void

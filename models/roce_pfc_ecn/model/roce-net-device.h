@@ -49,8 +49,8 @@ class RoceNetDevice : public NetDevice
         uint8_t prio = 0;
     };
 
-    /// A frame other than PFC arrived: (port, frame).
-    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>> FrameCallback;
+    /// A frame other than PFC arrived: (port, frame, its first bytes).
+    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>, const FrameBytes&> FrameCallback;
     /// A queued frame has left the port completely (switches free its buffer here).
     typedef Callback<void, Ptr<RoceNetDevice>, const Item&> TxDoneCallback;
     /// NIC data source: the next packet of a class, or null if nothing may go now.

@@ -290,10 +290,10 @@ RoceSwitch::EcmpPick(const FrameView& v, uint32_t n) const
 }
 
 void
-RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> frame)
+RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> frame, const FrameBytes& head)
 {
     const uint32_t in = m_portOf[dev->GetIfIndex()];
-    const FrameView v = PeekFrame(frame);
+    const FrameView v = ParseFrame(head);
     const uint8_t prio = (m_trustPcp && v.vlan) ? v.pcp : m_dscpToPrio[v.dscp];
     const uint32_t host = v.ipDst - m_hostIpBase;
     if (v.etherType != ETHERTYPE_IPV4 || host >= m_routeOf.size()

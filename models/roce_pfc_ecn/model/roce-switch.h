@@ -170,7 +170,7 @@ class RoceSwitch : public Object
         bool storm = false;
     };
 
-    void Receive(Ptr<RoceNetDevice> port, Ptr<Packet> frame);
+    void Receive(Ptr<RoceNetDevice> port, Ptr<Packet> frame, const FrameBytes& bytes);
     void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Ptr<Packet> frame);
     void TxDone(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item);
     bool Admit(uint32_t port, uint8_t prio, uint32_t bytes);
