@@ -8,10 +8,9 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import lfsim._core as core
 import nbformat
 import pytest
-
-import lfsim._core as core
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -86,7 +85,9 @@ def test_links_are_mapped_to_the_site():
     assert docs_hooks.on_page_markdown("[x](nothing.md)", p, config, None) == "[x](nothing.md)"
     # A path in code naming a page of the site links to it; code blocks are left alone.
     md = "see `models/storage/doc/storage.md`\n```\n`models/storage/doc/storage.md`\n```\n"
-    out = docs_hooks.on_page_markdown(md, page(ROOT / "docs" / "models.md", "models.md"), config, None)
+    out = docs_hooks.on_page_markdown(
+        md, page(ROOT / "docs" / "models.md", "models.md"), config, None
+    )
     assert out.startswith("see [`models/storage/doc/storage.md`](models/storage/storage.md)\n```")
     assert out.endswith("```\n`models/storage/doc/storage.md`\n```\n")
 
