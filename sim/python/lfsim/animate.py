@@ -477,8 +477,12 @@ class _Drawing:
             )  # fmt: skip
             top.add_patch(arrow)
             self.arrows[port] = arrow
-            moves = a.credits is not None and port in a.credits.by_label and (
-                np.ptp(a.credits.by_label[port][1]) > 0  # a port that sends: its credit moves
+            moves = (
+                a.credits is not None
+                and port in a.credits.by_label
+                and (
+                    np.ptp(a.credits.by_label[port][1]) > 0  # a port that sends: its credit moves
+                )
             )
             if moves and len(a.peers) <= 48:
                 at = pos[u] + d * 0.3 - normal * 2.5 * off
