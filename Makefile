@@ -39,7 +39,8 @@ docs: bootstrap
 	@$(MAKE) --no-print-directory docs-site
 
 docs-site:
-	NO_MKDOCS_2_WARNING=1 $(VENV)/mkdocs build --strict --quiet
+	@# not --quiet: it hides the warnings, and --strict then has none to fail on
+	NO_MKDOCS_2_WARNING=1 $(VENV)/mkdocs build --strict
 	@echo "docs: site/index.html"
 
 # Opens the notebooks in JupyterLab (installed into the venv on first use).

@@ -378,12 +378,31 @@ class Animation:
         return jshtml(self.matplotlib_animation(fig, update, fps), fps)
 
 
+# matplotlib's player draws its buttons with Font Awesome from a CDN; these characters need no
+# network, so that the file plays anywhere (offline, in a notebook on a code host's viewer).
+BUTTONS = {  # as HTML character references: the page declares no encoding
+    "fa fa-minus": "&minus;",
+    "fa fa-fast-backward": "|&#x25c0;&#x25c0;",
+    "fa fa-step-backward": "&#x25c0;|",
+    "fa fa-play fa-flip-horizontal": "&#x25c0;",
+    "fa fa-pause": "||",
+    "fa fa-play": "&#x25b6;",
+    "fa fa-step-forward": "|&#x25b6;",
+    "fa fa-fast-forward": "&#x25b6;&#x25b6;|",
+    "fa fa-plus": "+",
+}
+
+
 def jshtml(anim, fps: int) -> str:
     import matplotlib as mpl
 
     # The frames are embedded as PNG; the default limit (20 MB) would drop a long animation.
     with mpl.rc_context({"animation.embed_limit": 200.0}):
-        return anim.to_jshtml(fps=fps, default_mode="once")
+        html = anim.to_jshtml(fps=fps, default_mode="once")
+    html = re.sub(r'<link rel="stylesheet"\s+href="[^"]*font-awesome[^"]*">', "", html)
+    for icon, text in BUTTONS.items():
+        html = html.replace(f'<i class="{icon}"></i>', text)
+    return html
 
 
 def _value_column(df: pd.DataFrame) -> str:

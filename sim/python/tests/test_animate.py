@@ -130,6 +130,7 @@ def test_cli_writes_html_gif_and_png(fc, tmp_path, cli):
     text = html.read_text()
     assert "<input" in text and 'type="range"' in text  # the time slider
     assert text.count("data:image/png;base64") == 5
+    assert "http" not in text and "fa-play" not in text  # plays offline: no CDN icons
     gif = tmp_path / "a.gif"
     assert cli("animate", str(fc.out), "--out", str(gif), "--max-frames", "4").returncode == 0
     from PIL import Image
