@@ -323,6 +323,7 @@ def flows_figure(
     end_s: float | None = None,
     total: bool = False,
     workload_of: Mapping[str, str] | None = None,
+    smooth: bool = False,
 ):
     """One sampled value per flow (goodput, rate) against time; ``total``: add their sum, one
     per workload when ``workload_of`` (flow label -> workload) names several, as the metrics
@@ -330,7 +331,8 @@ def flows_figure(
 
     A workload of many flows (``GREY_FLOWS``) has its flows drawn thin and grey under its total,
     one legend entry for them all; a long sampled series (a value per sample interval jumps
-    with each packet) is drawn as a moving average over 1/60 of the run, which the axis says."""
+    with each packet; ``smooth``, for a quantity per sample interval such as goodput, not a state
+    such as a rate) is drawn as a moving average over 1/60 of the run, which the axis says."""
     values = [c for c in df.columns if c not in ("time_s", "id", "label")]
     if len(values) != 1 or "time_s" not in df.columns:
         return None
@@ -349,7 +351,7 @@ def flows_figure(
             parts.setdefault(workload_of.get(label, ""), []).append((label, idx))
     first = t_all[groups[0][1]] if groups else t_all
     window = 1
-    if len(first) >= SMOOTH_MIN_SAMPLES and len(first) > 1:
+    if smooth and len(first) >= SMOOTH_MIN_SAMPLES:
         step = float(np.median(np.diff(first)))
         window = max(1, int(round(t_end * SMOOTH_SHARE / step))) if step > 0 else 1
 
@@ -411,7 +413,7 @@ def goodput_figure(
     goodput_MBps: generic)."""
     if "goodput_Gbps" not in df.columns:
         return None
-    return flows_figure(df, title, end_s, total=True, workload_of=workload_of)
+    return flows_figure(df, title, end_s, total=True, workload_of=workload_of, smooth=True)
 
 
 def rate_figure(df: pd.DataFrame, title: str, end_s: float | None = None):

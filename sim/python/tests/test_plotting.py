@@ -225,3 +225,23 @@ def test_storage_ios_plot_is_a_latency_cdf_per_direction():
     assert write_hist.get_xy()[1::2, 1][-2] == 10  # the last bin, [977.5, 1000] us
     assert "µs" in hist.get_xlabel() and hist.get_ylabel() == "I/Os per bin"
     assert plotting.ios_figure(df.iloc[:0], "t") is None
+
+
+def test_long_goodput_is_a_moving_average_with_the_same_mean_and_a_rate_is_not():
+    # 500 samples of 10 us alternating 0 and 20 Gbit/s (a message per two intervals): drawn as
+    # a mean over 1/60 of the run (round(5 ms / 60 / 10 us) = 8 samples, 80 us) whose values
+    # after the first window are all 10, the run's mean; a rate (a state) is drawn as recorded.
+    import pandas as pd
+
+    n, dt = 500, 10e-6
+    t = np.arange(n) * dt
+    v = np.where(np.arange(n) % 2, 20.0, 0.0)
+    df = pd.DataFrame({"time_s": t, "id": 0.0, "label": "h1>h0", "goodput_Gbps": v})
+    fig = plotting.goodput_figure(df, "goodput", n * dt)
+    (line,) = fig.axes[0].get_lines()
+    np.testing.assert_allclose(line.get_ydata()[8:], 10.0)
+    assert "mean over 0.08 ms" in fig.axes[0].get_ylabel()  # in the time axis unit
+    rate = plotting.rate_figure(df.rename(columns={"goodput_Gbps": "rate_Gbps"}), "rate", n * dt)
+    (line,) = rate.axes[0].get_lines()
+    np.testing.assert_array_equal(line.get_ydata(), v)
+    assert "mean" not in rate.axes[0].get_ylabel()
