@@ -1,5 +1,6 @@
 # The two commands: `make demo` and `make test` (plus `make bench`). All share one bootstrap.
-.PHONY: bootstrap demo test test-cpp test-py validate notebooks notebook lint bench format clean
+.PHONY: bootstrap demo test test-cpp test-py validate notebooks notebooks-outputs notebook docs \
+	docs-site lint bench format clean
 
 VENV := .venv/bin
 OUT ?= results
@@ -14,7 +15,7 @@ demo: bootstrap
 	@$(VENV)/lfsim sweep incast --grid mode=lossy,pfc,pfc_ecn,pfc_dcqcn,fc --out $(OUT)/incast_modes
 
 test: bootstrap
-	@$(MAKE) --no-print-directory test-cpp test-py validate notebooks lint
+	@$(MAKE) --no-print-directory test-cpp test-py validate notebooks docs-site lint
 
 test-cpp:
 	cd build && ctest --output-on-failure -j 2
@@ -25,8 +26,22 @@ test-py:
 validate:
 	$(VENV)/lfsim validate --report validation/report.md
 
+# Re-executes every notebook (fails if one no longer runs); their committed outputs are kept.
 notebooks:
 	$(VENV)/python -m pytest -q --nbmake notebooks
+
+# Executes the notebooks and saves them with their outputs (figures visible on a code host).
+notebooks-outputs: bootstrap
+	$(VENV)/python scripts/execute_notebooks.py
+
+# The documentation site in site/ (open site/index.html); every warning is an error.
+docs: bootstrap
+	@$(MAKE) --no-print-directory docs-site
+
+docs-site:
+	@# not --quiet: it hides the warnings, and --strict then has none to fail on
+	NO_MKDOCS_2_WARNING=1 $(VENV)/mkdocs build --strict
+	@echo "docs: site/index.html"
 
 # Opens the notebooks in JupyterLab (installed into the venv on first use).
 notebook: bootstrap

@@ -14,6 +14,9 @@ entry names them, and each ancestor that is not documented elsewhere in the same
 rows inline, marked with the class they come from. A marker without a block in the file, or a
 block without a marker, is an error of ``--check``.
 
+The documentation site (``make docs``) takes its attribute reference from here too, one page per
+class as ns-3's own attribute documentation has (``class_pages``, read by scripts/docs_hooks.py).
+
 Run: .venv/bin/python scripts/attribute_tables.py [--check]"""
 
 from __future__ import annotations
@@ -90,13 +93,19 @@ def presets(type_id: str) -> list[str]:
     return out
 
 
-def class_table(type_id: str, title: str, documented: set[str] = frozenset()) -> list[str]:
+def bold(type_id: str) -> str:
+    return f"**{short(type_id)}**"
+
+
+def class_table(
+    type_id: str, title: str, documented: set[str] = frozenset(), ref=bold
+) -> list[str]:
     """A class's table: its own attributes, then those of ancestors not in ``documented``;
-    ancestors that are documented are named in a line above the table instead."""
+    ancestors that are documented are named (``ref``: how) in a line above the table instead."""
     parents = core.parents(type_id)
     table = rows(type_id) + presets(type_id)
     table += [r for p in parents if p not in documented for r in rows(p, short(p))]
-    refs = " and ".join(f"**{short(p)}**" for p in parents if p in documented)
+    refs = " and ".join(ref(p) for p in parents if p in documented)
     out = [title, ""]
     if refs and table:
         out += [f"Takes the attributes of {refs}, and:", ""]
@@ -172,6 +181,99 @@ def blocks() -> dict[str, str]:
     for fabric in fabrics():
         out[fabric] = fabric_block(fabric)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The site's attribute reference: one page per class.
+
+
+def class_groups() -> list[tuple[str, list[tuple[str, str]]]]:
+    """(group, [(TypeId, what it is)]) for every class a scenario can configure, grouped as
+    docs/scenarios.md groups its tables: topology, workload, report, then each fabric."""
+    topo = [("ns3::Topology", "the attributes of every topology generator")]
+    topo += [
+        (t["type_id"], f"`generator: {t['name']}`: {t['description']}") for t in core.topologies()
+    ]
+    work = [
+        ("ns3::Workload", "the attributes of every workload pattern"),
+        ("ns3::MessageWorkload", "the attributes of the patterns of messages"),
+    ]
+    for w in core.workloads():
+        where = f" (fabric {', '.join(w['fabrics'])} only)" if w["fabrics"] else ""
+        work.append((w["type_id"], f"`pattern: {w['name']}`{where}: {w['description']}"))
+        work += [
+            (c, f"a section of a scenario with a {w['name']} workload")
+            for c in w.get("classes", [])
+        ]
+    groups = [("Topology", topo), ("Workload", work)]
+    groups.append(("Report", [(t, "shared by every open fabric") for t in SHARED_CLASSES]))
+    for name, info in fabrics().items():
+        groups.append((f"Fabric {name}", [(t, info["description"]) for t in info["type_ids"]]))
+    return groups
+
+
+def how_to_set(type_id: str, attr: str) -> str:
+    """One sentence: where a class's attributes go in a scenario and on the command line."""
+    name = short(type_id)
+    generators = {t["type_id"]: t["name"] for t in core.topologies()}
+    patterns = {w["type_id"]: w["name"] for w in core.workloads()}
+    if type_id == "ns3::Topology" or type_id in generators:
+        where = f"`topology: {{generator: {generators.get(type_id, 'NAME')}, {attr}: ...}}`"
+        return f"Set in a scenario as {where}, on the command line as `--set topology.{attr}=V`."
+    if type_id in ("ns3::Workload", "ns3::MessageWorkload") or type_id in patterns:
+        item = f"{{pattern: {patterns.get(type_id, 'NAME')}, {attr}: ...}}"
+        return (
+            f"Set in a workload item, `workload: {{ITEM: {item}}}`, on the command line as "
+            f"`--set workload.ITEM.{attr}=V`."
+        )
+    return (
+        f"Set in a scenario as `{name}: {{{attr}: ...}}`, on the command line as "
+        f"`--set {name}.{attr}=V`."
+    )
+
+
+def class_pages() -> dict[str, str]:
+    """Short class name -> its Markdown page (title, where it is used, how to set it, the table of
+    its attributes and presets; ancestors link to their own pages)."""
+    used: dict[str, list[tuple[str, str]]] = {}
+    for group, members in class_groups():
+        for tid, about in members:
+            used.setdefault(tid, []).append((group, about))
+    pages = {}
+    for tid, where in used.items():
+        name = short(tid)
+        lines = [f"# {name}", "", f"`{tid}`", ""]
+        lines += [f"- **{group}**: {about}" for group, about in where]
+        attrs = core.attributes(tid)
+        if attrs:
+            lines += ["", how_to_set(tid, attrs[0]["name"])]
+        lines.append("")
+        table = class_table(
+            tid, "## Attributes", set(used), lambda p: f"[{short(p)}]({short(p)}.md)"
+        )
+        pages[name] = "\n".join(lines + table)
+    return pages
+
+
+def reference_index() -> str:
+    """The reference's first page: every class, grouped, with what it is."""
+    lines = [
+        "# Attribute reference",
+        "",
+        "One page per ns-3 class a scenario can configure, generated from the classes' TypeIds "
+        "by `scripts/attribute_tables.py` when the site is built, so it is always the code's. "
+        "Each attribute has the same name in YAML, on the command line (`--set "
+        "Class.Attribute=VALUE`), in Python and in C++. How a scenario is written: "
+        "[the scenario reference](../scenarios.md).",
+        "",
+    ]
+    for group, members in class_groups():
+        lines += [f"## {group}", "", "| class | what it is |", "|---|---|"]
+        for tid, about in members:
+            about = about.replace("|", "\\|")
+            lines.append(f"| [{short(tid)}]({short(tid)}.md) | {about} |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def main() -> int:

@@ -1,4 +1,4 @@
-"""The ``lfsim`` command: run, sweep, list, validate, depth, compare-fio, convert.
+"""The ``lfsim`` command: run, sweep, list, validate, depth, compare-fio, convert, animate.
 
 Bad input (scenario, --set, --grid, paths, options) prints exactly one line
 ``lfsim: error: ...`` on stderr and exits 2, before anything runs or is written.
@@ -243,6 +243,63 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_animate(args: argparse.Namespace) -> int:
+    from .animate import animate
+    from .scenario import time_seconds
+
+    def seconds(text: str | None, key: str) -> float | None:
+        if text is None:
+            return None
+        value = time_seconds(text)
+        if value is None or value < 0 or (key == "--step" and value == 0):
+            raise ScenarioError(f"{key}: got '{text}'; accepted: a time with a unit, e.g. 10us")
+        return value
+
+    out = animate(
+        args.result,
+        args.out,
+        step_s=seconds(args.step, "--step"),
+        max_frames=args.max_frames,
+        fps=args.fps,
+        at_s=seconds(args.at, "--at"),
+    )
+    print(f"animation: {out}")
+    return 0
+
+
+def _add_animate(sub) -> None:
+    """``lfsim animate RESULT_DIR``: a run's folder as an animation (lfsim.animate)."""
+    a = sub.add_parser(
+        "animate",
+        help="render a run's results folder as an animation: the topology with queue bars, PFC "
+        "pauses or FC ports out of credit as arrows, a deadlock's cycle in red",
+    )
+    a.add_argument("result", metavar="RESULT_DIR", help="a folder written by 'lfsim run'")
+    a.add_argument(
+        "--out",
+        metavar="FILE",
+        help="FILE.html (a time slider; default RESULT_DIR/animation.html), FILE.gif, FILE.mp4 "
+        "(needs ffmpeg) or FILE.png (one frame, see --at)",
+    )
+    a.add_argument(
+        "--step",
+        metavar="TIME",
+        help="simulated time between frames (default the run's sample_interval), e.g. 20us",
+    )
+    a.add_argument(
+        "--max-frames",
+        type=_positive_int,
+        default=150,
+        metavar="N",
+        help="at most N frames; a longer run gets a larger step (default 150)",
+    )
+    a.add_argument("--fps", type=_positive_int, default=10, help="frames per second (default 10)")
+    a.add_argument(
+        "--at", metavar="TIME", help="with FILE.png: the frame nearest TIME (default the last)"
+    )
+    a.set_defaults(func=_cmd_animate)
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -396,6 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("flows", metavar="FLOWS", help="flow.txt")
     h.add_argument("-o", "--out", required=True, metavar="SCENARIO.yaml", help="file to write")
     h.set_defaults(func=_cmd_convert)
+    _add_animate(sub)
     return p
 
 

@@ -180,8 +180,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     # links and ping-pong
     (r"throughput_MBps", "MB/s"),
     (r"sustained_MBps", "sustained MB/s"),
-    (r"latency_slope_us_per_KB", "us per KB"),
-    (r"knee_KB", "knee KB"),
+    (r"latency_slope_us_per_KB", "us per KiB"),
+    (r"knee_KB", "knee KiB"),
     # what the fabric did to get there
     (r"pause_frames_sent", "PAUSE sent"),
     (r"ecn_marked", "ECN marked"),

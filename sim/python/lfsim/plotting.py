@@ -73,6 +73,8 @@ MAX_LEGEND = 20
 
 
 def axis_label(column: str) -> str:
+    if column in COLUMN_LABELS:
+        return COLUMN_LABELS[column]
     base, _, suffix = column.rpartition("_")
     if base and suffix in UNITS:
         return f"{base.replace('_', ' ')} ({UNITS[suffix]})"
@@ -300,16 +302,37 @@ def pause_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
     return fig
 
 
+GREY_FLOWS = 6  # a workload of more flows than this: its flows thin and grey under its total
+SMOOTH_MIN_SAMPLES = 100  # a line of at least this many samples is drawn as a moving average
+SMOOTH_SHARE = 1 / 60  # ... over this share of the run
+
+
+def _moving_average(v: np.ndarray, window: int) -> np.ndarray:
+    """Mean of the last ``window`` samples (fewer at the start): the same mean over the run."""
+    if window <= 1:
+        return v
+    c = np.cumsum(np.r_[0.0, np.nan_to_num(v)])
+    n = np.arange(1, len(v) + 1)
+    lo = np.maximum(n - window, 0)
+    return (c[n] - c[lo]) / (n - lo)
+
+
 def flows_figure(
     df: pd.DataFrame,
     title: str,
     end_s: float | None = None,
     total: bool = False,
     workload_of: Mapping[str, str] | None = None,
+    smooth: bool = False,
 ):
     """One sampled value per flow (goodput, rate) against time; ``total``: add their sum, one
     per workload when ``workload_of`` (flow label -> workload) names several, as the metrics
-    (``total_goodput_Gbps``, ``victim_goodput_Gbps``) are per workload."""
+    (``total_goodput_Gbps``, ``victim_goodput_Gbps``) are per workload.
+
+    A workload of many flows (``GREY_FLOWS``) has its flows drawn thin and grey under its total,
+    one legend entry for them all; a long sampled series (a value per sample interval jumps
+    with each packet; ``smooth``, for a quantity per sample interval such as goodput, not a state
+    such as a rate) is drawn as a moving average over 1/60 of the run, which the axis says."""
     values = [c for c in df.columns if c not in ("time_s", "id", "label")]
     if len(values) != 1 or "time_s" not in df.columns:
         return None
@@ -321,19 +344,37 @@ def flows_figure(
     groups = [(label, idx) for label, idx in _groups(df) if len(idx)]
     fig, axes = _new_figure(1)
     ax = axes[0]
-    many = len(groups) > MAX_LEGEND  # then thin grey lines without a legend, under the total
-    for label, idx in groups:
-        t, v = _reduce(t_all[idx], v_all[idx], "mean")
-        style = {"color": "0.6", "linewidth": 0.5} if many else {"linewidth": 1.0}
-        ax.plot(t * factor, v, label=None if many else (label or None), **style)
-    n_legend = 0 if many else len(groups)
-    first = t_all[groups[0][1]] if groups else t_all
-    same_instants = all(np.array_equal(t_all[idx], first) for _, idx in groups)
     parts = {"": groups}
     if workload_of and len({workload_of.get(label, "") for label, _ in groups}) > 1:
         parts = {}
         for label, idx in groups:
             parts.setdefault(workload_of.get(label, ""), []).append((label, idx))
+    first = t_all[groups[0][1]] if groups else t_all
+    window = 1
+    if smooth and len(first) >= SMOOTH_MIN_SAMPLES:
+        step = float(np.median(np.diff(first)))
+        window = max(1, int(round(t_end * SMOOTH_SHARE / step))) if step > 0 else 1
+
+    def line(idx_t, v):
+        t, v = _reduce(idx_t, _moving_average(v, window), "mean")
+        return t * factor, v
+
+    n_legend = 0
+    for name, members in parts.items():
+        grey = len(members) > GREY_FLOWS
+        for j, (label, idx) in enumerate(members):
+            if grey:
+                who = f"{name}: each of its {len(members)} flows" if name else (
+                    f"each of {len(members)} flows"
+                )  # fmt: skip
+                ax.plot(*line(t_all[idx], v_all[idx]), color="0.7", linewidth=0.5,
+                        label=who if j == 0 else None)  # fmt: skip
+            else:
+                # With several workloads a flow says whose it is (victim: h17>h18).
+                named = f"{name}: {label}" if name and name != label else label
+                ax.plot(*line(t_all[idx], v_all[idx]), linewidth=1.0, label=named or None)
+        n_legend += 1 if grey else len(members)
+    same_instants = all(np.array_equal(t_all[idx], first) for _, idx in groups)
     if total and (len(groups) > 1 or len(parts) > 1) and same_instants:
         # Every flow sampled at the same instants: their sum is the aggregate.
         for k, (name, members) in enumerate(parts.items()):
@@ -342,18 +383,21 @@ def flows_figure(
             sums = np.zeros(len(first))
             for _, idx in members:
                 sums += np.nan_to_num(v_all[idx])
-            t, v = _reduce(first, sums, "mean")
-            style = ("--", "-.", ":")[k % 3]
+            style = ("-", "--", "-.", ":")[k % 4]
             label = f"{name} total" if name else "total"
-            ax.plot(t * factor, v, color="black", linestyle=style, linewidth=1.2, label=label)
+            ax.plot(*line(first, sums), color="black", linestyle=style, linewidth=1.4, label=label)
             n_legend += 1
     ax.set_xlim(0, t_end * factor or 1.0)
     ax.set_ylim(bottom=0)
-    ax.set_ylabel(axis_label(col))
+    ylabel = axis_label(col)
+    if window > 1:
+        span = window * float(np.median(np.diff(first))) * factor
+        ylabel += f"\nmean over {span:.3g} {UNITS[unit]}"
+    ax.set_ylabel(ylabel)
     ax.set_xlabel(f"simulated time ({UNITS[unit]})")
     ax.grid(alpha=0.3)
     _legend(ax, n_legend)
-    if len(groups) > MAX_LEGEND:
+    if len(groups) > GREY_FLOWS:
         title += f" ({len(groups)} flows)"
     fig.suptitle(textwrap.fill(title, 90))
     return fig
@@ -369,7 +413,7 @@ def goodput_figure(
     goodput_MBps: generic)."""
     if "goodput_Gbps" not in df.columns:
         return None
-    return flows_figure(df, title, end_s, total=True, workload_of=workload_of)
+    return flows_figure(df, title, end_s, total=True, workload_of=workload_of, smooth=True)
 
 
 def rate_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
@@ -985,16 +1029,27 @@ def flow_cdf_figure(df: pd.DataFrame, title: str, workloads: Sequence[str] | Non
 
 def ios_figure(df: pd.DataFrame, title: str):
     """A storage run's ``ios`` table (one row per completed I/O): the latency CDF per direction
-    (as fio's clat percentiles read), and each I/O's latency against when it completed (a
-    timeout, a retry or a failover stands out). None without those columns."""
+    (as fio's clat percentiles read), its histogram, and each I/O's latency against when it
+    completed (a timeout, a retry or a failover stands out). None without those columns."""
     need = {"read", "submit_ns", "complete_ns"}
     if not need <= set(df.columns) or not len(df):
         return None
     lat_us = (df["complete_ns"].to_numpy(dtype=float) - df["submit_ns"].to_numpy(dtype=float)) / 1e3
     done_ms = df["complete_ns"].to_numpy(dtype=float) / 1e6
     read = df["read"].to_numpy(dtype=float) > 0
-    fig, axes = _table_figure(2, 2.6)
-    cdf, scatter = axes
+    fig, axes = _table_figure(3, 2.4)
+    cdf, hist, scatter = axes
+    log = _spans_decades(lat_us)
+    finite = lat_us[np.isfinite(lat_us)]
+    lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+    if hi - lo < 0.02 * max(abs(hi), 1e-9):
+        # Every I/O took (nearly) the same time (QD1 on an idle fabric): a band of +-5 % around
+        # it, not a axis of nanoseconds with an offset.
+        lo, hi = 0.95 * lo, 1.05 * hi
+    if log:
+        bins = np.geomspace(lo, hi, 41)
+    else:
+        bins = np.linspace(lo, hi if hi > lo else lo + 1.0, 41)
     for name, sel, color in (("read", read, "C0"), ("write", ~read, "C1")):
         if not sel.any():
             continue
@@ -1004,18 +1059,28 @@ def ios_figure(df: pd.DataFrame, title: str):
         _cdf(cdf, v, label=label, color=color)
         for q in (p50, p99):
             cdf.axvline(q, color=color, linestyle=":", linewidth=0.8)
+        hist.hist(v, bins=bins, histtype="step", color=color, linewidth=1.2, label=name)
         scatter.scatter(done_ms[sel], v, s=4, color=color, label=name)
-    if _spans_decades(lat_us):
+    if log:
         cdf.set_xscale("log")
+        hist.set_xscale("log")
         scatter.set_yscale("log")
     cdf.set_xlabel("latency, submission to completion (µs)")
     cdf.set_ylabel("fraction of I/Os")
     cdf.set_ylim(0, 1.02)
     cdf.legend(fontsize="small", loc="lower right")
-    scatter.set_xlabel("completed at (ms)")
+    hist.set_xlabel("latency, submission to completion (µs)")
+    hist.set_ylabel("I/Os per bin")
+    hist.legend(fontsize="small", loc="upper right")
+    scatter.set_xlabel("completed at (simulated time, ms)")
     scatter.set_ylabel("latency (µs)")
+    scatter.legend(fontsize="small", loc="upper right", markerscale=3)
+    if not log:
+        cdf.set_xlim(lo, hi)
+        hist.set_xlim(lo, hi)
     for ax in axes:
         ax.grid(alpha=0.3)
+        ax.ticklabel_format(axis="both", style="plain", useOffset=False)
     fig.suptitle(textwrap.fill(f"{title} — {len(df)} I/Os completed", 90))
     return fig
 
@@ -1140,8 +1205,8 @@ def table_figure(df: pd.DataFrame, title: str, rows: str = "rows"):
     keyed by a value (its first column), each other column against it. Columns with one value
     in every row are named in the title instead of drawn. None when there is nothing to draw."""
     cols = [c for c in df.columns if c != "label"]
-    if len(cols) < 2 or not len(df):
-        return None
+    if len(cols) < 2 or not len(df) or (cols[0] == "id" and len(df) == 1):
+        return None  # one row keyed by id has nothing to compare: its values are in the CSV
     x = cols[0]
     ys = [c for c in cols[1:] if c not in ROW_KEYS]
     if x != "id":
@@ -1175,7 +1240,8 @@ def table_figure(df: pd.DataFrame, title: str, rows: str = "rows"):
         for ax, col, top in zip(axes, ys, tops, strict=True):
             v = df[col].to_numpy(dtype=float)
             pos = np.arange(len(top))
-            ax.barh(pos, v[top])
+            bars = ax.barh(pos, v[top])
+            _bar_values(ax, bars, v[top])
             ax.set_yticks(pos, names[top], fontsize="small")
             ax.invert_yaxis()
             ax.set_xlabel(axis_label(col))
@@ -1201,7 +1267,8 @@ def table_figure(df: pd.DataFrame, title: str, rows: str = "rows"):
         names = df["label"].astype(str).to_numpy() if "label" in df.columns else df["id"]
         pos = np.arange(len(df))
         for ax, col in zip(axes, ys, strict=True):
-            ax.bar(pos, df[col].to_numpy())
+            v = df[col].to_numpy(dtype=float)
+            _bar_values(ax, ax.bar(pos, v), v)
             ax.set_ylabel(axis_label(col))
             ax.grid(alpha=0.3, axis="y")
         axes[-1].set_xticks(pos, names, rotation=45 if len(df) > 6 else 0, ha="right")
@@ -1225,6 +1292,17 @@ def table_figure(df: pd.DataFrame, title: str, rows: str = "rows"):
             axes[0].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(textwrap.fill(title, 90))
     return fig
+
+
+def _bar_values(ax, bars, values: np.ndarray) -> None:
+    """Each bar's value at its end, so that a bar too short to see still reads."""
+    from .display import fmt_number
+
+    ax.bar_label(bars, labels=[fmt_number(v) for v in values], padding=2, fontsize="x-small")
+    if bars.orientation == "horizontal":
+        ax.margins(x=0.08)
+    else:
+        ax.margins(y=0.08)
 
 
 def plot_table(df: pd.DataFrame, title: str, path: Path, rows: str = "rows") -> Path | None:
@@ -1280,7 +1358,9 @@ def plot_result(result: Result, plots_dir: Path) -> list[Path]:
             written.append(p)
     has_flows = "flows" in result.table_names and len(result.table("flows")) > 0
     for name in result.table_names:
-        title, path = f"{scenario}: {name}", plots_dir / f"{name}.png"
+        about = TABLE_TITLES.get(name)
+        title = f"{scenario}: {name}" + (f" — {about}" if about else "")
+        path = plots_dir / f"{name}.png"
         df = result.table(name)
         p = None
         if name == "links":
@@ -1310,9 +1390,41 @@ def plot_result(result: Result, plots_dir: Path) -> list[Path]:
     return written
 
 
+# What a table shows, after its name in the figure's title.
+TABLE_TITLES = {
+    "pingpong": "one message at a time: latency (half the round trip) and throughput per size",
+    "writes": "one write at a time per size: latency, idle gap between its bursts, R2Ts",
+    "ports": "counters per port",
+    "switches": "shared buffer per switch",
+    "paths": "I/Os per path (initiator>target)",
+    "host_queues": "host queues: depth and peak occupancy",
+    "targets": "requests per target",
+    "link_faults": "what each faulted link lost, by reason",
+}
+# Columns whose name alone does not say what they count.
+COLUMN_LABELS = {"r2ts": "R2Ts per write (count)", "requests": "requests (I/Os)"}
+
+
 # What a row of a table is, for axis labels.
-TABLE_ROWS = {"ports": "ports", "switches": "switches", "flows": "flows"}
-SINGULAR = {"rows": "row", "ports": "port", "switches": "switch", "flows": "flow"}
+TABLE_ROWS = {
+    "ports": "ports",
+    "switches": "switches",
+    "flows": "flows",
+    "paths": "paths",
+    "targets": "targets",
+    "host_queues": "host queues",
+    "link_faults": "links",
+}
+SINGULAR = {
+    "rows": "row",
+    "ports": "port",
+    "switches": "switch",
+    "flows": "flow",
+    "paths": "path (initiator>target)",
+    "targets": "target",
+    "host queues": "host queue",
+    "links": "link",
+}
 
 
 # ---------------------------------------------------------------------------------------------

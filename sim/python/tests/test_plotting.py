@@ -165,7 +165,7 @@ def test_goodput_totals_are_per_workload_as_the_metrics_are():
     of = {"h1": "incast", "h2": "incast", "h3": "incast", "victim": "victim"}
     fig = plotting.goodput_figure(df, "goodput", T_END, workload_of=of)
     lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
-    assert set(lines) == {"h1", "h2", "h3", "victim", "incast total"}
+    assert set(lines) == {"incast: h1", "incast: h2", "incast: h3", "victim", "incast total"}
     by_flow = [cols["goodput_Gbps"][cols["id"] == i] for i in range(3)]
     np.testing.assert_allclose(lines["incast total"].get_ydata(), np.sum(by_flow, axis=0))
 
@@ -188,14 +188,16 @@ def test_goodput_of_many_flows_draws_them_thin_under_their_total():
     ax = fig.axes[0]
     lines = ax.get_lines()
     assert len(lines) == n + 1 and lines[-1].get_label() == "total"
-    assert all(line.get_color() == "0.6" for line in lines[:-1])
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["total"]
+    assert all(line.get_color() == "0.7" for line in lines[:-1])
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == [f"each of {n} flows", "total"]
     assert f"({n} flows)" in fig.get_suptitle()
 
 
 def test_storage_ios_plot_is_a_latency_cdf_per_direction():
     # 30 reads of 100..129 us and 10 writes of 1000 us, completing one per 50 us: the CDF of
-    # each direction ends at its largest latency, and the scatter has one point per I/O.
+    # each direction ends at its largest latency, the histogram counts 30 reads in the bins
+    # from 100 to 129 us and 10 writes in the last bin, and the scatter has one point per I/O.
     import pandas as pd
 
     reads = np.arange(30) * 1e3 + 100e3
@@ -206,7 +208,7 @@ def test_storage_ios_plot_is_a_latency_cdf_per_direction():
          "submit_ns": done - lat_ns, "complete_ns": done, "wait_ns": 0.0}
     )  # fmt: skip
     fig = plotting.ios_figure(df, "t")
-    cdf, scatter = fig.axes[:2]
+    cdf, hist, scatter = fig.axes[:3]
     lines = [ln for ln in cdf.get_lines() if ln.get_label().startswith(("read", "write"))]
     assert [ln.get_label().split(":")[0] for ln in lines] == ["read", "write"]
     read_x = lines[0].get_xdata()
@@ -216,4 +218,30 @@ def test_storage_ios_plot_is_a_latency_cdf_per_direction():
     assert lines[1].get_xdata().max() == pytest.approx(1000)
     assert cdf.get_xscale() == "linear"  # 100 to 1000 us: one decade, not two
     assert sum(len(c.get_offsets()) for c in scatter.collections) == 40
+    (read_hist, write_hist) = hist.patches  # one step outline per direction
+    xy = read_hist.get_xy()
+    edges, counts = xy[1::2, 0], xy[1::2, 1]  # the tops of the steps: (left edge, count)
+    assert counts[:-1].sum() == 30 and edges[np.flatnonzero(counts)].max() < 130
+    assert write_hist.get_xy()[1::2, 1][-2] == 10  # the last bin, [977.5, 1000] us
+    assert "µs" in hist.get_xlabel() and hist.get_ylabel() == "I/Os per bin"
     assert plotting.ios_figure(df.iloc[:0], "t") is None
+
+
+def test_long_goodput_is_a_moving_average_with_the_same_mean_and_a_rate_is_not():
+    # 500 samples of 10 us alternating 0 and 20 Gbit/s (a message per two intervals): drawn as
+    # a mean over 1/60 of the run (round(5 ms / 60 / 10 us) = 8 samples, 80 us) whose values
+    # after the first window are all 10, the run's mean; a rate (a state) is drawn as recorded.
+    import pandas as pd
+
+    n, dt = 500, 10e-6
+    t = np.arange(n) * dt
+    v = np.where(np.arange(n) % 2, 20.0, 0.0)
+    df = pd.DataFrame({"time_s": t, "id": 0.0, "label": "h1>h0", "goodput_Gbps": v})
+    fig = plotting.goodput_figure(df, "goodput", n * dt)
+    (line,) = fig.axes[0].get_lines()
+    np.testing.assert_allclose(line.get_ydata()[8:], 10.0)
+    assert "mean over 0.08 ms" in fig.axes[0].get_ylabel()  # in the time axis unit
+    rate = plotting.rate_figure(df.rename(columns={"goodput_Gbps": "rate_Gbps"}), "rate", n * dt)
+    (line,) = rate.axes[0].get_lines()
+    np.testing.assert_array_equal(line.get_ydata(), v)
+    assert "mean" not in rate.axes[0].get_ylabel()
