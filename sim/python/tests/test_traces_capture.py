@@ -273,8 +273,8 @@ def test_replay_onto_a_given_topology_with_a_map(tmp_path):
 
 
 def test_iscsi_session_commands_from_lfsims_capture(tmp_path):
-    r = lfsim.run("storage_qd1", {"mode": "iscsi", "stop_time": "3ms", "FioJob.runtime": "0s",
-                                  "FioJob.ramp_time": "0s"}, out=tmp_path / "o", pcap="h0")  # fmt: skip
+    over = {"mode": "iscsi", "stop_time": "3ms", "FioJob.runtime": "0s", "FioJob.ramp_time": "0s"}
+    r = lfsim.run("storage_qd1", over, out=tmp_path / "o", pcap="h0")
     frames = cap.read_capture(tmp_path / "o" / "pcap" / "h0.pcap")
     cmds = cap.iscsi_commands(frames, tmp_path / "o" / "pcap" / "h0.pcap")
     done = cmds[cmds["complete_s"].notna()]
