@@ -17,10 +17,10 @@ import matplotlib.pyplot as plt
 
 from lfsim.paths import validation_dir
 from lfsim.traces.perftest import PerftestParams, read_perftest, report_from_table, scenario_for
-from lfsim.validate import Case, Row
+from lfsim.validate import Case, Row, read_measured
 
 DATA = "cx5-100g-baremetal-{}-mtu1024.txt"
-CALIBRATION = "cx5-100g-baremetal-write-lat-mtu1024.txt:2 B t_typical"
+CALIBRATION = "cx5_perftest_100g:ib_write_lat 2 B t_typical"
 BW_TOLERANCE = 0.05  # a bandwidth on an idle link: its framing, a few percent at most
 LAT_TOLERANCE = 0.10  # a latency of ~1-2 us composed of NIC, wire and switch times
 
@@ -41,6 +41,13 @@ def _simulate(ctx, hw, **kw):
     return report_from_table(r.table("perftest"), p.verb, p.test, size, p.cq, p.gbits)
 
 
+def _measured(file: str, quantity: str) -> float:
+    """The value of validation/data/cx5_perftest_100g.csv (copied from the file's table) after
+    checking that the file's reader reads the same."""
+    m = read_measured("cx5_perftest_100g")
+    return float(m.loc[(m["file"] == file) & (m["quantity"] == quantity), "value"].iloc[0])
+
+
 def _evaluate(ctx):
     rows, bars = [], []
     # Bandwidth: write and send as run (5000 and 1000 iterations); read from its -D 300 run,
@@ -48,7 +55,8 @@ def _evaluate(ctx):
     for verb, stem in (("write", "write-bw"), ("read", "read-bw-D300"), ("send", "send-bw")):
         hw = read_perftest(_file(stem))
         sim = _simulate(ctx, hw)
-        measured = float(hw.results["bw_avg"].iloc[0])
+        measured = _measured(DATA.format(stem), "BW average")
+        assert measured == float(hw.results["bw_avg"].iloc[0])
         row = Row(
             f"ib_{verb}_bw 64 KiB BW average",
             "MB/s",
@@ -56,7 +64,7 @@ def _evaluate(ctx):
             sim["bw_avg"],
             BW_TOLERANCE,
             evidence="predicted",
-            point=f"{DATA.format(stem)}:65536 B BW average",
+            point=f"cx5_perftest_100g:ib_{verb}_bw 65536 B BW average",
         )
         if verb == "read":
             row.known_deviation = (
@@ -71,7 +79,8 @@ def _evaluate(ctx):
     for verb in ("write", "read", "send"):
         hw = read_perftest(_file(f"{verb}-lat"))
         sim = _simulate(ctx, hw)
-        measured = float(hw.results["t_typical_us"].iloc[0])
+        measured = _measured(DATA.format(f"{verb}-lat"), "t_typical")
+        assert measured == float(hw.results["t_typical_us"].iloc[0])
         if verb == "write":
             rows.append(
                 Row(
@@ -93,7 +102,7 @@ def _evaluate(ctx):
                     sim["t_typical_us"],
                     LAT_TOLERANCE,
                     evidence="predicted",
-                    point=f"{DATA.format(verb + '-lat')}:2 B t_typical",
+                    point=f"cx5_perftest_100g:ib_{verb}_lat 2 B t_typical",
                 )
             )
         bars.append((f"{verb} lat", measured, sim["t_typical_us"]))
