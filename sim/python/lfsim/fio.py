@@ -860,22 +860,14 @@ def compare(sim: dict, hw: dict, match: str = "name", warnings: list | None = No
 
 
 def format_comparison(rows: list[dict]) -> str:
-    """The rows as an aligned text table: job, dir, metric, HW, SIM, err %."""
+    """The rows as an aligned text table: job, dir, metric, HW, SIM, err % (the table of
+    ``lfsim compare``, with job and direction in two columns)."""
+    from .traces.report import text_table
 
-    def num(v):
-        return "n/a" if v is None else f"{v:.6g}"
-
-    table = [("job", "dir", "metric", "HW", "SIM", "err %")]
-    for r in rows:
-        err = "n/a" if r["rel_err_pct"] is None else f"{r['rel_err_pct']:+.2f}"
-        table.append((r["job"], r["dir"], r["metric"], num(r["hw"]), num(r["sim"]), err))
-    widths = [max(len(row[i]) for row in table) for i in range(6)]
-    lines = []
-    for row in table:
-        left = [row[i].ljust(widths[i]) for i in range(3)]
-        right = [row[i].rjust(widths[i]) for i in range(3, 6)]
-        lines.append("  ".join(left + right).rstrip())
-    return "\n".join(lines)
+    return text_table(
+        ("job", "dir", "metric"),
+        [((r["job"], r["dir"], r["metric"]), r["hw"], r["sim"], r["rel_err_pct"]) for r in rows],
+    )
 
 
 FIO_PATTERN = "Fio"

@@ -62,18 +62,9 @@ def _int(text: str) -> int | None:
 
 
 def _read(path, key: str) -> str:
-    p = Path(path)
-    try:
-        return p.read_text(errors="replace")
-    except FileNotFoundError:
-        raise ScenarioError(
-            f"{key}: no such file {quote(str(p))}; accepted: {COUNTERS_FORM}"
-        ) from None
-    except OSError as exc:
-        raise ScenarioError(
-            f"{key}: cannot read {quote(str(p))} ({exc.__class__.__name__}); accepted: "
-            f"{COUNTERS_FORM}"
-        ) from None
+    from .report import read_text
+
+    return read_text(path, key, COUNTERS_FORM)
 
 
 def read_counters(path: str | os.PathLike, key: str = "HW") -> Counters:

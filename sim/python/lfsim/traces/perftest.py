@@ -170,18 +170,9 @@ class PerftestRun:
 
 
 def _check_path(path, key: str) -> str:
-    p = Path(path)
-    try:
-        return p.read_text(errors="replace")
-    except FileNotFoundError:
-        raise ScenarioError(
-            f"{key}: no such file {quote(str(p))}; accepted: {PERFTEST_FORM}"
-        ) from None
-    except (IsADirectoryError, PermissionError, OSError) as exc:
-        raise ScenarioError(
-            f"{key}: cannot read {quote(str(p))} ({exc.__class__.__name__}); "
-            f"accepted: {PERFTEST_FORM}"
-        ) from None
+    from .report import read_text
+
+    return read_text(path, key, PERFTEST_FORM)
 
 
 def read_perftest(path: str | os.PathLike, key: str = "HW") -> PerftestRun:

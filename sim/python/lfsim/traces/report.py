@@ -148,21 +148,43 @@ def _num(v) -> float | None:
 
 def format_rows(rows: Iterable[Row]) -> str:
     """An aligned text table: item, metric, unit, HW, SIM, err %."""
+    return text_table(
+        ("item", "metric", "unit"),
+        [((r.item, r.metric, r.unit), r.hw, r.sim, r.err_pct) for r in rows],
+    )
+
+
+def text_table(labels: tuple, rows: Iterable[tuple]) -> str:
+    """Label columns (left-aligned), then HW, SIM and err % (right-aligned); each row is
+    (labels, hw, sim, err_pct), a missing value shown as n/a."""
 
     def num(v):
         return "n/a" if v is None else f"{v:.6g}"
 
-    table = [("item", "metric", "unit", "HW", "SIM", "err %")]
-    for r in rows:
-        err = "n/a" if r.err_pct is None else f"{r.err_pct:+.2f}"
-        table.append((r.item, r.metric, r.unit, num(r.hw), num(r.sim), err))
-    widths = [max(len(row[i]) for row in table) for i in range(6)]
+    table = [(*labels, "HW", "SIM", "err %")]
+    for names, hw, sim, err in rows:
+        table.append((*names, num(hw), num(sim), "n/a" if err is None else f"{err:+.2f}"))
+    n = len(labels)
+    widths = [max(len(row[i]) for row in table) for i in range(n + 3)]
     lines = []
     for row in table:
-        left = [row[i].ljust(widths[i]) for i in range(3)]
-        right = [row[i].rjust(widths[i]) for i in range(3, 6)]
+        left = [row[i].ljust(widths[i]) for i in range(n)]
+        right = [row[i].rjust(widths[i]) for i in range(n, n + 3)]
         lines.append("  ".join(left + right).rstrip())
     return "\n".join(lines)
+
+
+def read_text(path, key: str, form: str) -> str:
+    """A text file's content, or a ScenarioError naming ``key`` and the accepted ``form``."""
+    p = Path(path)
+    try:
+        return p.read_text(errors="replace")
+    except FileNotFoundError:
+        raise ScenarioError(f"{key}: no such file {quote(str(p))}; accepted: {form}") from None
+    except OSError as exc:
+        raise ScenarioError(
+            f"{key}: cannot read {quote(str(p))} ({exc.__class__.__name__}); accepted: {form}"
+        ) from None
 
 
 def check_tolerance(value, key: str = "--tolerance") -> float | None:
