@@ -190,8 +190,9 @@ class PerftestInstalled : public lfsim::InstalledWorkload
         uint64_t done = 0;
         for (const Row& r : m_rows)
         {
-            table.Append({double(r.qp), double(r.post.GetNanoSeconds()),
-                          r.done.IsNegative() ? -1.0 : double(r.done.GetNanoSeconds())});
+            // ns with the simulator's picoseconds kept
+            table.Append({double(r.qp), r.post.GetPicoSeconds() * 1e-3,
+                          r.done.IsNegative() ? -1.0 : r.done.GetPicoSeconds() * 1e-3});
             done += r.done.IsNegative() ? 0 : 1;
         }
         ctx.SetMetric(prefix + "perftest_posted", double(m_rows.size()));

@@ -12,7 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import lfsim
 from lfsim.errors import ScenarioError
+from lfsim.scenario import time_seconds
 from lfsim.paths import validation_dir
 from lfsim.traces import perftest as pt
 
@@ -186,6 +188,12 @@ def test_send_bw_with_several_qps_shares_the_link():
     assert run.results["iterations"].iloc[0] == 600
 
 
+def _propagation() -> float:
+    """One cable's delay in the perftest scenario (RoceChannel: length x delay per metre)."""
+    ch = lfsim.load_scenario("perftest").config["RoceChannel"]
+    return float(ch["Length"]) * time_seconds(str(ch["PropagationDelayPerMeter"]))
+
+
 def _lat(verb, overrides=None, topology="b2b", size=2):
     p = pt.PerftestParams(verb=verb, test="lat", sizes=[size], iterations=50, topology=topology,
                           overrides=overrides or {})  # fmt: skip
@@ -197,18 +205,18 @@ def _lat(verb, overrides=None, topology="b2b", size=2):
 
 
 def test_write_ping_pong_on_a_bare_cable_is_the_wire_time():
-    # Back to back, no NIC latency: one way = the frame's serialization (preamble to FCS, the
-    # last bit delivers it) plus the cable's propagation delay. A 2 B WRITE_ONLY: payload 2,
-    # pad 2, RETH 16 -> 100 line bytes, of which the gap (12) is not waited for.
-    import lfsim
-
-    delay = lfsim.load_scenario("perftest").config["RoceChannel"]["Delay"]
-    from lfsim.scenario import time_seconds
-
-    one_way = (2 + 2 + 16 + 82 - 12) * 8 / 100e9 + time_seconds(str(delay))
+    # Back to back, no NIC latency: each side answers as soon as the last bit of the other's
+    # WRITE is in, but its NIC has already queued the ACK of that WRITE, which goes first. One
+    # way = the ACK on the line with its gap (preamble+SFD 8, Ethernet 14, IPv4 20, UDP 8, BTH
+    # 12, AETH 4, ICRC 4, FCS 4, gap 12: 86 B), then the 2 B WRITE_ONLY up to its last bit
+    # (payload 2, pad 2, RETH 16 + 82 - gap 12: 90 B), then the cable.
+    one_way = (86 + 90) * 8 / 100e9 + _propagation()
     r = _lat("write")
     assert r["t_typical_us"] == pytest.approx(one_way * 1e6, abs=1e-6)
-    assert r["t_min_us"] == pytest.approx(r["t_max_us"], abs=1e-6)  # nothing else on the line
+    assert r["t_max_us"] == pytest.approx(one_way * 1e6, abs=1e-6)
+    # The first round trip has one ACK less ahead of it (the client had nothing to acknowledge)
+    first = ((86 + 90 + 90) * 8 / 100e9 + 2 * _propagation()) / 2
+    assert r["t_min_us"] == pytest.approx(first * 1e6, abs=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -232,30 +240,37 @@ def test_write_ping_pong_on_a_bare_cable_is_the_wire_time():
     ],
 )
 def test_each_nic_latency_adds_where_it_belongs(verb, attribute, factor):
-    base = _lat(verb)["t_typical_us"]
-    more = _lat(verb, {f"RdmaNic.{attribute}": "700ns"})["t_typical_us"]
+    # From 300 ns to 1000 ns: with a latency before each answer, the NIC's ACK of the message
+    # just received is on the line before the answer is, in both runs (at 0 the answer waits
+    # behind it: test_write_ping_pong_on_a_bare_cable_is_the_wire_time).
+    ack_gone = {"RdmaNic.DoorbellLatency": "300ns"} if attribute != "DoorbellLatency" else {}
+    base = _lat(verb, {**ack_gone, f"RdmaNic.{attribute}": "300ns"})["t_typical_us"]
+    more = _lat(verb, {**ack_gone, f"RdmaNic.{attribute}": "1000ns"})["t_typical_us"]
     assert more - base == pytest.approx(0.7 * factor, abs=1e-6)
 
 
 def test_inline_data_skips_the_fetch_and_the_dma_read():
-    slow = {"RdmaNic.WqeFetchLatency": "500ns", "RdmaNic.DmaReadLatency": "300ns"}
+    slow = {"RdmaNic.WqeFetchLatency": "500ns", "RdmaNic.DmaReadLatency": "300ns",
+            "RdmaNic.DoorbellLatency": "300ns"}  # fmt: skip
     inline = _lat("write", {**slow, "RdmaNic.MaxInlineData": 220})["t_typical_us"]
     fetched = _lat("write", slow)["t_typical_us"]
     assert fetched - inline == pytest.approx(0.8, abs=1e-6)
-    assert inline == pytest.approx(_lat("write")["t_typical_us"], abs=1e-6)
+    plain = _lat("write", {"RdmaNic.DoorbellLatency": "300ns"})["t_typical_us"]
+    assert inline == pytest.approx(plain, abs=1e-6)
+    # 221 B is above MaxInlineData 220: fetched and read again
+    big = _lat("write", {**slow, "RdmaNic.MaxInlineData": 220}, size=221)["t_typical_us"]
+    small = _lat("write", {**slow, "RdmaNic.MaxInlineData": 221}, size=221)["t_typical_us"]
+    assert big - small == pytest.approx(0.8, abs=1e-6)
 
 
 def test_a_switch_adds_its_forwarding_latency_and_a_second_serialization():
-    direct = _lat("write")["t_typical_us"]
-    switched = _lat("write", topology="switch")["t_typical_us"]
-    import lfsim
-    from lfsim.scenario import time_seconds
-
+    quiet = {"RdmaNic.DoorbellLatency": "300ns"}  # the ACKs are out of the way (see above)
+    direct = _lat("write", quiet)["t_typical_us"]
+    switched = _lat("write", quiet, topology="switch")["t_typical_us"]
     cfg = lfsim.load_scenario("perftest").config
     fwd = time_seconds(str(cfg["RoceSwitch"]["ForwardingLatency"]))
-    prop = time_seconds(str(cfg["RoceChannel"]["Delay"]))
     ser = (2 + 2 + 16 + 82 - 12) * 8 / 100e9
-    assert switched - direct == pytest.approx((fwd + prop + ser) * 1e6, abs=1e-6)
+    assert switched - direct == pytest.approx((fwd + _propagation() + ser) * 1e6, abs=1e-6)
 
 
 def test_bad_perftest_settings_are_refused():

@@ -455,8 +455,7 @@ def scenario_for(p: PerftestParams, size: int) -> dict:
         MessageSize=int(size),
         Messages=int(p.iters),
     )
-    if p.test == "bw":
-        w.update(QueueDepth=int(p.depth), QueuePairs=int(p.qps))
+    w.update(QueueDepth=int(p.depth), QueuePairs=int(p.qps))
     raw.setdefault("RdmaNic", {})["PathMtu"] = int(p.mtu)
     raw["name"] = f"perftest_{p.verb}_{p.test}_{size}"
     return raw
@@ -472,12 +471,14 @@ def simulate(p: PerftestParams, progress: bool = False) -> tuple[PerftestRun, li
     rows, results = [], []
     for size in p.sizes:
         sc = load_scenario(scenario_for(p, size), dict(p.overrides))
+        w = sc.config["workload"]["perftest"]
+        want = int(w["Messages"]) * (int(w.get("QueuePairs", 1)) if p.test == "bw" else 1)
         r = run_scenario(sc, progress=progress)
         t = r.table("perftest")
-        if (t["done_ns"] < 0).any() or len(t) < p.iters * (p.qps if p.test == "bw" else 1):
+        if (t["done_ns"] < 0).any() or len(t) < want:
             raise ScenarioError(
                 f"stop_time: the simulated {p.verb} {p.test} of {size} B did not finish "
-                f"({int((t['done_ns'] >= 0).sum())} of {p.iters} iterations); accepted: a longer "
+                f"({int((t['done_ns'] >= 0).sum())} of {want} iterations); accepted: a longer "
                 "stop_time (--set stop_time=...)"
             )
         rows.append(report_from_table(t, p.verb, p.test, size, p.cq, p.gbits))
