@@ -14,8 +14,8 @@ import pytest
 
 import lfsim
 from lfsim.errors import ScenarioError
-from lfsim.scenario import time_seconds
 from lfsim.paths import validation_dir
+from lfsim.scenario import time_seconds
 from lfsim.traces import perftest as pt
 
 DATA = validation_dir() / "data" / "traces" / "perftest"

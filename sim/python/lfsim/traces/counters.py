@@ -271,8 +271,6 @@ def compare_counters(hw: Counters, result_dir: str | os.PathLike, port_map: dict
     over priorities with the port's pauses (lfsim counts per port); mlx5's pause durations are
     microseconds, compared with paused_time_us; np_cnp_sent/rp_cnp_handled with the port's CNPs
     sent and received."""
-    import json
-
     from .report import Comparison
 
     rd = Path(result_dir)
@@ -282,10 +280,7 @@ def compare_counters(hw: Counters, result_dir: str | os.PathLike, port_map: dict
             "(fabric roce)"
         )
     ports = pd.read_parquet(rd / "ports.parquet")
-    labels = json.loads((rd / "summary.json").read_text()).get("labels", {}).get("ports", [])
-    by_label = (
-        {labels[int(i)]: row for i, row in ports.set_index("id").iterrows()} if labels else {}
-    )
+    by_label = {str(row["label"]): row for _, row in ports.iterrows()} if "label" in ports else {}
     c = Comparison("counters", hw.path, str(rd))
     c.warnings.extend(f"HW: {w}" for w in hw.warnings)
     hw_ports = sorted(set(hw.ports["port"])) if len(hw.ports) else []

@@ -289,10 +289,8 @@ def compare_capture(
     s_hw = cap.summary(frames, speed_bps)
     m = summary.get("metrics", {})
     host_ports = None
-    if ports is not None and "ports" in (summary.get("labels") or {}):
-        labels = summary["labels"]["ports"]
-        names = set(hosts.values())
-        host_ports = ports[[labels[int(i)] in names for i in ports["id"]]]
+    if ports is not None and "label" in ports:
+        host_ports = ports[ports["label"].isin(set(hosts.values()))]
     pause_sim = paused_sim = cnp_sim = None
     if host_ports is not None:
         pause_sim = float(host_ports["pause_tx"].sum() + host_ports["pause_rx"].sum())
