@@ -905,19 +905,21 @@ def storage_fio_json(result: Any, given: set | None = None) -> dict | None:
     if given is None:
         given = _differs_from_default(cfg)
     global_options = {k: str(cfg[k]) for k in cfg if k in given}
-    # Each clone's own job section (the workload's Jobs), "rw=randread bs=4096 ...".
+    # Each clone's effective options ("rw=randread bs=4096 ...", its job section over
+    # FioJob), echoed only where the section of the workload's Jobs set them.
     sections = result.labels("job_options") or [""] * len(labels)
+    set_in = _section_keys(str((fio_workload(result.config) or ("", {}))[1].get("Jobs") or ""))
     jobs = []
     for label, text in zip(labels, sections, strict=True):
-        options = {"name": result.summary["scenario"]}
-        options.update(dict(item.split("=", 1) for item in text.split()))
-        # The job's effective settings (for the I/O accounting), echoed only where given.
         spec = {k: str(cfg[k]) for k in ("rw", "bs", "iodepth", "numjobs", "rwmixread",
                                          "ramp_time", "runtime")}  # fmt: skip
-        spec.update(options)
+        spec.update(dict(item.split("=", 1) for item in text.split()))
+        spec["name"] = result.summary["scenario"]
         if spec.get("size") == "0":
             del spec["size"]  # no limit: fio omits what was not given
-        jobs.append({"jobname": label, **spec, "_echo": sorted(options)})
+        section = re.sub(r"\d+$", "", label.split("/", 1)[-1].split(">")[0])
+        echo = sorted({"name"} | set_in.get(section, set()))
+        jobs.append({"jobname": label, **spec, "_echo": echo})
     table = pd.DataFrame(
         {
             "job": ios["id"].astype(int),
@@ -936,6 +938,16 @@ def storage_fio_json(result: Any, given: set | None = None) -> dict | None:
     for job, keys in zip(doc["jobs"], echo, strict=True):
         job["job options"] = {k: v for k, v in job["job options"].items() if k in keys}
     return doc
+
+
+def _section_keys(jobs: str) -> dict[str, set]:
+    """The options each section of a Fio workload's Jobs sets ("name: k=v ...; name: ...")."""
+    out = {}
+    for section in jobs.split(";"):
+        name, sep, body = section.partition(":")
+        if sep and name.strip():
+            out[name.strip()] = {item.split("=", 1)[0] for item in body.split() if "=" in item}
+    return out
 
 
 def _differs_from_default(cfg: Mapping) -> set:

@@ -70,6 +70,11 @@ def _read(path, key: str) -> str:
 def read_counters(path: str | os.PathLike, key: str = "HW") -> Counters:
     """Any of the counter formats (told apart by their content)."""
     text = _read(path, key)
+    if re.search(r"^Priority trust state:|^PFC configuration:", text, re.M):
+        raise ScenarioError(
+            f"{key}: {quote(str(path))} is an mlnx_qos report (settings, not counters; read it "
+            f"with read_mlnx_qos); accepted: {COUNTERS_FORM}"
+        )
     if re.search(r"^\s*Port\s+[RT]x\s+PFC0", text, re.M):
         c = _sonic_pfc(text)
     elif re.search(r"^\s*Port\s+TxQ\s+Counter/pkts", text, re.M):

@@ -235,10 +235,10 @@ def compare_capture(
     priority, CNPs and the ECN-marked fraction."""
     from .report import Comparison
 
-    result_dir = Path(result_dir)
-    flows, summary, ports, config = _result_tables(result_dir)
     frames = cap.read_capture(capture_path)
     msgs, kind = capture_messages(capture_path)
+    result_dir = Path(result_dir)
+    flows, summary, ports, config = _result_tables(result_dir)
     hosts = host_map(msgs, mapping)
     c = Comparison("capture", str(capture_path), str(result_dir))
     hw = msgs[msgs["bytes"] > 0].copy()
