@@ -284,3 +284,14 @@ def test_iscsi_session_commands_from_lfsims_capture(tmp_path):
     # QD1: one command at a time, each a few tens of us
     assert len(done) == pytest.approx(r.metrics["read_ios"], abs=2)
     assert (done["fct_us"] > 0).all()
+
+
+def test_replay_on_fc_carries_every_message_as_a_write(tmp_path):
+    path, plan = _crafted(tmp_path)
+    sc, _, info = rp.replay_scenario(path, speed="32GFC", fabric="fc")
+    assert list(sc["workload"]) == ["replay_write"] and "FCP write" in info["note"]
+    rp.write_replay(sc, info, path, tmp_path / "s.yaml")
+    r = lfsim.run(str(tmp_path / "s.yaml"))
+    t = r.table("flows").sort_values("start_us")
+    assert list(t["size_B"]) == [size for *_, size, _ in plan]
+    assert t["fct_us"].notna().all()

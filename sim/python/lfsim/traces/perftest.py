@@ -405,6 +405,14 @@ class PerftestParams:
     def iters(self) -> int:
         return self.iterations or DEFAULT_ITERS[self.test]
 
+    def iters_for(self, size: int) -> int:
+        """Iterations of one size: -n, or perftest's default; in a sweep (-a) without -n, at
+        most what moves 64 MiB per QP (at least 100), so that 8 MiB sizes stay short to
+        simulate (a bandwidth average in steady state does not depend on the count)."""
+        if self.iterations or len(self.sizes) == 1:
+            return self.iters
+        return min(self.iters, max(100, 2**26 // int(size)))
+
     @property
     def depth(self) -> int:
         return 1 if self.test == "lat" else (self.tx_depth or 128)
@@ -453,7 +461,7 @@ def scenario_for(p: PerftestParams, size: int) -> dict:
         Test=p.test,
         Operation=p.verb.capitalize(),
         MessageSize=int(size),
-        Messages=int(p.iters),
+        Messages=int(p.iters_for(size)),
     )
     w.update(QueueDepth=int(p.depth), QueuePairs=int(p.qps))
     raw.setdefault("RdmaNic", {})["PathMtu"] = int(p.mtu)

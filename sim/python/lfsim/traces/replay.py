@@ -138,7 +138,15 @@ def replay_scenario(
     dropped = int((msgs["bytes"] <= 0).sum())
     use = msgs[msgs["bytes"] > 0]
     workload = {}
-    for verb, op in VERB_OPERATION.items():
+    # fabric fc carries a flow as an FCP write exchange: every message goes as one, from its
+    # data's sender to its receiver (the data moves the same way).
+    verbs = VERB_OPERATION if fabric != "fc" else {"write": "Write"}
+    if fabric == "fc":
+        use = use.assign(verb="write")
+        info_note = "fabric fc: every message replayed as an FCP write from its data's sender"
+    else:
+        info_note = ""
+    for verb, op in verbs.items():
         rows = use[use["verb"] == verb]
         if rows.empty:
             continue
@@ -174,6 +182,7 @@ def replay_scenario(
         "messages": len(use),
         "dropped_empty": dropped,
         "t0_s": t0,
+        "note": info_note,
     }
     return scenario, msgs, info
 
@@ -187,6 +196,8 @@ def write_replay(scenario: dict, info: dict, capture_path, out: str | os.PathLik
         "# Hosts by IP address: " + ", ".join(f"{ip} -> {h}" for ip, h in info["hosts"].items()),
         f"# Start times are relative to the capture's first message (t0 = {info['t0_s']:.9f} s).",
     ]
+    if info.get("note"):
+        head.append(f"# {info['note']}.")
     if info["dropped_empty"]:
         head.append(f"# {info['dropped_empty']} messages of 0 bytes are not replayed.")
     text = "\n".join(head) + "\n" + yaml.safe_dump(scenario, sort_keys=False, width=100)
