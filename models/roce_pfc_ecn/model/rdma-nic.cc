@@ -1,6 +1,7 @@
 #include "rdma-nic.h"
 
 #include "ns3/boolean.h"
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
@@ -155,15 +156,31 @@ RdmaQueuePair::Post(RdmaOp op, uint32_t length)
     w.op = op;
     w.length = length;
     w.npkts = std::max<uint32_t>(1, (length + mtu - 1) / mtu);
-    w.firstPsn = m_nextPsn;
     // Each work request targets its own region of the remote buffer.
     w.va = 0x10000000ULL + (m_nextId << 24);
     w.id = m_nextId++;
     w.posted = Simulator::Now();
+    // The NIC's own latency before the work request can be sent (doorbell, WQE fetch, payload
+    // DMA read; all 0 by default). Work requests become sendable in the order they were posted.
+    const Time delay = m_nic->PostLatency(op, length);
+    if (delay.IsZero() && m_sendableAt <= w.posted)
+    {
+        Sendable(w);
+        return w.id;
+    }
+    m_sendableAt = std::max(m_sendableAt, w.posted + delay);
+    Simulator::Schedule(m_sendableAt - w.posted, &RdmaQueuePair::Sendable, Ptr<RdmaQueuePair>(this),
+                        w);
+    return w.id;
+}
+
+void
+RdmaQueuePair::Sendable(Wqe w)
+{
+    w.firstPsn = m_nextPsn;
     m_nextPsn += w.npkts;
     m_wqes.push_back(w);
     m_nic->Wake(m_prio);
-    return w.id;
 }
 
 void
@@ -322,16 +339,32 @@ RdmaQueuePair::NextReadResponse()
 void
 RdmaQueuePair::Complete(Time now)
 {
+    // The consumer sees a completion when the NIC's CQE write has reached host memory.
+    const Time cqe = m_nic->m_completionWriteLatency;
     while (!m_wqes.empty() && m_wqes.front().firstPsn + m_wqes.front().npkts <= m_sndUna)
     {
         Wqe w = m_wqes.front();
         m_wqes.pop_front();
         ++m_completed;
-        m_nic->m_completeTrace(m_qpn, w.length, now - w.posted);
-        if (!m_completion.IsNull())
+        if (cqe.IsZero())
         {
-            m_completion(Ptr<RdmaQueuePair>(this), w.id, w.length, now - w.posted);
+            Deliver(w.id, w.length, now - w.posted);
         }
+        else
+        {
+            Simulator::Schedule(cqe, &RdmaQueuePair::Deliver, Ptr<RdmaQueuePair>(this), w.id,
+                                w.length, now + cqe - w.posted);
+        }
+    }
+}
+
+void
+RdmaQueuePair::Deliver(uint64_t id, uint32_t length, Time fct)
+{
+    m_nic->m_completeTrace(m_qpn, length, fct);
+    if (!m_completion.IsNull())
+    {
+        m_completion(Ptr<RdmaQueuePair>(this), id, length, fct);
     }
 }
 
@@ -469,6 +502,46 @@ RdmaNic::GetTypeId()
                             "dropped above the XOFF threshold.",
                             UintegerValue(0x08), MakeUintegerAccessor(&RdmaNic::m_losslessMask),
                             MakeUintegerChecker<uint8_t>())
+              .AddAttribute("DoorbellLatency",
+                            "NIC latency: from a work request's post (the verbs call and its MMIO "
+                            "doorbell write) until the NIC has it. 0 (default) = not modelled. "
+                            "Sources and the perftest values: docs/traces.md.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&RdmaNic::m_doorbellLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("WqeFetchLatency",
+                            "NIC latency: the DMA read of a work request's WQE from host memory "
+                            "after its doorbell; a WQE with inline data (a WRITE or SEND of at "
+                            "most MaxInlineData bytes) comes whole with the doorbell (BlueFlame) "
+                            "and is not fetched. 0 (default) = not modelled.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&RdmaNic::m_wqeFetchLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("DmaReadLatency",
+                            "NIC latency: the DMA read of a WRITE's or SEND's payload from host "
+                            "memory before its first packet can go (not for inline data). 0 "
+                            "(default) = not modelled.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&RdmaNic::m_dmaReadLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("DmaWriteLatency",
+                            "NIC latency: from the last packet of a message in until a consumer "
+                            "polling host memory sees its payload (the DMA write). Applied by "
+                            "consumers that watch memory (the Perftest workload's RDMA WRITE "
+                            "ping-pong); 0 (default) = not modelled.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&RdmaNic::m_dmaWriteLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("CompletionWriteLatency",
+                            "NIC latency: from the event that completes a work request (its ACK "
+                            "or last read response in) until the consumer polling its completion "
+                            "queue sees the CQE (the CQE's DMA write, behind the data's). 0 "
+                            "(default) = not modelled.",
+                            TimeValue(Time(0)),
+                            MakeTimeAccessor(&RdmaNic::m_completionWriteLatency),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("MaxInlineData",
+                            "ibv_qp_cap.max_inline_data: a WRITE or SEND of at most this many "
+                            "bytes carries its payload inside the WQE (no WQE fetch, no payload "
+                            "DMA read). 0 (default) = no inline data.",
+                            UintegerValue(0), MakeUintegerAccessor(&RdmaNic::m_maxInlineData),
+                            MakeUintegerChecker<uint32_t>(0, 1024))
               .AddTraceSource("RxBuffer",
                               "Host interface: bytes in the receive buffer changed (bytes).",
                               MakeTraceSourceAccessor(&RdmaNic::m_rxBufferTrace),
@@ -497,6 +570,17 @@ RdmaNic::GetTypeId()
 }
 
 RdmaNic::RdmaNic() = default;
+
+Time
+RdmaNic::PostLatency(RdmaOp op, uint32_t length) const
+{
+    if (op != RdmaOp::READ && length <= m_maxInlineData)
+    {
+        return m_doorbellLatency; // the WQE and its data come with the doorbell
+    }
+    return m_doorbellLatency + m_wqeFetchLatency
+           + (op == RdmaOp::READ ? Time(0) : m_dmaReadLatency);
+}
 
 void
 RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)

@@ -295,7 +295,11 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     Ptr<Packet> NextRequest();
     Ptr<Packet> NextReadResponse();
     const Wqe* FindWqe(uint64_t psn) const;
+    /// The posted work request has passed the NIC's post latency: it gets its PSNs and may go.
+    void Sendable(Wqe w);
     void Complete(Time now);
+    /// Hands a completion to the consumer (after the NIC's CompletionWriteLatency).
+    void Deliver(uint64_t id, uint32_t length, Time fct);
     uint64_t Abs(uint32_t wire, uint64_t ref) const;
 
     RdmaNic* m_nic = nullptr;
@@ -307,6 +311,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     int16_t m_dscp = -1; ///< -1: the NIC's Dscp
     double m_rate = 0;
     Time m_nextAvail;
+    Time m_sendableAt;       ///< when the last posted work request becomes sendable
     Time m_lastTx;           ///< when the last packet was pulled
     uint32_t m_lastLine = 0; ///< its line bytes
 
@@ -503,6 +508,16 @@ class RdmaNic : public Object
     uint16_t m_vid;
     std::string m_ccName;
     Ptr<RdmaCongestionControl> m_cc;
+
+    // The NIC's own latency (attributes; 0 = not modelled)
+    Time m_doorbellLatency;
+    Time m_wqeFetchLatency;
+    Time m_dmaReadLatency;
+    Time m_dmaWriteLatency;
+    Time m_completionWriteLatency;
+    uint32_t m_maxInlineData = 0;
+    /// Doorbell, WQE fetch and payload DMA read of a work request of this verb and size.
+    Time PostLatency(RdmaOp op, uint32_t length) const;
 
     // Host interface (attributes, then state)
     uint32_t m_pcieGen = 0;

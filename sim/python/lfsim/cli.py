@@ -1,4 +1,5 @@
-"""The ``lfsim`` command: run, sweep, list, validate, depth, compare-fio, convert, animate.
+"""The ``lfsim`` command: run, sweep, list, validate, depth, compare, perftest, replay, convert,
+animate.
 
 Bad input (scenario, --set, --grid, paths, options) prints exactly one line
 ``lfsim: error: ...`` on stderr and exits 2, before anything runs or is written.
@@ -205,7 +206,10 @@ def _cmd_compare_fio(args: argparse.Namespace) -> int:
 
     sim = load_fio_json(args.sim, "SIM")
     hw = load_fio_json(args.hw, "HW")
-    rows = compare(sim, hw, args.match)
+    warnings: list[str] = []
+    rows = compare(sim, hw, args.match, warnings)
+    for w in warnings:
+        print(f"lfsim: warning: fio: {w}", file=sys.stderr)
     if args.json:
         print(json.dumps({"sim": args.sim, "hw": args.hw, "match": args.match, "rows": rows}))
     else:
@@ -432,12 +436,14 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("hw", metavar="HW", help="fio JSON measured on hardware (--output-format=json)")
     c.add_argument(
         "--match",
-        choices=["name", "order"],
+        choices=["name", "options", "order"],
         default="name",
-        help="pair jobs by name (default; clones of a name in order) or by position",
+        help="pair jobs by name, then the rest by their options (default; clones of a name in "
+        "order), only by options, or by position; differing options are warned about",
     )
     c.add_argument("--json", action="store_true", help="print the comparison as JSON")
     c.set_defaults(func=_cmd_compare_fio)
+    _add_trace_commands(sub, set_help)
 
     cv = sub.add_parser(
         "convert",
@@ -455,6 +461,266 @@ def build_parser() -> argparse.ArgumentParser:
     h.set_defaults(func=_cmd_convert)
     _add_animate(sub)
     return p
+
+
+# ---------------------------------------------------------------------------------------------
+# Hardware traces: lfsim compare {fio,perftest,capture,counters}, lfsim perftest, lfsim replay.
+
+
+def _add_trace_commands(sub, set_help: str) -> None:
+    cmp = sub.add_parser(
+        "compare",
+        help="a hardware trace against the simulation: fio, perftest, capture or counters "
+        "(one report: table, JSON, plot; --tolerance sets the exit code)",
+    )
+    kinds = cmp.add_subparsers(dest="kind", required=True, metavar="KIND")
+
+    def common(p):
+        p.add_argument(
+            "--tolerance", metavar="PCT", help="exit 1 when a row's |error| exceeds PCT %"
+        )
+        p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+        p.add_argument(
+            "--out", metavar="DIR", help="write comparison.txt, comparison.json, comparison.png"
+        )
+
+    f = kinds.add_parser("fio", help="fio JSON (or a --write_lat_log latency log) vs a run")
+    f.add_argument("hw", metavar="HW", help="fio JSON measured on hardware, or its clat log")
+    f.add_argument("sim", metavar="SIM", help="lfsim's fio.json, or the run's output folder")
+    f.add_argument(
+        "--match",
+        choices=["name", "options", "order"],
+        default="name",
+        help="pair jobs by name then options (default), by options, or by position",
+    )
+    common(f)
+    f.set_defaults(func=_cmd_compare_trace)
+
+    pt = kinds.add_parser("perftest", help="perftest output vs the same benchmark simulated")
+    pt.add_argument("hw", metavar="HW", help="ib_{write,read,send}_{bw,lat} output (text)")
+    pt.add_argument(
+        "sim",
+        metavar="SIM",
+        nargs="?",
+        help="lfsim perftest's output (folder or perftest.txt); default: run it now "
+        "with HW's settings",
+    )
+    _perftest_network_options(pt, set_help)
+    common(pt)
+    pt.set_defaults(func=_cmd_compare_trace)
+
+    cp = kinds.add_parser("capture", help="a capture vs the run of its replay (lfsim replay)")
+    cp.add_argument("hw", metavar="CAPTURE", help="pcap or pcapng")
+    cp.add_argument("sim", metavar="RESULT_DIR", help="lfsim run's output folder")
+    cp.add_argument("--map", action="append", metavar="IP=HOST", help="as given to lfsim replay")
+    cp.add_argument(
+        "--speed",
+        metavar="RATE",
+        default=None,
+        help="the captured link's rate for pause times, e.g. 100GbE",
+    )
+    common(cp)
+    cp.set_defaults(func=_cmd_compare_trace)
+
+    ct = kinds.add_parser("counters", help="NIC/switch counters vs a run's per-port counters")
+    ct.add_argument(
+        "hw",
+        metavar="HW",
+        help="ethtool -S, SDK dump, show pfc counters, pfcstat, show queue counters",
+    )
+    ct.add_argument("sim", metavar="RESULT_DIR", help="lfsim run's output folder")
+    ct.add_argument("--before", metavar="HW0", help="an earlier snapshot: compare the deltas")
+    ct.add_argument(
+        "--port",
+        action="append",
+        metavar="HWPORT=PORT",
+        help="HW port to lfsim port label, e.g. Ethernet6=sw0/p1 or nic=h0",
+    )
+    common(ct)
+    ct.set_defaults(func=_cmd_compare_trace)
+
+    pf = sub.add_parser(
+        "perftest",
+        help="run perftest's ib_{write,read,send}_{bw,lat} in the simulator; prints perftest's "
+        "report, writes perftest.txt and perftest.csv",
+    )
+    pf.add_argument(
+        "tool",
+        metavar="TOOL",
+        help="ib_write_bw, ib_read_bw, ib_send_bw, ib_write_lat, ib_read_lat or ib_send_lat",
+    )
+    pf.add_argument(
+        "-s", "--size", type=_positive_int, help="message bytes (default 65536 bw, 2 lat)"
+    )
+    pf.add_argument("-a", "--all", action="store_true", help="sweep sizes 2 .. 8 MiB")
+    pf.add_argument(
+        "-n", "--iters", type=_positive_int, help="iterations (default 5000 bw, 1000 lat)"
+    )
+    pf.add_argument("-q", "--qp", type=_positive_int, default=1, help="queue pairs (bw)")
+    pf.add_argument("-m", "--mtu", type=int, default=1024, help="RoCE path MTU (default 1024)")
+    pf.add_argument("-t", "--tx-depth", type=_positive_int, help="TX depth (bw, default 128)")
+    pf.add_argument("-Q", "--cq-mod", type=_positive_int, help="CQ moderation (bw, default 100)")
+    pf.add_argument("--report_gbits", action="store_true", help="bandwidth in Gb/s")
+    _perftest_network_options(pf, set_help)
+    pf.add_argument("--out", metavar="DIR", help="output folder (default results/perftest-...)")
+    pf.set_defaults(func=_cmd_perftest)
+
+    rp = sub.add_parser(
+        "replay",
+        help="turn a capture into a scenario: per QP (or iSCSI session) its messages, sizes and "
+        "start times, hosts mapped by IP onto a topology or a star",
+    )
+    rp.add_argument("capture", metavar="CAPTURE", help="pcap or pcapng of RoCEv2 or iSCSI")
+    rp.add_argument("-o", "--out", required=True, metavar="SCENARIO.yaml", help="file to write")
+    rp.add_argument(
+        "--topology",
+        metavar="FILE",
+        help="a scenario (its topology:), a YAML of "
+        "nodes and links, or an HPCC topology.txt (default: a star)",
+    )
+    rp.add_argument("--map", action="append", metavar="IP=HOST", help="IP to host name")
+    rp.add_argument(
+        "--speed",
+        default="100GbE",
+        metavar="RATE",
+        help="host link rate of the star (default 100GbE)",
+    )
+    rp.add_argument("--fabric", default="roce", choices=["roce", "fc"], help="default roce")
+    rp.set_defaults(func=_cmd_replay)
+
+
+def _perftest_network_options(p, set_help: str) -> None:
+    p.add_argument("--speed", metavar="RATE", help="link rate (default 100GbE)")
+    p.add_argument(
+        "--topology", choices=["switch", "b2b"], help="through one switch (default) or back to back"
+    )
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=set_help)
+    p.add_argument("--seed", type=_seed, help="RNG seed")
+
+
+def _report(cmp, args) -> int:
+    from .traces.report import check_tolerance
+
+    tol = check_tolerance(args.tolerance)
+    for w in cmp.warnings:
+        print(f"lfsim: warning: {cmp.kind}: {w}", file=sys.stderr)
+    if args.out:
+        cmp.write(args.out, tol)
+    if args.json:
+        import json
+
+        print(json.dumps(cmp.as_json(tol)))
+    else:
+        print(cmp.table())
+        if args.out:
+            print(f"comparison: {args.out}")
+    if tol is not None and cmp.beyond(tol):
+        n = len(cmp.beyond(tol))
+        print(f"lfsim: {n} row(s) beyond --tolerance {tol:g} %", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_compare_trace(args: argparse.Namespace) -> int:
+    from .traces import compare_counters_files, compare_fio_files, compare_perftest_file
+    from .traces.replay import compare_capture, parse_map
+    from .traces.report import check_tolerance
+
+    check_tolerance(args.tolerance)  # before anything runs
+    if args.kind == "fio":
+        cmp = compare_fio_files(args.hw, args.sim, args.match)
+    elif args.kind == "perftest":
+        cmp = compare_perftest_file(args.hw, args.sim, **_perftest_net(args))
+    elif args.kind == "capture":
+        speed = None
+        if args.speed:
+            speed = _link_bps(args.speed)
+        cmp = compare_capture(args.hw, args.sim, mapping=parse_map(args.map), speed_bps=speed)
+    else:
+        cmp = compare_counters_files(args.hw, args.sim, args.before, args.port)
+    return _report(cmp, args)
+
+
+def _link_bps(text: str) -> float:
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*G(?:bE|bps|b/s)?", text.strip(), re.IGNORECASE)
+    if not m:
+        raise ScenarioError(f"--speed: got '{text}'; accepted: a rate such as 25GbE or 100GbE")
+    return float(m.group(1)) * 1e9
+
+
+def _perftest_net(args) -> dict:
+    from .scenario import parse_overrides
+
+    return {
+        "speed": args.speed,
+        "topology": args.topology,
+        "overrides": parse_overrides(args.set),
+        "seed": args.seed,
+    }
+
+
+def _cmd_perftest(args: argparse.Namespace) -> int:
+    from .output import atomic_dir, check_target
+    from .traces.perftest import DEFAULT_SIZE, SWEEP_SIZES, TOOLS, PerftestParams, simulate
+
+    if args.tool not in TOOLS:
+        raise ScenarioError(f"TOOL: got '{args.tool}'; accepted: one of {', '.join(TOOLS)}")
+    verb, test = args.tool.split("_")[1:]
+    if args.all and args.size:
+        raise ScenarioError("-a: given with -s; accepted: one of -a (sweep) or -s SIZE")
+    net = _perftest_net(args)
+    p = PerftestParams(
+        verb=verb,
+        test=test,
+        sizes=SWEEP_SIZES if args.all else [args.size or DEFAULT_SIZE[test]],
+        iterations=args.iters,
+        qps=args.qp,
+        mtu=args.mtu,
+        tx_depth=args.tx_depth,
+        cq_mod=args.cq_mod,
+        gbits=args.report_gbits,
+        overrides=net["overrides"],
+    )
+    if net["speed"]:
+        p.speed = net["speed"]
+    if net["topology"]:
+        p.topology = net["topology"]
+    if net["seed"] is not None:
+        p.seed = net["seed"]
+    p.check()
+    out = (
+        Path(args.out)
+        if args.out
+        else Path("results") / (f"perftest-{args.tool}-" + ("a" if args.all else str(p.sizes[0])))
+    )
+    check_target(out, "--out")
+    run, _ = simulate(p)
+    from .traces.perftest import format_report
+
+    text = format_report(run)
+    with atomic_dir(out) as tmp:
+        (tmp / "perftest.txt").write_text(text)
+        run.results.to_csv(tmp / "perftest.csv", index=False)
+    print(text, end="")
+    print(f"results: {out}")
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from .traces.replay import parse_map, replay_scenario, write_replay
+
+    scenario, msgs, info = replay_scenario(
+        args.capture,
+        topology=args.topology,
+        mapping=parse_map(args.map),
+        speed=args.speed,
+        fabric=args.fabric,
+    )
+    out = write_replay(scenario, info, args.capture, args.out)
+    hosts = ", ".join(f"{ip}={h}" for ip, h in info["hosts"].items())
+    print(f"{info['messages']} {info['kind']} messages; hosts {hosts}")
+    print(f"scenario: {out}")
+    return 0
 
 
 class _Terminated(KeyboardInterrupt):

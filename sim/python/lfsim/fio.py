@@ -708,7 +708,53 @@ METRICS = (
 )
 
 
-def _pair_jobs(sim: dict, hw: dict, match: str) -> list[tuple[str, dict, dict]]:
+# The options that make two fio jobs the same workload, with fio 3.33's defaults.
+KEY_OPTIONS = {"rw": "read", "bs": "4096", "iodepth": "1", "numjobs": "1", "rwmixread": "50",
+               "ioengine": "psync"}  # fmt: skip
+MATCHES = ("name", "options", "order")
+
+
+def _size_text(value: str) -> str:
+    """fio's sizes with a unit as bytes ("4k" -> "4096"), other values as they are."""
+    m = re.fullmatch(r"(\d+)\s*([kmgt]i?b?)?", str(value).strip(), re.IGNORECASE)
+    if not m:
+        return str(value)
+    unit = (m.group(2) or "")[:1].lower()
+    return str(int(m.group(1)) * 1024 ** " kmgt".index(unit)) if unit else m.group(1)
+
+
+def job_options(doc: dict, job: dict) -> dict:
+    """The key options of a job: its own, else the global options, else fio's defaults."""
+    glob = doc.get("global options") or {}
+    own = job.get("job options") or {}
+    out = {}
+    for k, default in KEY_OPTIONS.items():
+        v = own.get(k, glob.get(k, default))
+        out[k] = _size_text(v) if k == "bs" else str(v)
+    if out["rw"] not in ("randrw", "readwrite", "rw"):
+        out.pop("rwmixread")
+    return out
+
+
+def _names(job: dict) -> set:
+    """What a job answers to: its jobname and, for lfsim's jobs (reported as host/section
+    clone), the name option it was given (the scenario's name)."""
+    names = {job["jobname"]}
+    opt = (job.get("job options") or {}).get("name")
+    if opt:
+        names.add(str(opt))
+    return names
+
+
+def _pair_jobs(
+    sim: dict, hw: dict, match: str, warnings: list | None = None
+) -> list[tuple[str, dict, dict]]:
+    """SIM and HW jobs in pairs: by position (``order``), or by name — a job's jobname or its
+    ``name`` option; clones of a name pair in order — and the jobs left over by their key
+    options (rw, bs, iodepth, numjobs, rwmixread, ioengine; ``name`` does this second step
+    too, ``options`` only it). Every pair whose key options differ, and every job left
+    without a partner, is named in ``warnings``."""
+    warnings = [] if warnings is None else warnings
     sim_jobs, hw_jobs = sim["jobs"], hw["jobs"]
     if match == "order":
         if len(sim_jobs) != len(hw_jobs):
@@ -716,42 +762,82 @@ def _pair_jobs(sim: dict, hw: dict, match: str) -> list[tuple[str, dict, dict]]:
                 f"--match order: SIM has {len(sim_jobs)} jobs, HW has {len(hw_jobs)}; accepted: "
                 "the same number of jobs in both files"
             )
-        return [
-            (s["jobname"] if s["jobname"] == h["jobname"] else f"{s['jobname']}/{h['jobname']}",
-             s, h)
-            for s, h in zip(sim_jobs, hw_jobs, strict=True)
-        ]  # fmt: skip
-    names_sim = [j["jobname"] for j in sim_jobs]
-    names_hw = [j["jobname"] for j in hw_jobs]
-    if sorted(names_sim) != sorted(names_hw):
-
-        def show(names):
-            return ", ".join(quote(n, 40) for n in names)
-
-        raise ScenarioError(
-            f"job names do not match: SIM has {show(names_sim)}, HW has {show(names_hw)}; "
-            "accepted: the same job names (clones counted) in both files, or --match order"
-        )
-    # The k-th job of a name in SIM goes with the k-th of that name in HW (numjobs clones).
-    pairs = []
+        pairs = list(zip(range(len(sim_jobs)), range(len(hw_jobs)), strict=True))
+        how = {p: "position" for p in pairs}
+    else:
+        pairs, how = [], {}
+        free_hw = list(range(len(hw_jobs)))
+        free_sim = list(range(len(sim_jobs)))
+        if match == "name":
+            for i in list(free_sim):
+                for j in free_hw:
+                    if _names(sim_jobs[i]) & _names(hw_jobs[j]):
+                        pairs.append((i, j))
+                        how[(i, j)] = "name"
+                        free_hw.remove(j)
+                        free_sim.remove(i)
+                        break
+        for i in list(free_sim):
+            if not free_hw:
+                break
+            mine = job_options(sim, sim_jobs[i])
+            best = max(
+                free_hw,
+                key=lambda j: (
+                    sum(mine.get(k) == v for k, v in job_options(hw, hw_jobs[j]).items()),
+                    -j,
+                ),
+            )
+            pairs.append((i, best))
+            how[(i, best)] = "options"
+            free_hw.remove(best)
+            free_sim.remove(i)
+        for i in free_sim:
+            warnings.append(f"SIM job {quote(sim_jobs[i]['jobname'])} has no HW job left to pair")
+        for j in free_hw:
+            warnings.append(f"HW job {quote(hw_jobs[j]['jobname'])} has no SIM job left to pair")
+        if not pairs:
+            raise ScenarioError(
+                "no job pairs: SIM or HW has no jobs; accepted: fio results with jobs"
+            )
+        pairs.sort()
+    out = []
     seen: dict[str, int] = {}
-    for s in sim_jobs:
-        k = seen.get(s["jobname"], 0)
-        seen[s["jobname"]] = k + 1
-        h = [j for j in hw_jobs if j["jobname"] == s["jobname"]][k]
-        label = s["jobname"] if names_sim.count(s["jobname"]) == 1 else f"{s['jobname']}#{k}"
-        pairs.append((label, s, h))
-    return pairs
+    labels = [s["jobname"] for s in sim_jobs]
+    for i, j in pairs:
+        s, h = sim_jobs[i], hw_jobs[j]
+        name = s["jobname"] if s["jobname"] == h["jobname"] else f"{s['jobname']}/{h['jobname']}"
+        if labels.count(s["jobname"]) > 1 or name in seen:
+            k = seen.get(name, 0)
+            seen[name] = k + 1
+            name = f"{name}#{k}"
+        else:
+            seen[name] = 1
+        so, ho = job_options(sim, s), job_options(hw, h)
+        differ = [f"{k} {so.get(k, '-')} vs {ho.get(k, '-')}" for k in KEY_OPTIONS
+                  if so.get(k) != ho.get(k)]  # fmt: skip
+        if how[(i, j)] == "options":
+            warnings.append(
+                f"SIM job {quote(s['jobname'])} paired with HW job {quote(h['jobname'])} by "
+                "options (no job of its name)"
+            )
+        if differ:
+            warnings.append(
+                f"{name}: SIM and HW ran different jobs ({', '.join(differ)}, SIM vs HW): the "
+                "comparison is not like for like"
+            )
+        out.append((name, s, h))
+    return out
 
 
-def compare(sim: dict, hw: dict, match: str = "name") -> list[dict]:
+def compare(sim: dict, hw: dict, match: str = "name", warnings: list | None = None) -> list[dict]:
     """Rows (job, dir, metric, hw, sim, rel_err_pct) for read and write of every job pair that
     did I/O in that direction in either file. ``rel_err_pct`` = (sim - hw) / hw * 100, None when
-    a value is missing or hw is 0."""
-    if match not in ("name", "order"):
-        raise ScenarioError(f"--match: got {quote(match)}; accepted: name or order")
+    a value is missing or hw is 0. Pairing and its ``warnings``: ``_pair_jobs``."""
+    if match not in MATCHES:
+        raise ScenarioError(f"--match: got {quote(match)}; accepted: name, options or order")
     rows = []
-    for label, s, h in _pair_jobs(sim, hw, match):
+    for label, s, h in _pair_jobs(sim, hw, match, warnings):
         for ddir in DDIRS:
             sd, hd = s[ddir], h[ddir]
             if not (sd.get("total_ios") or hd.get("total_ios")):
@@ -774,22 +860,14 @@ def compare(sim: dict, hw: dict, match: str = "name") -> list[dict]:
 
 
 def format_comparison(rows: list[dict]) -> str:
-    """The rows as an aligned text table: job, dir, metric, HW, SIM, err %."""
+    """The rows as an aligned text table: job, dir, metric, HW, SIM, err % (the table of
+    ``lfsim compare``, with job and direction in two columns)."""
+    from .traces.report import text_table
 
-    def num(v):
-        return "n/a" if v is None else f"{v:.6g}"
-
-    table = [("job", "dir", "metric", "HW", "SIM", "err %")]
-    for r in rows:
-        err = "n/a" if r["rel_err_pct"] is None else f"{r['rel_err_pct']:+.2f}"
-        table.append((r["job"], r["dir"], r["metric"], num(r["hw"]), num(r["sim"]), err))
-    widths = [max(len(row[i]) for row in table) for i in range(6)]
-    lines = []
-    for row in table:
-        left = [row[i].ljust(widths[i]) for i in range(3)]
-        right = [row[i].rjust(widths[i]) for i in range(3, 6)]
-        lines.append("  ".join(left + right).rstrip())
-    return "\n".join(lines)
+    return text_table(
+        ("job", "dir", "metric"),
+        [((r["job"], r["dir"], r["metric"]), r["hw"], r["sim"], r["rel_err_pct"]) for r in rows],
+    )
 
 
 FIO_PATTERN = "Fio"
@@ -807,11 +885,14 @@ def fio_workload(config: dict) -> tuple[str, dict] | None:
 EIO = 5  # errno of an I/O the block layer fails
 
 
-def storage_fio_json(result: Any) -> dict | None:
-    """The fio JSON of a run with a Fio workload (written as ``fio.json`` beside summary.json):
-    one fio job per job clone of its first Fio workload, named after the scenario, reported as
-    its clone label (``h0/job0``: host, job section, clone) with its section's options; None
-    when no I/O completed after ramp_time."""
+def storage_fio_json(result: Any, given: set | None = None) -> dict | None:
+    """The fio json+ document of a run with a Fio workload (written as ``fio.json`` beside
+    summary.json; ``clat_ns.bins`` is fio's own histogram, so fio_jsonplus_clat2csv reads it):
+    one fio job per job clone of its first Fio workload, reported as its clone label
+    (``h0/job0``: host, job section, clone) with the option ``name`` the scenario's name.
+    Like fio, it echoes only the options the job was given: the FioJob options of ``given``
+    (the keys the scenario set; default: those whose value differs from FioJob's default) and
+    the job section's own. None when no I/O completed after ramp_time."""
     from .scenario import time_seconds
 
     cfg = result.config["FioJob"]
@@ -821,18 +902,24 @@ def storage_fio_json(result: Any) -> dict | None:
     runtime_s = result.summary["sim_time_s"] - ramp
     if ios.empty or runtime_s <= 0 or not (ios["complete_ns"] >= ramp * 1e9).any():
         return None
-    global_options = {k: str(cfg[k]) for k in ("rw", "bs", "iodepth", "numjobs", "rwmixread")}
-    global_options["ramp_time"] = str(cfg["ramp_time"])
-    global_options["runtime"] = str(cfg["runtime"])
-    # Each clone's own job section (the workload's Jobs), "rw=randread bs=4096 ...".
+    if given is None:
+        given = _differs_from_default(cfg)
+    global_options = {k: str(cfg[k]) for k in cfg if k in given}
+    # Each clone's effective options ("rw=randread bs=4096 ...", its job section over
+    # FioJob), echoed only where the section of the workload's Jobs set them.
     sections = result.labels("job_options") or [""] * len(labels)
+    set_in = _section_keys(str((fio_workload(result.config) or ("", {}))[1].get("Jobs") or ""))
     jobs = []
     for label, text in zip(labels, sections, strict=True):
-        options = dict(global_options)
-        options.update(dict(item.split("=", 1) for item in text.split()))
-        if options.get("size") == "0":
-            del options["size"]  # no limit: fio omits what was not given
-        jobs.append({"name": result.summary["scenario"], "jobname": label, **options})
+        spec = {k: str(cfg[k]) for k in ("rw", "bs", "iodepth", "numjobs", "rwmixread",
+                                         "ramp_time", "runtime")}  # fmt: skip
+        spec.update(dict(item.split("=", 1) for item in text.split()))
+        spec["name"] = result.summary["scenario"]
+        if spec.get("size") == "0":
+            del spec["size"]  # no limit: fio omits what was not given
+        section = re.sub(r"\d+$", "", label.split("/", 1)[-1].split(">")[0])
+        echo = sorted({"name"} | set_in.get(section, set()))
+        jobs.append({"jobname": label, **spec, "_echo": echo})
     table = pd.DataFrame(
         {
             "job": ios["id"].astype(int),
@@ -846,4 +933,113 @@ def storage_fio_json(result: Any) -> dict | None:
     if "io_errors" in result.table_names:
         for job in result.table("io_errors")["id"].astype(int):
             errors[job] += 1
-    return fio_json(jobs, table, runtime_s, errors=errors)
+    echo = [j.pop("_echo") for j in jobs]
+    doc = fio_json(jobs, table, runtime_s, errors=errors, plus=True, global_options=global_options)
+    for job, keys in zip(doc["jobs"], echo, strict=True):
+        job["job options"] = {k: v for k, v in job["job options"].items() if k in keys}
+    return doc
+
+
+def _section_keys(jobs: str) -> dict[str, set]:
+    """The options each section of a Fio workload's Jobs sets ("name: k=v ...; name: ...")."""
+    out = {}
+    for section in jobs.split(";"):
+        name, sep, body = section.partition(":")
+        if sep and name.strip():
+            out[name.strip()] = {item.split("=", 1)[0] for item in body.split() if "=" in item}
+    return out
+
+
+def _differs_from_default(cfg: Mapping) -> set:
+    """FioJob options whose value is not the class default (when the scenario's own keys are
+    not known, e.g. a Result built by hand)."""
+    try:
+        from . import core
+
+        defaults = {a["name"]: a["default"] for a in core.attributes("ns3::FioJob")}
+    except Exception:
+        return set(cfg)
+    return {k for k, v in cfg.items() if str(v) != str(defaults.get(k, v)) or k not in defaults}
+
+
+def given_fio_options(scenario: Any) -> set | None:
+    """The FioJob options a scenario set: its FioJob section, its mode's, and ``FioJob.x``
+    overrides; None when it cannot tell."""
+    src = getattr(scenario, "source", None)
+    if src is None:
+        return None
+    raw = src.raw if isinstance(src.raw, dict) else {}
+    keys = set((raw.get("FioJob") or {}).keys())
+    mode = scenario.config.get("mode")
+    body = (raw.get("modes") or {}).get(mode) if mode else None
+    if isinstance(body, dict):
+        keys |= set((body.get("FioJob") or {}).keys())
+    for k in src.overrides or {}:
+        if str(k).startswith("FioJob."):
+            keys.add(str(k).split(".", 1)[1])
+    return keys
+
+
+# ---------------------------------------------------------------------------------------------
+# fio latency logs (--write_lat_log): one line per I/O (with --log_avg_msec=0).
+
+LAT_LOG_FORM = "a fio latency log (--write_lat_log: lines 'msec, nsec, ddir, bs, offset')"
+
+
+def read_lat_log(path: str | os.PathLike, key: str = "HW") -> pd.DataFrame:
+    """time_ms, lat_ns, ddir ("read", "write", "trim"), bs (and offset, prio when present)."""
+    p = Path(path)
+    try:
+        df = pd.read_csv(p, header=None, skipinitialspace=True)
+    except FileNotFoundError:
+        raise ScenarioError(
+            f"{key}: no such file {quote(str(p))}; accepted: {LAT_LOG_FORM}"
+        ) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError):
+        raise ScenarioError(f"{key}: {quote(str(p))} is not {LAT_LOG_FORM}") from None
+    if df.shape[1] < 4 or not all(pd.api.types.is_numeric_dtype(df[c]) for c in range(4)):
+        raise ScenarioError(f"{key}: {quote(str(p))} is not {LAT_LOG_FORM}")
+    names = ["time_ms", "lat_ns", "ddir", "bs", "offset", "prio"][: df.shape[1]]
+    df = df.iloc[:, : len(names)]
+    df.columns = names
+    df["ddir"] = df["ddir"].map({0: "read", 1: "write", 2: "trim"}).fillna("other")
+    return df
+
+
+def lat_log_from_ios(ios: pd.DataFrame) -> pd.DataFrame:
+    """A simulated run's I/Os (the ios table) as a latency log: completion time, clat."""
+    return pd.DataFrame(
+        {
+            "time_ms": (ios["complete_ns"] // 1_000_000).astype(np.int64),
+            "lat_ns": (ios["complete_ns"] - ios["submit_ns"]).astype(np.int64),
+            "ddir": np.where(ios["read"] > 0, "read", "write"),
+            "bs": ios["bytes"].astype(np.int64),
+        }
+    )
+
+
+CDF_POINTS = (1.0, 5.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9)
+
+
+def compare_lat_logs(hw: pd.DataFrame, sim: pd.DataFrame) -> list[dict]:
+    """Per direction present in HW: the latency CDF at CDF_POINTS (exact order statistics,
+    linear interpolation) and the Kolmogorov-Smirnov distance between the two CDFs."""
+    rows = []
+    for ddir in ("read", "write"):
+        h = np.sort(hw.loc[hw["ddir"] == ddir, "lat_ns"].to_numpy(dtype=np.float64))
+        s = np.sort(sim.loc[sim["ddir"] == ddir, "lat_ns"].to_numpy(dtype=np.float64))
+        if len(h) == 0 and len(s) == 0:
+            continue
+        for p in CDF_POINTS:
+            hv = float(np.percentile(h, p)) / 1000 if len(h) else None
+            sv = float(np.percentile(s, p)) / 1000 if len(s) else None
+            rows.append({"dir": ddir, "metric": f"clat_p{p:g}_us", "hw": hv, "sim": sv})
+        if len(h) and len(s):
+            grid = np.union1d(h, s)
+            ks = float(np.abs(np.searchsorted(h, grid, "right") / len(h)
+                              - np.searchsorted(s, grid, "right") / len(s)).max())  # fmt: skip
+            rows.append({"dir": ddir, "metric": "ks_distance", "hw": 0.0, "sim": ks})
+        rows.append({"dir": ddir, "metric": "ios", "hw": float(len(h)), "sim": float(len(s))})
+    if not rows:
+        raise ScenarioError("neither log has a read or write I/O; accepted: latency logs with I/Os")
+    return rows

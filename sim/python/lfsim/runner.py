@@ -338,7 +338,11 @@ def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
         "pcap_files": [],
         "lfsim_version": __version__,
     }
-    return Result(summary, scenario.config, series, tables, dict(raw.get("labels") or {}))
+    result = Result(summary, scenario.config, series, tables, dict(raw.get("labels") or {}))
+    from .fio import given_fio_options
+
+    result.fio_given = given_fio_options(scenario)  # fio.json echoes only what was set
+    return result
 
 
 PCAP_FORM = "all or a comma-separated list of port labels, e.g. h0,leaf0/p1"
@@ -473,7 +477,7 @@ def _write_files(result: Result, tmp: Path, plot: bool) -> None:
     if "ios" in result.table_names:  # a Fio workload's I/Os
         from .fio import storage_fio_json, write_fio_json
 
-        doc = storage_fio_json(result)
+        doc = storage_fio_json(result, getattr(result, "fio_given", None))
         if doc is not None:
             write_fio_json(doc, tmp / "fio.json")
     if plot:
