@@ -11,19 +11,15 @@ status in the last Data-In) applied to the runs' own tables and negotiated keys,
 earlier output.
 """
 
-import io
-import shutil
 import struct
-import subprocess
 from math import ceil
 
 import pandas as pd
 import pytest
-from test_tshark import _records
+from tshark_captures import TSHARK, fields, problems, records, storage_captures
 
 import lfsim
 
-TSHARK = shutil.which("tshark")
 pytestmark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")
 
 BS = 16384
@@ -50,39 +46,16 @@ LINKTYPE_ETHERNET, LINKTYPE_PPP = 1, 9
 CHECKSUM_GOOD = 1  # tshark's *.checksum.status "Good"
 
 
-def _tshark(path, *args):
-    p = subprocess.run(
-        [TSHARK, "-n", "-r", str(path), *PREFS, *args], capture_output=True, text=True, timeout=120
-    )
-    assert p.returncode == 0, p.stderr
-    return p.stdout
-
-
 def _problems(path):
     """Frames tshark calls malformed or flags with an expert warning or error (bad checksums
     among them)."""
-    check = "_ws.malformed || _ws.expert.severity >= warning"
-    return _tshark(path, "-Y", check, "-T", "fields", "-e", "frame.number").split()
+    return problems(path, prefs=PREFS)
 
 
-def _fields(path, fields, display=None) -> pd.DataFrame:
+def _fields(path, names, display=None) -> pd.DataFrame:
     """One row per frame (matching `display`), each field as the list of its occurrences."""
-    args = ["-Y", display] if display else []
-    out = _tshark(
-        path,
-        *args,
-        "-T",
-        "fields",
-        "-E",
-        "header=y",
-        "-E",
-        "occurrence=a",
-        "-E",
-        "aggregator=;",
-        *[x for f in fields for x in ("-e", f)],
-    )
-    df = pd.read_csv(io.StringIO(out), sep="\t", dtype=str, keep_default_na=False)
-    for f in fields:
+    df = fields(path, names, *(["-Y", display] if display else []), prefs=PREFS, every=True)
+    for f in names:
         df[f] = [[int(x, 0) for x in v.split(";")] if v else [] for v in df[f]]
     return df
 
@@ -152,18 +125,9 @@ def _linktype(path) -> int:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    probe = lfsim.run("storage_qd1", OVERRIDES)
-    r = lfsim.run("storage_qd1", OVERRIDES, out=tmp_path_factory.mktemp("iscsi") / "o", pcap="all")
-    labels = r.labels("ports")
-    assert labels == ["h0", "h1", "sw0/p0", "sw0/p1"]
-    path = {p.stem.replace("_", "/"): p for p in r.pcap_files}
-    assert sorted(path) == sorted(labels)
-    return {
-        "probe": probe,
-        "result": r,
-        "path": path,
-        "pdus": {k: _pdus(p) for k, p in path.items()},
-    }
+    run = storage_captures(tmp_path_factory, OVERRIDES)
+    run["pdus"] = {label: _pdus(p) for label, p in run["path"].items()}
+    return run
 
 
 def test_the_run_is_what_the_test_needs(run):
@@ -182,7 +146,7 @@ def test_tshark_decodes_every_frame_without_errors_and_checks_every_checksum(run
         assert _linktype(path) == LINKTYPE_ETHERNET
         assert _problems(path) == [], label
         df = _fields(path, ["ip.checksum.status", "tcp.checksum.status", "tcp.dstport"])
-        assert len(df) == len(_records(path)) > 0
+        assert len(df) == len(records(path)) > 0
         assert all(v == [CHECKSUM_GOOD] for v in df["ip.checksum.status"]), label
         assert all(v == [CHECKSUM_GOOD] for v in df["tcp.checksum.status"]), label
 
@@ -190,7 +154,7 @@ def test_tshark_decodes_every_frame_without_errors_and_checks_every_checksum(run
 def test_the_check_finds_a_changed_payload_byte(run, tmp_path):
     """The check above is not blind: one byte of a Data-In changed is a bad TCP checksum."""
     path = run["path"]["h0"]
-    frames = _records(path)
+    frames = records(path)
     k = max(range(len(frames)), key=lambda i: len(frames[i]))  # a full data segment
     data = bytearray(path.read_bytes())
     off = 24 + sum(16 + len(f) for f in frames[:k])

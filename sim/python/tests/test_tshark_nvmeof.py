@@ -12,20 +12,16 @@ from the specifications (NVMe Base 1.4, NVMe-oF 1.1, IBTA Vol. 1 chapter 12 and 
 the runs' own tables and metrics, never from earlier output.
 """
 
-import io
-import shutil
-import subprocess
 from decimal import Decimal
 from math import ceil
 
 import pandas as pd
 import pytest
-from test_tshark import _records, _rocev2_icrc
+from tshark_captures import TSHARK, fields, problems, records, rocev2_icrc, storage_captures
 
 import lfsim
 from lfsim.scenario import time_seconds
 
-TSHARK = shutil.which("tshark")
 pytestmark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")
 
 BS = 16384
@@ -90,27 +86,15 @@ STRING_FIELDS = {"frame.time_epoch", "ip.src", "ip.dst", "nvme-rdma.unknown_data
 STRING_FIELDS |= {f"infiniband.cm.req.ip_cm.{f}" for f in ("sip4", "dip4", "private")}
 
 
-def _tshark(path, *args):
-    p = subprocess.run(
-        [TSHARK, "-n", "-r", str(path), "-o", "ip.check_checksum:TRUE", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert p.returncode == 0, p.stderr
-    return p.stdout
+PREFS = ["-o", "ip.check_checksum:TRUE"]
 
 
 def _problems(path):
-    """Frames tshark calls malformed or flags with an expert warning or error."""
-    check = "_ws.malformed || _ws.expert.severity >= warning"
-    return _tshark(path, "-Y", check, "-T", "fields", "-e", "frame.number").split()
+    return problems(path, prefs=PREFS)
 
 
 def _decode(path) -> pd.DataFrame:
-    fields = [x for f in FIELDS for x in ("-e", f)]
-    out = _tshark(path, "-T", "fields", "-E", "header=y", *fields)
-    df = pd.read_csv(io.StringIO(out), sep="\t", dtype=str, keep_default_na=False)
+    df = fields(path, FIELDS, prefs=PREFS)
     for f in FIELDS:
         if f not in STRING_FIELDS:
             # -1: the field is absent; tshark writes the Fabrics opcode in hex without "0x".
@@ -130,18 +114,9 @@ def _decode(path) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    probe = lfsim.run("storage_qd1", OVERRIDES)
-    r = lfsim.run("storage_qd1", OVERRIDES, out=tmp_path_factory.mktemp("nvmeof") / "o", pcap="all")
-    labels = r.labels("ports")
-    assert labels == ["h0", "h1", "sw0/p0", "sw0/p1"]
-    path = {p.stem.replace("_", "/"): p for p in r.pcap_files}
-    assert sorted(path) == sorted(labels)
-    return {
-        "probe": probe,
-        "result": r,
-        "path": path,
-        "frames": {label: _decode(p) for label, p in path.items()},
-    }
+    run = storage_captures(tmp_path_factory, OVERRIDES)
+    run["frames"] = {label: _decode(p) for label, p in run["path"].items()}
+    return run
 
 
 def _commands(df):
@@ -175,10 +150,10 @@ def test_tshark_decodes_every_frame_without_errors(run):
     for label, path in run["path"].items():
         assert _problems(path) == [], label
         # Every RoCEv2 frame, the capture-only MADs too, carries its ICRC.
-        frames = _records(path)
+        frames = records(path)
         assert len(frames) == len(run["frames"][label])
         for frame in frames:
-            icrc = _rocev2_icrc(frame)
+            icrc = rocev2_icrc(frame)
             assert icrc is not None and icrc[0] == icrc[1], label
 
 
