@@ -134,10 +134,12 @@ class NvmeofCapture
                       const Connection& c, uint32_t index);
 
     std::vector<Connection> m_connections;
-    std::map<Endpoint, uint32_t> m_connectionOf;                        ///< both ends
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Message> m_next; ///< (ip, qpn, psn)
-    std::set<std::pair<const lfsim::PortCapture*, uint32_t>> m_shown;   ///< (file, connection)
-    std::map<uint16_t, uint64_t> m_nextLba;                             ///< per controller
+    std::map<Endpoint, uint32_t> m_connectionOf; ///< both ends
+    /// (ip, qpn, psn): kept for the whole run (a frame is written at several ports, and RC may
+    /// send it again), a few tens of bytes per message of a captured run.
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Message> m_next;
+    std::set<std::pair<const lfsim::PortCapture*, uint32_t>> m_shown; ///< (file, connection)
+    std::map<uint16_t, uint64_t> m_nextLba;                           ///< per controller
 };
 
 } // namespace ns3
