@@ -577,7 +577,8 @@ class FcFabric : public lfsim::Fabric
     {
         FcTopology& t = m_net.topology;
         m_pcap = lfsim::OpenCaptures(ctx, t.portLabels, 225, // LINKTYPE_FC_2_WITH_FRAME_DELIMS
-                                     &FcWireFrame);
+                                     [](lfsim::PortCapture&, Ptr<const Packet> p,
+                                        std::vector<uint8_t>& record) { FcWireFrame(p, record); });
         for (uint32_t i = 0; i < m_pcap.size(); ++i)
         {
             for (const char* trace : {"FrameTx", "FrameRx"})

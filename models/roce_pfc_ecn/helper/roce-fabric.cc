@@ -92,15 +92,6 @@ OnRate(Table* t, const std::map<uint32_t, uint32_t>* flowOfQpn, uint32_t qpn, do
     }
 }
 
-/// A frame as a capture holds it: the packet's bytes with the ICRC the model leaves zero.
-void
-EncodeEthernet(Ptr<const Packet> p, std::vector<uint8_t>& record)
-{
-    record.resize(p->GetSize());
-    p->CopyData(record.data(), record.size());
-    FillRoceIcrc(record.data(), record.size());
-}
-
 void
 ArmOnPause(Ptr<DeadlockDetector> d, uint8_t, uint16_t quanta)
 {
@@ -928,7 +919,25 @@ class RoceFabric : public lfsim::Fabric
     OpenCaptures(RunContext& ctx)
     {
         RoceTopology& t = m_net.topology;
-        m_pcap = lfsim::OpenCaptures(ctx, t.portLabels, 1, &EncodeEthernet); // LINKTYPE_ETHERNET
+        // A frame as a capture holds it: the packet's bytes, what the installers' hooks fill
+        // in, the ICRC and the hosts' IPv4 and TCP checksums, which the model leaves zero.
+        auto encode = [hooks = &m_net.captureHooks](lfsim::PortCapture& file, Ptr<const Packet> p,
+                                                    std::vector<uint8_t>& record)
+        {
+            record.resize(p->GetSize());
+            p->CopyData(record.data(), record.size());
+            for (const auto& hook : *hooks)
+            {
+                hook(file, record);
+            }
+            FillRoceIcrc(record.data(), record.size());
+            const FrameOffsets f = FindOffsets(record.data(), record.size());
+            if (f.ip && !f.bth)
+            {
+                lfsim::FillTcpIpChecksums(record.data() + f.ip, f.end - f.ip);
+            }
+        };
+        m_pcap = lfsim::OpenCaptures(ctx, t.portLabels, 1, encode); // LINKTYPE_ETHERNET
         for (uint32_t i = 0; i < m_pcap.size(); ++i)
         {
             if (m_pcap[i])

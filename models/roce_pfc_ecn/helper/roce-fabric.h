@@ -10,6 +10,14 @@
 #include "lfsim-workload.h"
 #include "roce-helper.h"
 
+#include <functional>
+#include <vector>
+
+namespace lfsim
+{
+class PortCapture;
+}
+
 namespace ns3
 {
 
@@ -20,6 +28,12 @@ struct RoceNetwork : public lfsim::FabricNetwork
     int64_t stream = 0; ///< next free RNG stream; an installer takes what it uses
     /// Streams the devices took (switches' ECN marking, fibres' errors), from their base.
     int64_t deviceStreams = 0;
+    /// Captures only (an installer adds one when the run captures): called with every frame a
+    /// capture file is about to hold, before its ICRC is computed. A hook may fill payload
+    /// bytes the model leaves as zeros, and write capture-only frames ahead of it
+    /// (lfsim::PortCapture::Write).
+    using CaptureHook = std::function<void(lfsim::PortCapture& file, std::vector<uint8_t>& frame)>;
+    std::vector<CaptureHook> captureHooks;
 };
 
 } // namespace ns3

@@ -278,6 +278,13 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     {
         return m_wqes.size();
     }
+    /// Requester: the PSN (absolute; the wire carries it mod 2^24) of the first packet of the
+    /// next work request posted. Lets a capture name the frames of a message it is told about.
+    uint64_t
+    GetNextPsn() const
+    {
+        return m_nextPsn;
+    }
 
   private:
     friend class RdmaNic;

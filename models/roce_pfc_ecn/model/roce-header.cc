@@ -510,31 +510,49 @@ MakeRocePacket(const RoceHeader& h)
     return p;
 }
 
-void
-FillRoceIcrc(uint8_t* frame, uint32_t len)
+FrameOffsets
+FindOffsets(const uint8_t* frame, uint32_t len)
 {
+    FrameOffsets f;
     if (len < ETH_HEADER + IPV4_HEADER)
     {
-        return;
+        return f;
     }
     const uint32_t o = (uint32_t(frame[12]) << 8 | frame[13]) == ETHERTYPE_VLAN ? 18 : 14;
     const uint8_t* ip = frame + o;
     if ((uint32_t(frame[o - 2]) << 8 | frame[o - 1]) != ETHERTYPE_IPV4 || len < o + IPV4_HEADER)
     {
-        return;
+        return f;
     }
     const uint32_t ihl = (ip[0] & 0x0F) * 4u;
     const uint32_t total = uint32_t(ip[2]) << 8 | ip[3];
-    const uint32_t masked = ihl + UDP_HEADER + IB_BTH;
-    if (ip[9] != 17 || ihl < IPV4_HEADER || total < masked + IB_ICRC || o + total > len)
+    if (ihl < IPV4_HEADER || total < ihl || o + total > len)
     {
-        return;
+        return f;
     }
+    f.ip = o;
+    f.end = o + total;
     const uint8_t* udp = ip + ihl;
-    if ((uint32_t(udp[2]) << 8 | udp[3]) != ROCEV2_UDP_PORT)
+    if (ip[9] == 17 && total >= ihl + UDP_HEADER + IB_BTH + IB_ICRC
+        && (uint32_t(udp[2]) << 8 | udp[3]) == ROCEV2_UDP_PORT)
+    {
+        f.bth = o + ihl + UDP_HEADER;
+    }
+    return f;
+}
+
+void
+FillRoceIcrc(uint8_t* frame, uint32_t len)
+{
+    const FrameOffsets f = FindOffsets(frame, len);
+    if (!f.bth)
     {
         return;
     }
+    const uint8_t* ip = frame + f.ip;
+    const uint32_t ihl = f.bth - f.ip - UDP_HEADER;
+    const uint32_t total = f.end - f.ip;
+    const uint32_t masked = ihl + UDP_HEADER + IB_BTH;
     uint8_t h[60 + UDP_HEADER + IB_BTH];
     std::memcpy(h, ip, masked);
     h[1] = 0xFF;                    // TOS: DSCP and ECN change on the way
@@ -547,7 +565,7 @@ FillRoceIcrc(uint8_t* frame, uint32_t len)
     crc.process_bytes(ones, sizeof(ones));
     crc.process_bytes(h, masked);
     crc.process_bytes(ip + masked, total - masked - IB_ICRC);
-    lfsim::PutCrc32(frame + o + total - IB_ICRC, crc.checksum());
+    lfsim::PutCrc32(frame + f.end - IB_ICRC, crc.checksum());
 }
 
 void

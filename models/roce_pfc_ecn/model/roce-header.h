@@ -190,6 +190,16 @@ FrameView ParseFrame(const FrameBytes& f);
 /// A RoCEv2 packet: the header's bytes in front of `h.trailing` bytes (payload, pad and ICRC)
 /// left as zeros, which ns-3 keeps as a virtual area (no bytes allocated).
 Ptr<Packet> MakeRocePacket(const RoceHeader& h);
+
+/// Captures only: where the parts of a frame's bytes start (0 where it has no such part).
+struct FrameOffsets
+{
+    uint32_t ip = 0;  ///< the IPv4 header, after Ethernet II (+ 802.1Q)
+    uint32_t end = 0; ///< the end of the IPv4 packet
+    uint32_t bth = 0; ///< RoCEv2 (UDP to port 4791, with room for BTH and ICRC): the BTH
+};
+
+FrameOffsets FindOffsets(const uint8_t* frame, uint32_t len);
 /// Captures only: writes the RoCEv2 invariant CRC into the last 4 bytes of a frame's UDP
 /// payload, where the model leaves zeros; a frame that is not RoCEv2 over IPv4 is left alone.
 /// The CRC-32 covers 8 bytes of ones (in place of the LRH), then the IPv4 header with TOS, TTL

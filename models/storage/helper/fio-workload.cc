@@ -37,6 +37,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+#include "nvmeof-capture.h"
 #include "roce-fabric.h"
 #include "storage-stack.h"
 
@@ -45,6 +46,7 @@
 #include <deque>
 #include <list>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -449,6 +451,8 @@ constexpr uint32_t NVME_COMMAND_CAPSULE = 64;
 constexpr uint64_t FABRICS_CONNECT = ~uint64_t(0);
 constexpr uint64_t KEEP_ALIVE = ~uint64_t(0) - 1;
 constexpr uint32_t NVME_COMPLETION = 16;
+/// Entries of the admin queue (Linux's NVME_AQ_DEPTH), for the captures' Connect exchange.
+constexpr uint16_t NVME_ADMIN_ENTRIES = 32;
 /// Tasks libiscsi keeps per session for NOP-Outs and task management (ISCSI_MGMT_CMDS_MAX).
 constexpr uint32_t ISCSI_MGMT_TASKS = 15;
 /// Where the storage fabric numbered its streams before the open fabric (runs stay the same).
@@ -544,6 +548,14 @@ class FioInstalled : public lfsim::InstalledWorkload
         MakePaths();
         if (m_w->stack == FioWorkload::NVMEOF_RDMA)
         {
+            if (!ctx.config.pcapDir.empty())
+            {
+                // Captures only: what each capsule is, for the frames a capture writes.
+                m_capture = std::make_unique<NvmeofCapture>();
+                m_roce->captureHooks.push_back(
+                    [c = m_capture.get()](lfsim::PortCapture& file, std::vector<uint8_t>& frame)
+                    { c->Fill(file, frame); });
+            }
             BuildNvmeof(stream);
         }
         else if (fc)
@@ -1149,8 +1161,18 @@ class FioInstalled : public lfsim::InstalledWorkload
         if (m_w->stack == FioWorkload::NVMEOF_RDMA)
         {
             io.channel = p.channels[j.queue % p.channels.size()];
-            m_channels[io.channel].toTarget.Send(Token(id, io), NVME_COMMAND_CAPSULE
-                                                                    + (Inline(io) ? io.bytes : 0));
+            Channel& c = m_channels[io.channel];
+            if (m_capture)
+            {
+                NvmeCommand cmd;
+                cmd.opcode = io.read ? NvmeOpcode::READ : NvmeOpcode::WRITE;
+                cmd.cid = Cid(Token(id, io));
+                cmd.bytes = io.bytes;
+                cmd.inCapsule = Inline(io);
+                cmd.address = Buffer(Token(id, io));
+                m_capture->Submit(*c.host, cmd);
+            }
+            c.toTarget.Send(Token(id, io), NVME_COMMAND_CAPSULE + (Inline(io) ? io.bytes : 0));
             return;
         }
         auto done = [this, token = Token(id, io)](Time)
@@ -1177,6 +1199,22 @@ class FioInstalled : public lfsim::InstalledWorkload
     Token(uint64_t id, const Io& io)
     {
         return id << 8 | (io.attempt & 0xff);
+    }
+
+    /// Captures only: the command identifier of a token's command (its I/O's number; a
+    /// Connect or Keep Alive has 0, the only command on its queue when it goes).
+    static uint16_t
+    Cid(uint64_t token)
+    {
+        return token == FABRICS_CONNECT || token == KEEP_ALIVE ? 0 : uint16_t(token >> 8);
+    }
+
+    /// Captures only: the host buffer of a token's I/O (16 MiB apart), which its command's
+    /// keyed SGL descriptor names and the target's RDMA READ or WRITE addresses.
+    static uint64_t
+    Buffer(uint64_t token)
+    {
+        return 0x7F0000000000ULL + ((token >> 8) << 24);
     }
 
     /// The I/O of a token if that attempt is still the one in the transport.
@@ -1414,6 +1452,12 @@ class FioInstalled : public lfsim::InstalledWorkload
         for (uint32_t ch : p.channels)
         {
             Open(ch);
+            if (m_capture)
+            {
+                NvmeCommand cmd;
+                cmd.opcode = NvmeOpcode::FABRICS;
+                m_capture->Submit(*m_channels[ch].host, cmd);
+            }
             m_channels[ch].toTarget.Send(FABRICS_CONNECT, NVME_COMMAND_CAPSULE);
         }
     }
@@ -1461,6 +1505,16 @@ class FioInstalled : public lfsim::InstalledWorkload
         RoceTopology& t = m_roce->topology;
         std::tie(c.host, c.target) = t.nics[p.from]->Connect(t.nics[p.to]);
         SetPriority(c.host, c.target);
+        if (m_capture)
+        {
+            // NVMe queue IDs: the admin queue is 0, the I/O queues 1, 2, ... of their
+            // controller (the path, numbered from 1).
+            const auto q = std::find(p.channels.begin(), p.channels.end(), ch);
+            const bool admin = q == p.channels.end();
+            m_capture->Connect(*c.host, *c.target, admin ? 0 : uint16_t(q - p.channels.begin() + 1),
+                               uint16_t(c.path + 1),
+                               admin ? NVME_ADMIN_ENTRIES : uint16_t(m_w->nvmeofQueueSize));
+        }
         c.toTarget.qp = c.host;
         c.toHost.qp = c.target;
         c.target->SetReceiveCallback(MakeCallback(&FioInstalled::TargetCommand, this).Bind(ch));
@@ -1517,6 +1571,12 @@ class FioInstalled : public lfsim::InstalledWorkload
         {
             Open(p.admin);
         }
+        if (m_capture)
+        {
+            NvmeCommand cmd;
+            cmd.opcode = NvmeOpcode::KEEP_ALIVE;
+            m_capture->Submit(*m_channels[p.admin].host, cmd);
+        }
         m_channels[p.admin].toTarget.Send(KEEP_ALIVE, NVME_COMMAND_CAPSULE);
         p.keepAliveTimer = Simulator::Schedule(m_w->nvmeofKeepAlive,
                                                &FioInstalled::KeepAliveExpired, this, path);
@@ -1563,6 +1623,12 @@ class FioInstalled : public lfsim::InstalledWorkload
         const uint64_t token = c.toTarget.Received();
         if (token == FABRICS_CONNECT || token == KEEP_ALIVE)
         {
+            if (m_capture)
+            {
+                // A Connect's DW0 is the controller ID (NVMe-oF 1.1 Figure 21).
+                m_capture->Complete(*c.target, Cid(token), c.toTarget.ids.size(),
+                                    token == FABRICS_CONNECT ? c.path + 1 : 0);
+            }
             c.toHost.Send(token, NVME_COMPLETION);
             return;
         }
@@ -1592,6 +1658,10 @@ class FioInstalled : public lfsim::InstalledWorkload
         {
             // The target pulls the data from the host's buffer.
             Channel& c = m_channels[io->channel];
+            if (m_capture)
+            {
+                m_capture->Transfer(*c.target, Buffer(token));
+            }
             c.reads[c.target->Post(RdmaOp::READ, io->bytes)] = token;
         }
     }
@@ -1609,6 +1679,10 @@ class FioInstalled : public lfsim::InstalledWorkload
     {
         if (Io* io = Live(token))
         {
+            if (m_capture)
+            {
+                m_capture->Transfer(*m_channels[io->channel].target, Buffer(token));
+            }
             m_channels[io->channel].target->Post(RdmaOp::WRITE, io->bytes);
             SendCompletion(token);
         }
@@ -1705,7 +1779,12 @@ class FioInstalled : public lfsim::InstalledWorkload
     {
         if (Io* io = Live(token))
         {
-            m_channels[io->channel].toHost.Send(token, NVME_COMPLETION);
+            Channel& c = m_channels[io->channel];
+            if (m_capture)
+            {
+                m_capture->Complete(*c.target, Cid(token), c.toTarget.ids.size());
+            }
+            c.toHost.Send(token, NVME_COMPLETION);
         }
     }
 
@@ -1805,6 +1884,7 @@ class FioInstalled : public lfsim::InstalledWorkload
     std::vector<std::vector<Multipath*>> m_hostDevices; ///< per initiator, its devices
     uint32_t m_ioQueues = 1;
     std::vector<Channel> m_channels;
+    std::unique_ptr<NvmeofCapture> m_capture;    ///< nvmeof_rdma, when the run captures
     std::map<uint32_t, Ptr<FcpInitiator>> m_fcp; ///< by initiator address
     std::vector<Ptr<FcpTarget>> m_fcpTargets;
     Ptr<UniformRandomVariable> m_mix;

@@ -6,6 +6,7 @@
 #include "lfsim-run.h"
 #include "lfsim-test.h"
 #include "ns3/test.h"
+#include "nvmeof-capture.h"
 #include "roce-header.h"
 
 #include <algorithm>
@@ -444,6 +445,80 @@ class SplitTest : public lfsim::ModelTestCase
     }
 };
 
+class CapsuleBytesTest : public TestCase
+{
+  public:
+    CapsuleBytesTest()
+        : TestCase("Captures: SQE and CQE bytes as the NVMe Base 1.4 and NVMe-oF 1.1 figures lay "
+                   "them out (little-endian)")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        // A Read of 16 KiB at LBA 0x123456789 into the buffer 0x7f0000001000 with R_Key 0x100:
+        // OPC 02h; PSDT 01b (bits 7:6 of byte 1); CID 0x0a0b; NSID 1; SGL1 a keyed SGL data
+        // block (address, 3-byte length, 4-byte key, identifier 40h); CDW10-11 SLBA; CDW12 NLB
+        // 0's based (31 blocks of 512 bytes).
+        NvmeCommand read;
+        read.opcode = NvmeOpcode::READ;
+        read.cid = 0x0a0b;
+        read.slba = 0x123456789;
+        read.bytes = 16384;
+        read.address = 0x7f0000001000;
+        read.key = 0x100;
+        const uint8_t want[NVME_SQE_BYTES]
+            = {0x02, 0x40, 0x0b, 0x0a, 0x01, 0,    0,    0,
+               0,    0,    0,    0,    0,    0,    0,    0,    // CDW0, NSID, CDW2-3
+               0,    0,    0,    0,    0,    0,    0,    0,    // MPTR
+               0x00, 0x10, 0x00, 0x00, 0x00, 0x7f, 0,    0,    // SGL1 address
+               0x00, 0x40, 0x00, 0x00, 0x01, 0x00, 0x00, 0x40, // length, key, id
+               0x89, 0x67, 0x45, 0x23, 0x01, 0,    0,    0,    // SLBA
+               0x1f, 0x00, 0,    0,    0,    0,    0,    0,
+               0,    0,    0,    0,    0,    0,    0,    0}; // NLB, CDW13-15
+        uint8_t got[NVME_SQE_BYTES];
+        NvmeWriteSqe(got, read);
+        for (uint32_t i = 0; i < NVME_SQE_BYTES; ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(uint32_t(got[i]), uint32_t(want[i]), "Read SQE byte " << i);
+        }
+        // In-capsule write of 512 bytes: SGL1 a data block at offset 0 of the capsule
+        // (identifier 01h: type 0, subtype 1), length in 4 bytes; NLB 0.
+        NvmeCommand write;
+        write.opcode = NvmeOpcode::WRITE;
+        write.bytes = 512;
+        write.inCapsule = true;
+        NvmeWriteSqe(got, write);
+        NS_TEST_EXPECT_MSG_EQ(uint32_t(got[0]), 0x01u, "Write opcode");
+        NS_TEST_EXPECT_MSG_EQ(uint32_t(got[32] | got[33] << 8), 512u, "data block length");
+        NS_TEST_EXPECT_MSG_EQ(uint32_t(got[39]), 0x01u, "offset data block descriptor");
+        NS_TEST_EXPECT_MSG_EQ(uint32_t(got[48] | got[49] << 8), 0u, "one block, 0's based");
+        // Fabrics Connect (NVMe-oF 1.1 Figure 20): OPC 7Fh, FCTYPE 01h at byte 4, QID at 42,
+        // SQSIZE (0's based) at 44.
+        NvmeCommand connect;
+        connect.opcode = NvmeOpcode::FABRICS;
+        connect.cid = 7;
+        connect.qid = 3;
+        connect.sqsize = 127;
+        NvmeWriteSqe(got, connect);
+        NS_TEST_EXPECT_MSG_EQ(uint32_t(got[0]), 0x7fu, "Fabrics opcode");
+        NS_TEST_EXPECT_MSG_EQ(uint32_t(got[2]), 7u, "CID");
+        NS_TEST_EXPECT_MSG_EQ(uint32_t(got[4]), 0x01u, "FCTYPE Connect");
+        NS_TEST_EXPECT_MSG_EQ(uint32_t(got[42] | got[43] << 8), 3u, "QID");
+        NS_TEST_EXPECT_MSG_EQ(uint32_t(got[44] | got[45] << 8), 127u, "SQSIZE");
+        // CQE (Figure 121): DW0, DW1, SQHD at 8, SQID at 10, CID at 12, status and phase 0.
+        uint8_t cqe[NVME_CQE_BYTES];
+        NvmeWriteCqe(cqe, 0x11223344, 0x0102, 0x0003, 0x0a0b);
+        const uint8_t wantCqe[NVME_CQE_BYTES]
+            = {0x44, 0x33, 0x22, 0x11, 0, 0, 0, 0, 0x02, 0x01, 0x03, 0x00, 0x0b, 0x0a, 0, 0};
+        for (uint32_t i = 0; i < NVME_CQE_BYTES; ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(uint32_t(cqe[i]), uint32_t(wantCqe[i]), "CQE byte " << i);
+        }
+    }
+};
+
 class StorageTestSuite : public TestSuite
 {
   public:
@@ -457,6 +532,7 @@ class StorageTestSuite : public TestSuite
         AddTestCase(new IscsiBurstTest, TestCase::QUICK);
         AddTestCase(new IscsiConservationTest, TestCase::QUICK);
         AddTestCase(new SplitTest, TestCase::QUICK);
+        AddTestCase(new CapsuleBytesTest, TestCase::QUICK);
     }
 };
 

@@ -347,8 +347,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--pcap",
         metavar="PORTS",
-        help="capture packets into DIR/pcap/ (fabrics roce and fc): 'all' or comma-separated "
-        "port labels, e.g. h0,leaf0/p1",
+        help="capture packets into DIR/pcap/ (fabrics roce, fc and iscsi_burst; NVMe-oF and "
+        "iSCSI storage runs too): 'all' or comma-separated port labels, e.g. h0,leaf0/p1",
     )
     r.add_argument("--quiet", action="store_true", help="no summary, no progress bar")
     r.set_defaults(func=_cmd_run)

@@ -10,22 +10,20 @@ counters. Expected values come from the standards (header sizes, 802.3 wire time
 layout) and from the simulator's counters of the same run, never from earlier output.
 """
 
-import io
-import shutil
 import struct
-import subprocess
-import zlib
 from decimal import Decimal
 
 import pandas as pd
 import pytest
 import yaml
+from tshark_captures import TSHARK, fields, problems
+from tshark_captures import records as _records
+from tshark_captures import rocev2_icrc as _rocev2_icrc
 
 import lfsim
 from lfsim.paths import scenarios_dir
 from lfsim.scenario import time_seconds
 
-TSHARK = shutil.which("tshark")
 pytestmark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")
 
 MESSAGES = 2  # per sender
@@ -86,39 +84,16 @@ STRING_FIELDS = {"frame.time_epoch", "eth.src", "eth.dst", "ip.src", "ip.dst"}
 STRING_FIELDS |= {"_ws.expert.severity", "_ws.malformed"}
 INT_FIELDS = [f for f in FIELDS if f not in STRING_FIELDS]
 
-CHECK = "_ws.malformed || _ws.expert.severity >= warning"
-
-
-def _tshark(path, *args):
-    p = subprocess.run(
-        [TSHARK, "-n", "-r", str(path), "-o", "ip.check_checksum:TRUE", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert p.returncode == 0, p.stderr
-    return p.stdout
+PREFS = ["-o", "ip.check_checksum:TRUE"]
 
 
 def _problems(path):
     """Frames tshark calls malformed or flags with an expert warning or error."""
-    return _tshark(path, "-Y", CHECK, "-T", "fields", "-e", "frame.number").split()
+    return problems(path, prefs=PREFS)
 
 
 def _decode(path) -> pd.DataFrame:
-    out = _tshark(
-        path,
-        "-T",
-        "fields",
-        "-E",
-        "header=y",
-        "-E",
-        "occurrence=a",
-        "-E",
-        "aggregator=;",
-        *[x for f in FIELDS for x in ("-e", f)],
-    )
-    df = pd.read_csv(io.StringIO(out), sep="\t", dtype=str, keep_default_na=False)
+    df = fields(path, FIELDS, prefs=PREFS, every=True)
     for f in INT_FIELDS:
         df[f] = [int(v, 0) if v else -1 for v in df[f]]  # -1: the field is absent
     # Nanosecond timestamps, exactly (a float would lose the last digits).
@@ -206,40 +181,6 @@ def test_the_check_finds_a_bad_ipv4_checksum(run, tmp_path):
     bad = tmp_path / "bad.pcap"
     bad.write_bytes(data)
     assert len(_problems(bad)) == 1
-
-
-def _records(path) -> list[bytes]:
-    """The frames of a little-endian pcap file, in order."""
-    data = path.read_bytes()
-    assert struct.unpack_from("<I", data)[0] == 0xA1B23C4D  # nanosecond timestamps
-    frames, off = [], 24
-    while off < len(data):
-        incl = struct.unpack_from("<I", data, off + 8)[0]
-        frames.append(data[off + 16 : off + 16 + incl])
-        off += 16 + incl
-    return frames
-
-
-def _rocev2_icrc(frame: bytes) -> tuple[bytes, bytes] | None:
-    """(ICRC in the frame, ICRC it should carry) of a RoCEv2 frame, None for any other.
-
-    IBTA Vol. 1 Annex A17 (RoCEv2): CRC-32 over 64 bits of ones (for the LRH), the IPv4 header
-    with TOS, TTL and checksum set to ones, the UDP header with its checksum set to ones, the BTH
-    with its byte 4 (FECN, BECN, resv6a) set to ones, and the rest up to the ICRC; sent low byte
-    first, as an Ethernet FCS (Linux rdma_rxe's rxe_icrc_generate)."""
-    if frame[12:14] != b"\x08\x00":
-        return None
-    ip = bytearray(frame[ETH:])
-    ihl = (ip[0] & 0x0F) * 4
-    total = int.from_bytes(ip[2:4], "big")
-    if ip[9] != 17 or int.from_bytes(ip[ihl + 2 : ihl + 4], "big") != 4791:
-        return None
-    masked = ip[:total]
-    masked[1] = masked[8] = 0xFF
-    masked[10:12] = masked[ihl + 6 : ihl + 8] = b"\xff\xff"
-    masked[ihl + UDP + 4] = 0xFF
-    want = struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(masked[:-ICRC])))
-    return bytes(ip[total - ICRC : total]), want
 
 
 def test_every_rocev2_frame_carries_its_icrc(run):

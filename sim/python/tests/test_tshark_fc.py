@@ -11,20 +11,17 @@ run's own tables and metrics, never from earlier output. Wireshark checks each f
 itself (an expert error when it is wrong).
 """
 
-import io
-import shutil
 import struct
-import subprocess
 from decimal import Decimal
 from math import ceil
 
 import pandas as pd
 import pytest
+from tshark_captures import TSHARK, fields, problems
 
 import lfsim
 from lfsim.scenario import time_seconds
 
-TSHARK = shutil.which("tshark")
 pytestmark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")
 
 MAX_PAYLOAD = 2048  # FCP_DATA frames: FcpInitiator and FcpTarget MaxPayload
@@ -116,18 +113,9 @@ def _pcap(path):
     return linktype, frames
 
 
-def _tshark(path, *args, prefs=PREFS):
-    p = subprocess.run(
-        [TSHARK, "-n", "-r", str(path), *prefs, *args], capture_output=True, text=True, timeout=120
-    )
-    assert p.returncode == 0, p.stderr
-    return p.stdout
-
-
 def _problems(path, prefs=PREFS):
     """Frames tshark calls malformed or flags with an expert warning or error."""
-    check = "_ws.malformed || _ws.expert.severity >= warning"
-    return _tshark(path, "-Y", check, "-T", "fields", "-e", "frame.number", prefs=prefs).split()
+    return problems(path, prefs=prefs)
 
 
 FIELDS = [
@@ -160,9 +148,7 @@ STRING_FIELDS = {"frame.time_epoch", "fc.s_id", "fc.d_id", "_ws.col.Protocol"}
 
 
 def _decode(path, prefs=PREFS) -> pd.DataFrame:
-    fields = [x for f in FIELDS for x in ("-e", f)]
-    out = _tshark(path, "-T", "fields", "-E", "header=y", *fields, prefs=prefs)
-    df = pd.read_csv(io.StringIO(out), sep="\t", dtype=str, keep_default_na=False)
+    df = fields(path, FIELDS, prefs=prefs)
     for f in FIELDS:
         if f not in STRING_FIELDS:
             df[f] = [int(v, 0) if v else -1 for v in df[f]]  # -1: the field is absent
