@@ -3,6 +3,7 @@
 #include "ethernet-speed.h"
 #include "lfsim-crc32.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iomanip>
 
@@ -191,7 +192,7 @@ RoceHeader::ExtBytes() const
 uint32_t
 RoceHeader::GetSerializedSize() const
 {
-    return RoceHeaderBytes(opcode, vlan);
+    return RoceHeaderBytes(opcode, vlan) + tel.Bytes();
 }
 
 void
@@ -206,7 +207,7 @@ RoceHeader::Serialize(Buffer::Iterator i) const
     }
     i.WriteHtonU16(ETHERTYPE_IPV4);
 
-    const uint32_t l4 = UDP_HEADER + IB_BTH + ExtBytes() + trailing;
+    const uint32_t l4 = UDP_HEADER + IB_BTH + ExtBytes() + tel.Bytes() + trailing;
     uint8_t ip[20];
     ip[0] = 0x45;
     ip[1] = static_cast<uint8_t>((dscp & 0x3F) << 2 | (ecn & 3));
@@ -236,7 +237,8 @@ RoceHeader::Serialize(Buffer::Iterator i) const
     i.WriteU8(static_cast<uint8_t>((solicited ? 0x80 : 0) | (migReq ? 0x40 : 0)
                                    | (padCount & 3) << 4)); // TVer 0
     i.WriteHtonU16(pkey);
-    i.WriteHtonU32((fecn ? 0x80000000u : 0) | (becn ? 0x40000000u : 0) | (destQp & 0xFFFFFF));
+    i.WriteHtonU32((fecn ? 0x80000000u : 0) | (becn ? 0x40000000u : 0)
+                   | uint32_t(tel.flags & 0x3F) << 24 | (destQp & 0xFFFFFF));
     i.WriteHtonU32((ackReq ? 0x80000000u : 0) | (psn & 0xFFFFFF));
     if (opcode == IbOpcode::CNP)
     {
@@ -252,6 +254,19 @@ RoceHeader::Serialize(Buffer::Iterator i) const
     if (IbOpcodeHasAeth(opcode))
     {
         i.WriteHtonU32(uint32_t(syndrome) << 24 | (msn & 0xFFFFFF));
+    }
+    if (tel.flags & TEL_TIMESTAMP)
+    {
+        i.WriteHtonU64(tel.ts);
+    }
+    if (tel.flags & TEL_INT)
+    {
+        i.WriteU8(tel.nHop);
+        i.WriteU8(tel.slots);
+        for (uint8_t k = 0; k < tel.slots; ++k)
+        {
+            i.WriteHtonU64(tel.hops[k].word);
+        }
     }
 }
 
@@ -292,6 +307,7 @@ RoceHeader::Deserialize(Buffer::Iterator start)
     uint32_t w = i.ReadNtohU32();
     fecn = w & 0x80000000u;
     becn = w & 0x40000000u;
+    tel.flags = uint8_t(w >> 24) & (TEL_TIMESTAMP | TEL_INT);
     destQp = w & 0xFFFFFF;
     w = i.ReadNtohU32();
     ackReq = w & 0x80000000u;
@@ -314,8 +330,21 @@ RoceHeader::Deserialize(Buffer::Iterator start)
             syndrome = w >> 24;
             msn = w & 0xFFFFFF;
         }
+        if (tel.flags & TEL_TIMESTAMP)
+        {
+            tel.ts = i.ReadNtohU64();
+        }
+        if (tel.flags & TEL_INT)
+        {
+            tel.nHop = i.ReadU8();
+            tel.slots = std::min(i.ReadU8(), INT_MAX_HOPS);
+            for (uint8_t k = 0; k < tel.slots; ++k)
+            {
+                tel.hops[k].word = i.ReadNtohU64();
+            }
+        }
     }
-    trailing = total - IPV4_HEADER - UDP_HEADER - IB_BTH - ExtBytes();
+    trailing = total - IPV4_HEADER - UDP_HEADER - IB_BTH - ExtBytes() - tel.Bytes();
     return i.GetDistanceFrom(start);
 }
 
@@ -339,6 +368,30 @@ RoceHeader::Print(std::ostream& os) const
     {
         os << " AETH syn=0x" << std::hex << unsigned(syndrome) << std::dec << " msn=" << msn;
     }
+    if (tel.flags & TEL_TIMESTAMP)
+    {
+        os << " TS=" << tel.ts;
+    }
+    if (tel.flags & TEL_INT)
+    {
+        os << " INT " << unsigned(tel.nHop) << "/" << unsigned(tel.slots);
+    }
+}
+
+IntHop
+IntHop::Make(uint8_t speedCode, uint64_t timeNs, uint64_t txBytes, uint64_t qlenBytes)
+{
+    IntHop h;
+    const uint64_t q = std::min<uint64_t>(qlenBytes / QLEN_UNIT, 0xFFFF);
+    h.word = uint64_t(speedCode & 0xF) << 60 | (timeNs & ((1u << TIME_BITS) - 1)) << 36
+             | ((txBytes / TX_UNIT) & ((1u << TX_BITS) - 1)) << 16 | q;
+    return h;
+}
+
+double
+IntHop::LineRate() const
+{
+    return double(EthBitRate(EthSpeed(SpeedCode())));
 }
 
 TypeId
@@ -494,6 +547,92 @@ MarkCe(Ptr<Packet> p)
     ip[11] = sum & 0xFF;
     p->RemoveAtStart(h.m_len);
     p->AddHeader(h);
+}
+
+namespace
+{
+/// The first bytes of a frame, edited in place and put back (StampInt).
+class FrontBytesHeader : public Header
+{
+  public:
+    static TypeId
+    GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RoceFrontBytesHeader").SetParent<Header>();
+        return tid;
+    }
+    TypeId
+    GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+    void
+    Print(std::ostream& os) const override
+    {
+        os << "front " << m_len << " B";
+    }
+    uint32_t
+    GetSerializedSize() const override
+    {
+        return m_len;
+    }
+    void
+    Serialize(Buffer::Iterator start) const override
+    {
+        start.Write(m_b, m_len);
+    }
+    uint32_t
+    Deserialize(Buffer::Iterator start) override
+    {
+        start.Read(m_b, m_len);
+        return m_len;
+    }
+    // Eth+VLAN 18, IPv4 20, UDP 8, BTH 12, RETH 16, timestamp 8, INT 2 + 8 x 8.
+    uint8_t m_b[18 + 20 + 8 + 12 + 16 + 8 + 2 + 8 * INT_MAX_HOPS];
+    uint32_t m_len = 0;
+};
+} // namespace
+
+bool
+StampInt(Ptr<Packet> p, IntHop hop)
+{
+    FrontBytesHeader f;
+    const uint32_t n = p->CopyData(f.m_b, sizeof(f.m_b));
+    const uint32_t o
+        = n >= 14 && (uint32_t(f.m_b[12]) << 8 | f.m_b[13]) == ETHERTYPE_VLAN ? 18 : 14;
+    const uint32_t bth = o + IPV4_HEADER + UDP_HEADER;
+    if (n < bth + IB_BTH || (uint32_t(f.m_b[o - 2]) << 8 | f.m_b[o - 1]) != ETHERTYPE_IPV4
+        || f.m_b[o + 9] != 17 || (uint32_t(f.m_b[o + 22]) << 8 | f.m_b[o + 23]) != ROCEV2_UDP_PORT)
+    {
+        return false;
+    }
+    const uint8_t opcode = f.m_b[bth];
+    const uint8_t flags = f.m_b[bth + 4] & (TEL_TIMESTAMP | TEL_INT);
+    if (!(flags & TEL_INT) || opcode == IbOpcode::ACKNOWLEDGE || opcode == IbOpcode::CNP)
+    {
+        return false;
+    }
+    const uint32_t at = bth + IB_BTH + ExtFor(opcode) + (flags & TEL_TIMESTAMP ? 8 : 0);
+    if (n < at + INT_HEADER_BYTES)
+    {
+        return false;
+    }
+    const uint8_t filled = f.m_b[at];
+    const uint8_t slots = std::min(f.m_b[at + 1], INT_MAX_HOPS);
+    if (filled >= slots)
+    {
+        return false;
+    }
+    const uint32_t rec = at + INT_HEADER_BYTES + INT_HOP_BYTES * filled;
+    for (int k = 0; k < 8; ++k)
+    {
+        f.m_b[rec + k] = uint8_t(hop.word >> (56 - 8 * k));
+    }
+    f.m_b[at] = filled + 1;
+    f.m_len = rec + INT_HOP_BYTES;
+    p->RemoveAtStart(f.m_len);
+    p->AddHeader(f);
+    return true;
 }
 
 void
