@@ -372,7 +372,7 @@ RdmaNic::GetTypeId()
                   "the QP's last CNP: PerInterval (Zhu et al. 2015, section 3.1: one "
                   "CNP when the interval ends, for all the marks inside it) or "
                   "RateLimited (none: the mark is dropped).",
-                  EnumValue(CNP_RATE_LIMITED), MakeEnumAccessor(&RdmaNic::m_cnpMode),
+                  EnumValue(CNP_PER_INTERVAL), MakeEnumAccessor(&RdmaNic::m_cnpMode),
                   MakeEnumChecker(CNP_PER_INTERVAL, "PerInterval", CNP_RATE_LIMITED, "RateLimited"))
               .AddAttribute("Dscp",
                             "DSCP of RoCE data, ACK and NAK packets; the NIC sends them in "

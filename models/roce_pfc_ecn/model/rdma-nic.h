@@ -484,7 +484,7 @@ class RdmaNic : public Object
     uint32_t m_rnrRetry = 7;
     bool m_receiverNotReady = false;
     Time m_cnpInterval;
-    CnpMode m_cnpMode = CNP_RATE_LIMITED;
+    CnpMode m_cnpMode = CNP_PER_INTERVAL;
     uint8_t m_dscp;
     uint8_t m_cnpDscp;
     bool m_ecnCapable;
