@@ -786,7 +786,10 @@ RdmaNic::SendControl(RdmaQueuePair& qp, uint8_t opcode, uint8_t syndrome, uint64
     h.msn = qp.m_msn;
     // The ACK echoes the ECN mark and telemetry of what it answers (rdma-congestion-control.h).
     h.becn = qp.m_ceSinceAck;
-    h.tel = qp.m_echo;
+    if (qp.m_echo.flags)
+    {
+        h.tel = qp.m_echo;
+    }
     qp.m_ceSinceAck = false;
     m_port->Enqueue(Build(h, 0), qp.m_prio);
 }

@@ -120,7 +120,7 @@ ReadMac(Buffer::Iterator& i)
     return a;
 }
 
-/// Bytes restored in front of a packet after editing them in place.
+/// Bytes restored in front of a packet after editing them in place (MarkCe, StampInt).
 class RawBytesHeader : public Header
 {
   public:
@@ -156,7 +156,9 @@ class RawBytesHeader : public Header
         start.Read(m_b, m_len);
         return m_len;
     }
-    uint8_t m_b[64];
+    // Up to the end of the INT records: Eth+VLAN 18, IPv4 20, UDP 8, BTH 12, RETH 16,
+    // timestamp 8, INT 2 + 8 x 8 (StampInt).
+    uint8_t m_b[18 + 20 + 8 + 12 + 16 + 8 + 2 + 8 * INT_MAX_HOPS];
     uint32_t m_len = 0;
 };
 } // namespace
@@ -549,54 +551,10 @@ MarkCe(Ptr<Packet> p)
     p->AddHeader(h);
 }
 
-namespace
-{
-/// The first bytes of a frame, edited in place and put back (StampInt).
-class FrontBytesHeader : public Header
-{
-  public:
-    static TypeId
-    GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::RoceFrontBytesHeader").SetParent<Header>();
-        return tid;
-    }
-    TypeId
-    GetInstanceTypeId() const override
-    {
-        return GetTypeId();
-    }
-    void
-    Print(std::ostream& os) const override
-    {
-        os << "front " << m_len << " B";
-    }
-    uint32_t
-    GetSerializedSize() const override
-    {
-        return m_len;
-    }
-    void
-    Serialize(Buffer::Iterator start) const override
-    {
-        start.Write(m_b, m_len);
-    }
-    uint32_t
-    Deserialize(Buffer::Iterator start) override
-    {
-        start.Read(m_b, m_len);
-        return m_len;
-    }
-    // Eth+VLAN 18, IPv4 20, UDP 8, BTH 12, RETH 16, timestamp 8, INT 2 + 8 x 8.
-    uint8_t m_b[18 + 20 + 8 + 12 + 16 + 8 + 2 + 8 * INT_MAX_HOPS];
-    uint32_t m_len = 0;
-};
-} // namespace
-
 bool
 StampInt(Ptr<Packet> p, IntHop hop)
 {
-    FrontBytesHeader f;
+    RawBytesHeader f;
     const uint32_t n = p->CopyData(f.m_b, sizeof(f.m_b));
     const uint32_t o
         = n >= 14 && (uint32_t(f.m_b[12]) << 8 | f.m_b[13]) == ETHERTYPE_VLAN ? 18 : 14;
