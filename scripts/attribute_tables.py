@@ -33,9 +33,13 @@ INT_MAX = {"uint8_t": 255, "uint16_t": 65535, "uint32_t": 2**32 - 1, "uint64_t":
 HEADER = ["| attribute | default | accepted | meaning |", "|---|---|---|---|"]
 
 
-def accepted(a: dict) -> str:
+def accepted(a: dict, type_id: str = "") -> str:
     t = a["value_type"].removeprefix("ns3::")
     info = a["info"]
+    if t == "TypeIdValue" and type_id:
+        # A class chosen by name (e.g. RdmaNic.CongestionControl): the registered names.
+        phrase = core.check_value(type_id, a["name"], "") or info
+        return phrase.removeprefix("one of ")
     if t == "EnumValue":
         return ", ".join(info.split("|"))
     if t == "BooleanValue":
@@ -66,7 +70,7 @@ def rows(type_id: str, origin: str = "") -> list[str]:
         if origin:
             help_ += f" (from {origin})"
         default = f"`{a['default']}`" if str(a["default"]) else "(empty)"
-        out.append(f"| {a['name']} | {default} | {accepted(a)} | {help_} |")
+        out.append(f"| {a['name']} | {default} | {accepted(a, type_id)} | {help_} |")
     return out
 
 

@@ -6,8 +6,11 @@ marks every packet with a fixed p, with no queue. This module closes the loop wi
 kept: N senders running the paper's reaction point (Zhu et al., SIGCOMM 2015, Algorithm 1) pace
 packets at their current rates into one FIFO served at the line rate; the FIFO marks each
 arriving packet by RED on its instantaneous queue (Kmin, Kmax, Pmax; every packet above Kmax),
-and the receiver's notification point sends a CNP at the first marked packet tau or more after
-its previous CNP, which reaches the sender a fixed delay after the packet left the queue. What
+and the receiver's notification point follows the paper (section 3.1): a marked packet with no
+CNP sent for its flow in the last tau sends one at once; after that at most one CNP every tau,
+at the interval's end, if a packet arriving within it was marked (np_mode "paper"; "drop": a
+mark inside the interval sends nothing, what models/roce_pfc_ecn did before this was found to
+depart from the paper). A CNP reaches the sender a fixed delay after it is sent. What
 it leaves out on purpose: Ethernet, PFC, ACKs, the switch's buffer accounting and every other
 part of the ns-3 model, so that agreement with models/dcqcn run in ns-3 tests the algorithm and
 the marking, and a disagreement with the fluid model isolates what its mean-field terms drop.
@@ -78,6 +81,7 @@ def simulate(
     hai_bps: float = 0.0,
     seed: int = 1,
     even_marks: bool = False,
+    np_mode: str = "paper",
 ) -> dict:
     """Run `duration_s` from every sender at the line rate with alpha = 1 and an empty queue.
 
@@ -88,6 +92,8 @@ def simulate(
     Returns the sample times `t` (every `sample_s`), the queue `q` (bytes) at each, the senders'
     mean current rate `rate` (bit/s) at each, and `cnps`, the number of CNPs sent."""
     params.validate()
+    if np_mode not in ("paper", "drop"):
+        raise ValueError(f"np_mode must be 'paper' or 'drop', got {np_mode!r}")
     if n_flows < 1 or duration_s <= 0.0 or sample_s <= 0.0:
         raise ValueError("n_flows >= 1, duration_s > 0 and sample_s > 0 are required")
     tau = params.cnp_interval_s if cnp_interval_s is None else cnp_interval_s
@@ -167,10 +173,16 @@ def simulate(
                     if not uniforms:
                         uniforms.extend(rng.random(_DRAWS).tolist())
                     marked = uniforms.pop() < slope * (q - kmin)
+                # The notification point's clock: departures, in order. s.last_cnp is the
+                # last CNP sent, or the one owed at the end of the current interval.
                 if marked and free_at - s.last_cnp >= tau:
-                    s.last_cnp = free_at  # the notification point's clock: departures, in order
+                    s.last_cnp = free_at
                     cnps += 1
                     heapq.heappush(events, (free_at + loop_s, _CNP, i, 0))
+                elif marked and np_mode == "paper" and free_at >= s.last_cnp:
+                    s.last_cnp += tau  # one CNP when the interval ends
+                    cnps += s.last_cnp <= duration_s
+                    heapq.heappush(events, (s.last_cnp + loop_s, _CNP, i, 0))
             if s.rc < line_bps:
                 s.sent += pkt_bits
                 if s.sent >= b_bits:

@@ -3,16 +3,17 @@
 The fluid model (dcqcn_fluid.py) replaces the notification point's CNPs by their mean rate:
 a CNP interval tau holds a CNP with the chance 1 - (1 - p)^(tau R) that it holds a mark,
 independently of what the sender is doing. The notification point of the DCQCN paper (Zhu et
-al., SIGCOMM 2015, section 3) instead sends a CNP at the first marked packet that arrives tau
-or more after its previous CNP, and every CNP cuts the rate. So no CNP can arrive in the first
-tau after a cut, when R_T - R_C is largest, and the clamp R_T <- R_C at the next cut takes less
-off R_T than the time-averaged gap the fluid model's dR_T/dt term uses. This module plays the
-reaction point of the paper (Algorithm 1: cut, alpha, timer and byte counter, fast recovery,
-additive and hyper increase) against that notification point with every packet marked
-independently with a fixed probability p, and measures the time-averaged R_C. The p at which
-it equals C/N, mapped through the RED slope, is the queue the sender needs in steady state;
-against the fluid model's fixed point it isolates the error of the mean-field CNP term, with
-no queue dynamics, feedback delay or second flow involved.
+al., SIGCOMM 2015, section 3.1) sends a CNP at once for a marked packet when none was sent in
+the last tau, and after that at most one CNP every tau, at the interval's end, if a packet
+arriving within it was marked (np_mode "paper"). With np_mode "drop" a mark inside the
+interval sends nothing (what models/roce_pfc_ecn did before it was found to depart from the
+paper): then no CNP can arrive in the first tau after a cut. This module plays the reaction
+point of the paper (Algorithm 1: cut, alpha, timer and byte counter, fast recovery, additive
+and hyper increase) against a notification point with every packet marked independently with
+a fixed probability p, and measures the time-averaged R_C. The p at which it equals C/N,
+mapped through the RED slope, is the queue the sender needs in steady state; against the fluid
+model's fixed point it isolates the error of the mean-field CNP term, with no queue dynamics,
+feedback delay or second flow involved.
 
 It is written from the paper's description, independently of models/dcqcn. Rates count the
 same packets as FluidParams (mtu_bytes per packet in the rates and B); a run is seeded, so the
@@ -44,14 +45,18 @@ def mean_rate(
     duration_s: float = 5.0,
     warmup_s: float = 0.2,
     seed: int = 1,
+    np_mode: str = "paper",
 ) -> dict:
     """Time-averaged R_C (bit/s), CNP rate (1/s) and alpha of one sender whose packets are each
     marked with probability p, over `duration_s` after `warmup_s` (alpha's time constant is
     tau' / g = 14 ms with the paper's values). `cnp_interval_s` overrides params'; 0 sends a
-    CNP for every mark. The sender starts at the line rate with alpha = 1."""
+    CNP for every mark. `np_mode`: "paper" or "drop" (module docstring). The sender starts at
+    the line rate with alpha = 1."""
     params.validate()
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be in (0, 1), got {p!r}")
+    if np_mode not in ("paper", "drop"):
+        raise ValueError(f"np_mode must be 'paper' or 'drop', got {np_mode!r}")
     tau = params.cnp_interval_s if cnp_interval_s is None else cnp_interval_s
     pkt_bits = 8.0 * params.mtu_bytes
     b_bits = 8.0 * params.byte_counter_bytes
@@ -73,7 +78,8 @@ def mean_rate(
     sent = 0.0  # bits since the last cut, for the byte counter
     to_mark = bits_to_next_mark()
     next_timer = timer
-    last_cnp = 0.0
+    last_cnp = -math.inf
+    pending = math.inf  # np_mode "paper": the CNP owed at the end of the current interval
     end = warmup_s + duration_s
     t = area = alpha_area = 0.0
     cnps = 0
@@ -93,7 +99,8 @@ def mean_rate(
         dt_mark = to_mark / rc
         dt_bytes = math.inf if at_max else (b_bits - sent) / rc
         dt_timer = math.inf if at_max else next_timer - t
-        dt = min(dt_mark, dt_bytes, dt_timer)
+        dt_cnp = pending - t
+        dt = min(dt_mark, dt_bytes, dt_timer, dt_cnp)
         if t + dt > warmup_s:
             counted = t + dt - max(t, warmup_s)
             area += rc * counted
@@ -102,29 +109,38 @@ def mean_rate(
         to_mark -= rc * dt
         sent += rc * dt
         t += dt
-        if dt == dt_timer:
+        if dt == dt_cnp:
+            pending = math.inf  # the interval's CNP, sent at its end
+        elif dt == dt_timer:
             t_stage += 1
             increase()
             next_timer += timer
+            continue
         elif dt == dt_bytes:
             sent -= b_bits
             b_stage += 1
             increase()
+            continue
         else:
             to_mark = bits_to_next_mark()
+            if pending < math.inf:
+                continue  # the CNP owed at this interval's end covers it
             if t - last_cnp < tau:
-                continue  # the notification point sent a CNP less than tau ago
-            last_cnp = t
-            if t > warmup_s:
-                cnps += 1
-            alpha *= (1.0 - g) ** math.floor((t - alpha_from) / params.alpha_period_s)
-            rt = rc
-            rc = rc * (1.0 - alpha / 2.0)
-            alpha = (1.0 - g) * alpha + g
-            alpha_from = t
-            t_stage = b_stage = 0
-            sent = 0.0
-            next_timer = t + timer
+                if np_mode == "paper":
+                    pending = last_cnp + tau
+                continue  # "drop": the notification point sent a CNP less than tau ago
+        # A CNP: the cut, then alpha (Algorithm 1's order).
+        last_cnp = t
+        if t > warmup_s:
+            cnps += 1
+        alpha *= (1.0 - g) ** math.floor((t - alpha_from) / params.alpha_period_s)
+        rt = rc
+        rc = rc * (1.0 - alpha / 2.0)
+        alpha = (1.0 - g) * alpha + g
+        alpha_from = t
+        t_stage = b_stage = 0
+        sent = 0.0
+        next_timer = t + timer
     return {
         "rate_bps": area / duration_s,
         "cnp_per_s": cnps / duration_s,

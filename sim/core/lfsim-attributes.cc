@@ -6,6 +6,7 @@
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -58,6 +59,56 @@ Lookup(const std::string& typeId)
     return tid;
 }
 
+static std::vector<Choice>&
+ChoiceRegistry()
+{
+    static std::vector<Choice> r;
+    return r;
+}
+
+bool
+RegisterChoice(Choice choice)
+{
+    ChoiceRegistry().push_back(std::move(choice));
+    return true;
+}
+
+std::vector<Choice>
+Choices(const std::string& typeId, const std::string& attribute)
+{
+    std::vector<Choice> out;
+    for (const auto& c : ChoiceRegistry())
+    {
+        if (c.typeId == typeId && c.attribute == attribute)
+        {
+            out.push_back(c);
+        }
+    }
+    std::sort(out.begin(), out.end(),
+              [](const Choice& a, const Choice& b) { return a.name < b.name; });
+    return out;
+}
+
+std::string
+ChoiceValue(const std::string& typeId, const std::string& attribute, const std::string& value)
+{
+    for (const auto& c : ChoiceRegistry())
+    {
+        if (c.typeId == typeId && c.attribute == attribute && c.name == value)
+        {
+            return c.value;
+        }
+    }
+    return value;
+}
+
+void
+SetDefault(const std::string& typeId, const std::string& attribute, const std::string& value)
+{
+    ns3::Config::SetDefault(typeId + "::" + attribute,
+                            ns3::StringValue(ChoiceValue(typeId, attribute, value)));
+}
+
 std::vector<AttributeInfo>
 Attributes(const std::string& typeId)
 {
@@ -71,6 +122,13 @@ Attributes(const std::string& typeId)
         if (auto t = ns3::DynamicCast<const ns3::TimeValue>(a.initialValue))
         {
             def = TimeText(t->Get()); // ns-3 prints 6 significant digits
+        }
+        for (const auto& c : Choices(typeId, a.name))
+        {
+            if (c.value == def)
+            {
+                def = c.name; // scenarios write the choice's name
+            }
         }
         out.push_back({a.name, a.checker->GetValueTypeName(),
                        a.checker->GetUnderlyingTypeInformation(), def, a.help});
@@ -199,6 +257,18 @@ CheckValue(const std::string& typeId, const std::string& attribute, const std::s
     }
     const std::string info = a.checker->GetUnderlyingTypeInformation();
     std::string accepted;
+    if (const auto choices = Choices(typeId, attribute); !choices.empty())
+    {
+        for (const auto& c : choices)
+        {
+            if (value == c.name || value == c.value)
+            {
+                return "";
+            }
+            accepted += (accepted.empty() ? "one of " : ", ") + c.name;
+        }
+        return accepted;
+    }
     // Pre-checks in the form each type accepts; ns-3's own parsers abort on some bad strings.
     // No trailing blank: ns-3's integer parsers abort unless the number ends the text.
     static const std::regex uintRe(R"(^\s*\+?\d+$)");
@@ -370,7 +440,7 @@ ApplyPreset(const std::string& typeId, const std::string& name)
 {
     for (const auto& [tid, attr, value] : FindPreset(typeId, name).values)
     {
-        ns3::Config::SetDefault(tid + "::" + attr, ns3::StringValue(value));
+        SetDefault(tid, attr, value);
     }
 }
 

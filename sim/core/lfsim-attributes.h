@@ -70,6 +70,28 @@ const Preset& FindPreset(const std::string& typeId, const std::string& name);
 /// `Preset` attribute itself).
 void ApplyPreset(const std::string& typeId, const std::string& name);
 
+/// A named value of a TypeId-valued attribute that picks an implementation by name (e.g.
+/// RdmaNic.CongestionControl: None, Dcqcn, ...): scenarios give the name, ns-3 gets the TypeId.
+struct Choice
+{
+    std::string typeId;    ///< the class whose attribute it is, e.g. ns3::RdmaNic
+    std::string attribute; ///< e.g. CongestionControl
+    std::string name;      ///< what a scenario writes, e.g. Dcqcn
+    std::string value;     ///< the TypeId it stands for, e.g. ns3::Dcqcn
+    std::string description;
+};
+
+/// Used by a model's static registrar. Returns true (for a static initializer).
+bool RegisterChoice(Choice choice);
+/// The choices of an attribute, by name (empty if it has none).
+std::vector<Choice> Choices(const std::string& typeId, const std::string& attribute);
+/// What ns-3 parses for `value` of the attribute: a registered choice's TypeId for its name;
+/// any other value unchanged.
+std::string ChoiceValue(const std::string& typeId, const std::string& attribute,
+                        const std::string& value);
+/// ns3::Config::SetDefault(typeId::attribute, value), a choice's name given as its TypeId.
+void SetDefault(const std::string& typeId, const std::string& attribute, const std::string& value);
+
 /// Called once before any Time is built: lfsim runs at picosecond resolution so that
 /// serialization times of FC transmission words are exact to the picosecond.
 void EnsureTimeResolution();

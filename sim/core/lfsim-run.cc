@@ -359,7 +359,7 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
             throw std::invalid_argument(a[0] + "::" + a[1] + ": got '" + a[2]
                                         + "'; accepted: " + why);
         }
-        ns3::Config::SetDefault(a[0] + "::" + a[1], ns3::StringValue(a[2]));
+        SetDefault(a[0], a[1], a[2]);
     }
     if (!cfg.pcapDir.empty())
     {

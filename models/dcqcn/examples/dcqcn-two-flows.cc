@@ -73,7 +73,7 @@ main(int argc, char** argv)
     cmd.AddValue("stop", "simulated time", stop);
     cmd.Parse(argc, argv);
 
-    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", TypeIdValue(Dcqcn::GetTypeId()));
     Config::SetDefault("ns3::RoceSwitch::EcnEnabled", BooleanValue(true));
     lfsim::ApplyPreset("ns3::Dcqcn", preset);
 

@@ -15,7 +15,7 @@ DcqcnReactionPoint::DcqcnReactionPoint(const DcqcnConfig& c)
 }
 
 void
-DcqcnReactionPoint::OnCnp(bool cut)
+DcqcnReactionPoint::OnCnp(bool cut, bool updateAlpha)
 {
     if (!m_seenCnp)
     {
@@ -30,7 +30,16 @@ DcqcnReactionPoint::OnCnp(bool cut)
     {
         Cut();
     }
-    m_alpha = (1 - m_c.g) * m_alpha + m_c.g;
+    if (updateAlpha)
+    {
+        m_alpha = (1 - m_c.g) * m_alpha + m_c.g;
+    }
+}
+
+void
+DcqcnReactionPoint::AlphaWindow(bool cnp)
+{
+    m_alpha = (1 - m_c.g) * m_alpha + (cnp ? m_c.g : 0.0);
 }
 
 void

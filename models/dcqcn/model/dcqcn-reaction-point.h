@@ -50,12 +50,17 @@ class DcqcnReactionPoint
     /// first-CNP rate if one is set). Then, if `cut`, the rate cut (Cut()) with the alpha it
     /// found, and alpha <- (1 - g) alpha + g (the paper's order). With cut false (the cut waits
     /// for rate_reduce_monitor_period) call Cut() later.
-    void OnCnp(bool cut = true);
+    /// With `updateAlpha` false (alpha moves once per window instead, AlphaWindow) the CNP
+    /// leaves alpha as it is, except for the first CNP's initial value.
+    void OnCnp(bool cut = true, bool updateAlpha = true);
     /// The rate cut: R_T <- R_C (if clamping), R_C <- max(R_min, R_C (1 - alpha / 2)); the
     /// increase stages and the byte counter restart.
     void Cut();
     /// `periods` expiries of the alpha timer without a CNP: alpha <- (1 - g)^periods alpha.
     void DecayAlpha(uint64_t periods = 1);
+    /// The end of one alpha window (NIC firmware): alpha <- (1 - g) alpha + g if a CNP arrived
+    /// in it, else alpha <- (1 - g) alpha.
+    void AlphaWindow(bool cnp);
     /// The rate-increase timer expired (T without a cut): one timer stage, one increase.
     Increase OnTimer();
     /// `bytes` were sent: every B bytes is one byte-counter stage and one increase. Returns the

@@ -3,6 +3,7 @@
 #include "lfsim-attributes.h"
 #include "lfsim-run.h"
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -89,6 +90,13 @@ Dcqcn::GetTypeId()
                             "has raised the rate since the previous cut.",
                             BooleanValue(true), MakeBooleanAccessor(&Dcqcn::m_clampAfterTimeInc),
                             MakeBooleanChecker())
+              .AddAttribute("AlphaUpdate",
+                            "When alpha moves: PerCnp (the paper: alpha <- (1-g) alpha + g at "
+                            "every CNP, alpha <- (1-g) alpha every dce_tcp_rtt without one) or "
+                            "PerWindow (NIC firmware: once every dce_tcp_rtt from the first CNP, "
+                            "up if a CNP arrived in that window, else down).",
+                            EnumValue(ALPHA_PER_CNP), MakeEnumAccessor(&Dcqcn::m_alphaUpdate),
+                            MakeEnumChecker(ALPHA_PER_CNP, "PerCnp", ALPHA_PER_WINDOW, "PerWindow"))
               .AddTraceSource("RateCut",
                               "A rate cut: QP number, alpha after this CNP's update, target and "
                               "current rate after.",
@@ -123,24 +131,25 @@ Dcqcn::MakeConfig(double lineRate) const
 }
 
 void
-Dcqcn::OnConnect(Ptr<RdmaQueuePair> qp)
+Dcqcn::OnConnect(RdmaQueuePair& qp)
 {
-    const uint32_t i = qp->GetIndex();
+    const uint32_t i = qp.GetIndex();
     if (m_flows.size() <= i)
     {
         m_flows.resize(i + 1);
     }
     Flow& f = m_flows[i];
-    f.qp = qp;
-    f.rp = DcqcnReactionPoint(MakeConfig(qp->GetLineRate()));
-    qp->SetRate(f.rp.CurrentRate());
+    f.qp = Ptr<RdmaQueuePair>(&qp);
+    f.rp = DcqcnReactionPoint(MakeConfig(qp.GetLineRate()));
+    qp.SetRate(f.rp.CurrentRate());
 }
 
 void
 Dcqcn::UpdateAlpha(const Flow& f) const
 {
-    // The alpha timer restarts at every CNP and fires every dce_tcp_rtt after it; applying its
-    // expiries when alpha is read gives the same value as scheduling them, without the events.
+    // The alpha timer's expiries are applied when alpha is read: the same value as scheduling
+    // them, without the events. Per CNP it restarts at every CNP; per window it runs from the
+    // first CNP on.
     if (!f.rp.SeenCnp())
     {
         return;
@@ -149,21 +158,38 @@ Dcqcn::UpdateAlpha(const Flow& f) const
     const int64_t periods = (now - f.alphaFrom).GetTimeStep() / m_dceTcpRtt.GetTimeStep();
     if (periods > 0)
     {
-        f.rp.DecayAlpha(periods);
+        if (m_alphaUpdate == ALPHA_PER_WINDOW)
+        {
+            f.rp.AlphaWindow(f.cnpInWindow); // the window that just ended
+            f.rp.DecayAlpha(periods - 1);    // the ones without a CNP after it
+            f.cnpInWindow = false;
+        }
+        else
+        {
+            f.rp.DecayAlpha(periods);
+        }
         f.alphaFrom += m_dceTcpRtt * periods;
     }
 }
 
 void
-Dcqcn::OnCnp(Ptr<RdmaQueuePair> qp)
+Dcqcn::OnCnp(RdmaQueuePair& qp)
 {
-    const uint32_t i = qp->GetIndex();
+    const uint32_t i = qp.GetIndex();
     Flow& f = m_flows[i];
     const Time now = Simulator::Now();
+    const bool first = !f.rp.SeenCnp();
     UpdateAlpha(f);
     const bool cut = f.lastCut.IsStrictlyNegative() || now - f.lastCut >= m_reduceMonitorPeriod;
-    f.rp.OnCnp(cut);
-    f.alphaFrom = now; // the alpha timer restarts at every CNP
+    const bool perCnp = m_alphaUpdate == ALPHA_PER_CNP;
+    f.rp.OnCnp(cut, perCnp);
+    if (perCnp || first)
+    {
+        f.alphaFrom
+            = now; // the paper's alpha timer restarts at every CNP; the window's at the first
+    }
+    // The first CNP sets alpha to its initial value; a window counts the CNPs after it.
+    f.cnpInWindow = !perCnp && !first;
     if (cut)
     {
         AfterCut(i);
@@ -207,9 +233,9 @@ Dcqcn::OnTimer(uint32_t i)
 }
 
 void
-Dcqcn::OnSent(Ptr<RdmaQueuePair> qp, uint32_t bytes)
+Dcqcn::OnSent(RdmaQueuePair& qp, uint32_t bytes)
 {
-    Flow& f = m_flows[qp->GetIndex()];
+    Flow& f = m_flows[qp.GetIndex()];
     if (!f.rp.SeenCnp() || f.rp.AtMaxRate())
     {
         return;
@@ -283,6 +309,7 @@ const std::vector<std::array<std::string, 3>> kNicDefault = {
     {"ns3::Dcqcn", "rate_reduce_monitor_period", "4us"},
     {"ns3::Dcqcn", "clamp_tgt_rate", "false"},
     {"ns3::Dcqcn", "clamp_tgt_rate_after_time_inc", "true"},
+    {"ns3::Dcqcn", "AlphaUpdate", "PerWindow"},
     {"ns3::RdmaNic", "CnpInterval", "2us"},
 };
 
@@ -303,12 +330,14 @@ const std::vector<std::array<std::string, 3>> kPaper = {
     {"ns3::Dcqcn", "rate_reduce_monitor_period", "0s"},
     {"ns3::Dcqcn", "clamp_tgt_rate", "true"},
     {"ns3::Dcqcn", "clamp_tgt_rate_after_time_inc", "true"},
+    {"ns3::Dcqcn", "AlphaUpdate", "PerCnp"},
     {"ns3::RdmaNic", "CnpInterval", "50us"},
 };
 
-// One line each: the algorithm, its class in the roce fabric's scenarios, its presets.
-const bool g_cc = RegisterCongestionControl("Dcqcn", [] { return CreateObject<Dcqcn>(); });
-const bool g_fabric = lfsim::ExtendFabric("roce", "ns3::Dcqcn");
+// One line each: the controller (its name, its class in the roce fabric's scenarios), its
+// presets.
+const bool g_cc = RegisterCongestionControl(
+    {"Dcqcn", "ns3::Dcqcn", "DCQCN (Zhu et al., SIGCOMM 2015): rate control from CNPs"});
 const bool g_paper = lfsim::RegisterPreset(
     {"ns3::Dcqcn", "paper", "Zhu et al., SIGCOMM 2015 (the attribute defaults)", kPaper});
 const bool g_nic = lfsim::RegisterPreset(

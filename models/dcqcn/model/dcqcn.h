@@ -28,9 +28,16 @@ class Dcqcn : public RdmaCongestionControl
   public:
     static TypeId GetTypeId();
 
-    void OnConnect(Ptr<RdmaQueuePair> qp) override;
-    void OnCnp(Ptr<RdmaQueuePair> qp) override;
-    void OnSent(Ptr<RdmaQueuePair> qp, uint32_t bytes) override;
+    /// When alpha moves (attribute AlphaUpdate).
+    enum AlphaUpdateMode
+    {
+        ALPHA_PER_CNP = 0,    ///< the paper: at every CNP, and down every dce_tcp_rtt without one
+        ALPHA_PER_WINDOW = 1, ///< NIC firmware: once every dce_tcp_rtt, up if a CNP came in it
+    };
+
+    void OnConnect(RdmaQueuePair& qp) override;
+    void OnCnp(RdmaQueuePair& qp) override;
+    void OnSent(RdmaQueuePair& qp, uint32_t bytes) override;
     std::vector<std::string> StateNames() const override;
     void GetState(const RdmaQueuePair& qp, double* values) const override;
 
@@ -52,7 +59,9 @@ class Dcqcn : public RdmaCongestionControl
     {
         Ptr<RdmaQueuePair> qp;
         mutable DcqcnReactionPoint rp;
-        mutable Time alphaFrom; ///< alpha timer periods count from here (last CNP)
+        mutable Time alphaFrom;           ///< alpha timer periods count from here (last CNP, or the
+                                          ///< start of the current window)
+        mutable bool cnpInWindow = false; ///< ALPHA_PER_WINDOW: a CNP came in this window
         Time lastCut = Time(-1);
         EventId timer;
         EventId pendingCut;
@@ -82,6 +91,7 @@ class Dcqcn : public RdmaCongestionControl
     Time m_reduceMonitorPeriod;
     bool m_clampTgtRate;
     bool m_clampAfterTimeInc;
+    AlphaUpdateMode m_alphaUpdate;
 
     TracedCallback<uint32_t, double, double, double> m_cutTrace;
     TracedCallback<uint32_t, int, double, double> m_increaseTrace;

@@ -224,6 +224,18 @@ class ReactionPointOptionsTest : public TestCase
         DcqcnReactionPoint e(c);
         e.OnCnp();
         NS_TEST_ASSERT_MSG_EQ_TOL(e.CurrentRate(), 80e9, 1e-3, "at most a 20 % cut");
+
+        // Alpha per window: a CNP leaves alpha alone; each window's end moves it once.
+        DcqcnReactionPoint w(c);
+        w.OnCnp(true, false);
+        NS_TEST_ASSERT_MSG_EQ_TOL(w.Alpha(), c.initialAlpha, 1e-15, "first CNP: initial alpha");
+        w.OnCnp(true, false);
+        NS_TEST_ASSERT_MSG_EQ_TOL(w.Alpha(), c.initialAlpha, 1e-15, "no per-CNP update");
+        w.AlphaWindow(true);
+        const double up = (1 - c.g) * c.initialAlpha + c.g;
+        NS_TEST_ASSERT_MSG_EQ_TOL(w.Alpha(), up, 1e-15, "a window with a CNP");
+        w.AlphaWindow(false);
+        NS_TEST_ASSERT_MSG_EQ_TOL(w.Alpha(), (1 - c.g) * up, 1e-15, "a window without");
     }
 };
 
@@ -241,7 +253,7 @@ class DriverTimingTest : public DcqcnTestCase
     void
     DoRun() override
     {
-        Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", TypeIdValue(Dcqcn::GetTypeId()));
         Config::SetDefault("ns3::Dcqcn::dce_tcp_g", UintegerValue(960)); // g = 1/16
         Config::SetDefault("ns3::Dcqcn::dce_tcp_rtt", TimeValue(MicroSeconds(10)));
         Config::SetDefault("ns3::Dcqcn::rpg_time_reset", TimeValue(MicroSeconds(100)));
@@ -301,7 +313,7 @@ class DriverTimingTest : public DcqcnTestCase
     {
         if (cnp)
         {
-            m_cc->OnCnp(m_qp);
+            m_cc->OnCnp(*m_qp);
         }
         const DcqcnReactionPoint& rp = m_cc->GetReactionPoint(*m_qp);
         NS_TEST_EXPECT_MSG_EQ_TOL(rp.CurrentRate(), rc, rc * 1e-12, what << ": R_C");
@@ -314,6 +326,66 @@ class DriverTimingTest : public DcqcnTestCase
     Ptr<RdmaQueuePair> m_qp;
     Ptr<Dcqcn> m_cc;
     uint32_t m_checks = 0;
+};
+
+class AlphaPerWindowTest : public DcqcnTestCase
+{
+  public:
+    AlphaPerWindowTest()
+        : DcqcnTestCase("DCQCN AlphaUpdate PerWindow (NIC firmware): alpha moves once per "
+                        "dce_tcp_rtt window from the first CNP, up if a CNP came in it")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        Config::SetDefault("ns3::RdmaNic::CongestionControl", TypeIdValue(Dcqcn::GetTypeId()));
+        Config::SetDefault("ns3::Dcqcn::AlphaUpdate", StringValue("PerWindow"));
+        Config::SetDefault("ns3::Dcqcn::dce_tcp_g", UintegerValue(960)); // g = 1/16
+        Config::SetDefault("ns3::Dcqcn::dce_tcp_rtt", TimeValue(MicroSeconds(10)));
+        Config::SetDefault("ns3::Dcqcn::rpg_time_reset", TimeValue(MilliSeconds(1)));
+        Config::SetDefault("ns3::Dcqcn::rpg_byte_reset", UintegerValue(0));
+        RoceHelper h;
+        RoceTopology t = h.PointToPoint(EthSpeed::GBE25);
+        Ptr<RdmaQueuePair> qp = t.nics[0]->Connect(t.nics[1]).first;
+        Ptr<Dcqcn> cc = DynamicCast<Dcqcn>(t.nics[0]->GetCongestionControl());
+        const double g = 1.0 / 16;
+        std::vector<double> alpha;
+        std::vector<double> rate;
+        auto cnp = [&]() { cc->OnCnp(*qp); };
+        auto read = [&]()
+        {
+            alpha.push_back(cc->GetReactionPoint(*qp).Alpha());
+            rate.push_back(qp->GetRate());
+        };
+        Simulator::Schedule(Time(0), cnp);
+        Simulator::Schedule(Time(0), read);
+        Simulator::Schedule(MicroSeconds(15), cnp);
+        Simulator::Schedule(MicroSeconds(15), read);
+        Simulator::Schedule(MicroSeconds(25), read);
+        Simulator::Schedule(MicroSeconds(47), read);
+        Simulator::Stop(MicroSeconds(50));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(alpha.size(), 4u, "every read ran");
+        // t = 0: the first CNP: alpha = 1 (initial), the cut halves; no window has ended.
+        double a = 1;
+        double rc = 25e9 / 2;
+        NS_TEST_EXPECT_MSG_EQ_TOL(alpha[0], a, 1e-15, "alpha at the first CNP");
+        NS_TEST_EXPECT_MSG_EQ_TOL(rate[0], rc, 1, "first cut");
+        // t = 15: window [0, 10) ended without a CNP after the first: alpha (1 - g); the cut
+        // uses it. The CNP counts in window [10, 20).
+        a *= 1 - g;
+        rc *= 1 - a / 2;
+        NS_TEST_EXPECT_MSG_EQ_TOL(alpha[1], a, 1e-15, "alpha at 15 us: one window down");
+        NS_TEST_EXPECT_MSG_EQ_TOL(rate[1], rc, 1, "cut with that alpha");
+        // t = 25: window [10, 20) had the CNP: alpha (1 - g) + g.
+        a = (1 - g) * a + g;
+        NS_TEST_EXPECT_MSG_EQ_TOL(alpha[2], a, 1e-15, "alpha up after a window with a CNP");
+        // t = 47: windows [20, 30) and [30, 40) without: (1 - g)^2.
+        a *= (1 - g) * (1 - g);
+        NS_TEST_EXPECT_MSG_EQ_TOL(alpha[3], a, 1e-15, "alpha down twice");
+    }
 };
 
 class PresetRunTest : public DcqcnTestCase
@@ -415,7 +487,7 @@ struct Meter
 void
 UseDcqcn(const std::string& preset)
 {
-    Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("Dcqcn"));
+    Config::SetDefault("ns3::RdmaNic::CongestionControl", TypeIdValue(Dcqcn::GetTypeId()));
     Config::SetDefault("ns3::RoceSwitch::EcnEnabled", BooleanValue(true));
     lfsim::ApplyPreset("ns3::Dcqcn", preset);
 }
@@ -497,6 +569,7 @@ class DcqcnTestSuite : public TestSuite
         AddTestCase(new ReactionPointTest, TestCase::QUICK);
         AddTestCase(new ReactionPointOptionsTest, TestCase::QUICK);
         AddTestCase(new DriverTimingTest, TestCase::QUICK);
+        AddTestCase(new AlphaPerWindowTest, TestCase::QUICK);
         AddTestCase(new PresetRunTest, TestCase::QUICK);
         AddTestCase(new ConvergenceTest, TestCase::QUICK);
     }

@@ -597,8 +597,9 @@ class RoceFabric : public lfsim::Fabric
         }
         BooleanValue vlan;
         t.nics[f.srcAddr]->GetAttribute("VlanTagged", vlan);
+        // Data packets and their ACKs carry the congestion control's telemetry (0 B without).
         const uint32_t base = ETH_HEADER + (vlan.Get() ? VLAN_TAG : 0) + IPV4_HEADER + UDP_HEADER
-                              + IB_BTH + IB_ICRC;
+                              + IB_BTH + IB_ICRC + t.nics[f.srcAddr]->GetTelemetryBytes();
         auto padded = [](uint64_t p) { return p + (4 - p % 4) % 4; };
         const uint64_t mtu = t.nics[f.srcAddr]->GetPathMtu();
         const uint64_t n = std::max<uint64_t>(1, (s.size + mtu - 1) / mtu);

@@ -9,6 +9,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -119,6 +120,15 @@ RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
         }
         nic->Setup(t.hostPorts[a], Ipv4Address(HOST_IP_BASE + a));
         t.nics.push_back(nic);
+    }
+    // INT is stamped by the switches when the NICs' congestion control asks for it (HPCC).
+    if (std::any_of(t.nics.begin(), t.nics.end(),
+                    [](const Ptr<RdmaNic>& n) { return n->GetTelemetry() & TEL_INT; }))
+    {
+        for (auto& sw : t.switches)
+        {
+            sw->EnableInt();
+        }
     }
     return t;
 }

@@ -1,7 +1,9 @@
 #include "rdma-nic.h"
 
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/nstime.h"
+#include "ns3/object-factory.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
@@ -40,62 +42,7 @@ Pcie::TlpBytes(uint64_t payload, uint32_t mps, uint32_t header, uint32_t dllp)
     return payload + tlps * (header + TLP_LINK_OVERHEAD + dllp);
 }
 
-NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionControl);
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
-
-TypeId
-RdmaCongestionControl::GetTypeId()
-{
-    static TypeId tid
-        = TypeId("ns3::RdmaCongestionControl").SetParent<Object>().SetGroupName("RocePfcEcn");
-    return tid;
-}
-
-namespace
-{
-std::map<std::string, CongestionControlFactory>&
-Registry()
-{
-    static std::map<std::string, CongestionControlFactory> r{
-        {"None", [] { return Ptr<RdmaCongestionControl>(); }}};
-    return r;
-}
-} // namespace
-
-bool
-RegisterCongestionControl(const std::string& name, CongestionControlFactory factory)
-{
-    Registry()[name] = std::move(factory);
-    return true;
-}
-
-std::vector<std::string>
-CongestionControlNames()
-{
-    std::vector<std::string> v;
-    for (const auto& [name, f] : Registry())
-    {
-        v.push_back(name);
-    }
-    return v;
-}
-
-Ptr<RdmaCongestionControl>
-CreateCongestionControl(const std::string& name)
-{
-    auto it = Registry().find(name);
-    if (it == Registry().end())
-    {
-        std::string names;
-        for (const auto& n : CongestionControlNames())
-        {
-            names += (names.empty() ? "" : ", ") + n;
-        }
-        throw std::invalid_argument("RdmaNic.CongestionControl: got '" + name
-                                    + "'; accepted: one of " + names);
-    }
-    return it->second();
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -115,6 +62,27 @@ uint32_t
 RdmaQueuePair::GetIndex() const
 {
     return m_qpn - m_nic->m_qpnBase;
+}
+
+void
+RdmaQueuePair::SetWindow(uint64_t bytes)
+{
+    m_window = bytes;
+}
+
+uint64_t
+RdmaQueuePair::GetInFlightBytes() const
+{
+    return (m_sndNxt - m_sndUna) * m_nic->m_pathMtu;
+}
+
+uint32_t
+RdmaNic::GetTelemetryBytes() const
+{
+    RoceTelemetry t;
+    t.flags = m_telemetry;
+    t.slots = m_intSlots;
+    return t.Bytes();
 }
 
 void
@@ -431,6 +399,14 @@ RdmaNic::GetTypeId()
                             "an ECN-marked (CE) packet arrives (min_time_between_cnps).",
                             TimeValue(MicroSeconds(50)), MakeTimeAccessor(&RdmaNic::m_cnpInterval),
                             MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "CnpMode",
+                  "Notification point, a CE-marked packet less than CnpInterval after "
+                  "the QP's last CNP: PerInterval (Zhu et al. 2015, section 3.1: one "
+                  "CNP when the interval ends, for all the marks inside it) or "
+                  "RateLimited (none: the mark is dropped).",
+                  EnumValue(CNP_PER_INTERVAL), MakeEnumAccessor(&RdmaNic::m_cnpMode),
+                  MakeEnumChecker(CNP_PER_INTERVAL, "PerInterval", CNP_RATE_LIMITED, "RateLimited"))
               .AddAttribute("Dscp",
                             "DSCP of RoCE data, ACK and NAK packets; the NIC sends them in "
                             "traffic class DSCP >> 3 (26 -> 3).",
@@ -450,10 +426,11 @@ RdmaNic::GetTypeId()
                             UintegerValue(0), MakeUintegerAccessor(&RdmaNic::m_vid),
                             MakeUintegerChecker<uint16_t>(0, 4094))
               .AddAttribute("CongestionControl",
-                            "Rate control of the QPs (reaction point): None (line rate) or an "
-                            "algorithm registered by a model module.",
-                            StringValue("None"), MakeStringAccessor(&RdmaNic::m_ccName),
-                            MakeStringChecker())
+                            "Congestion control of the QPs (the reaction point), a registered "
+                            "controller by name: None (line rate), Dcqcn, Dctcp, Timely, Hpcc; "
+                            "made through an ObjectFactory, with its class's attributes.",
+                            TypeIdValue(RdmaCongestionControl::GetTypeId()),
+                            MakeTypeIdAccessor(&RdmaNic::m_ccType), MakeTypeIdChecker())
               .AddAttribute("PcieGeneration",
                             "Host interface: PCIe generation of the NIC's link to host memory "
                             "(1..5: 2.5, 5, 8, 16, 32 GT/s per lane); 0 = not modelled "
@@ -590,14 +567,6 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
         throw std::invalid_argument("RdmaNic.PathMtu: got " + std::to_string(m_pathMtu)
                                     + "; accepted: 256, 512, 1024, 2048 or 4096");
     }
-    if (m_pathMtu + RoceHeaderBytes(IbOpcode::RDMA_WRITE_FIRST, m_vlan) - ETH_HEADER + IB_ICRC
-        > port->GetMtu() + (m_vlan ? VLAN_TAG : 0))
-    {
-        throw std::invalid_argument("RdmaNic.PathMtu: " + std::to_string(m_pathMtu)
-                                    + " does not fit RoceNetDevice.Mtu "
-                                    + std::to_string(port->GetMtu())
-                                    + "; accepted: a path MTU whose packets fit the Ethernet MTU");
-    }
     // Checked even with the host interface off: a value that can never be right must not be
     // accepted silently into config.yaml.
     const uint32_t l = m_pcieLanes;
@@ -628,7 +597,34 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
     }
     m_port = port;
     m_ip = ip;
-    m_cc = CreateCongestionControl(m_ccName);
+    m_cc = nullptr;
+    if (m_ccType != RdmaCongestionControl::GetTypeId())
+    {
+        if (!m_ccType.IsChildOf(RdmaCongestionControl::GetTypeId()) || !m_ccType.HasConstructor())
+        {
+            throw std::invalid_argument("RdmaNic.CongestionControl: got '" + m_ccType.GetName()
+                                        + "'; accepted: a registered congestion control");
+        }
+        ObjectFactory factory;
+        factory.SetTypeId(m_ccType);
+        m_cc = factory.Create<RdmaCongestionControl>();
+        m_telemetry = m_cc->Telemetry() & (TEL_TIMESTAMP | TEL_INT);
+        m_intSlots = std::min(m_cc->IntHops(), INT_MAX_HOPS);
+        if ((m_telemetry & TEL_INT) && m_intSlots == 0)
+        {
+            m_telemetry &= ~TEL_INT;
+        }
+    }
+    if (m_pathMtu + RoceHeaderBytes(IbOpcode::RDMA_WRITE_FIRST, m_vlan) + GetTelemetryBytes()
+            - ETH_HEADER + IB_ICRC
+        > port->GetMtu() + (m_vlan ? VLAN_TAG : 0))
+    {
+        throw std::invalid_argument(
+            "RdmaNic.PathMtu: " + std::to_string(m_pathMtu)
+            + " with the congestion control's telemetry (" + std::to_string(GetTelemetryBytes())
+            + " B) does not fit RoceNetDevice.Mtu " + std::to_string(port->GetMtu())
+            + "; accepted: a smaller PathMtu or a larger Mtu");
+    }
     port->SetPullCallback(MakeCallback(&RdmaNic::Pull, this));
     port->SetFrameCallback(MakeCallback(&RdmaNic::Receive, this));
     m_nextHop = port->GetRoceChannel()->GetPeer(port)->GetMac();
@@ -727,7 +723,7 @@ RdmaNic::Connect(Ptr<RdmaNic> peer)
         x->m_lastCnp = Time(-1);
         if (nic->m_cc)
         {
-            nic->m_cc->OnConnect(x);
+            nic->m_cc->OnConnect(*x);
         }
     }
     return {a, b};
@@ -787,6 +783,10 @@ RdmaNic::Pull(uint8_t prio)
             earliest = std::min(earliest, qp.m_nextAvail);
             continue;
         }
+        if (qp.m_window && qp.m_reads.empty() && qp.GetInFlightBytes() >= qp.m_window)
+        {
+            continue; // the window is full: an ACK wakes the port (AckSample)
+        }
         m_rr = (i + 1) % n;
         Ptr<Packet> p = qp.NextPacket();
         const uint32_t line = EthLineBytes(p->GetSize());
@@ -799,7 +799,7 @@ RdmaNic::Pull(uint8_t prio)
         }
         if (m_cc)
         {
-            m_cc->OnSent(m_qps[i], line);
+            m_cc->OnSent(qp, line);
         }
         if (m_psDen && m_lastPayload)
         {
@@ -838,6 +838,12 @@ RdmaNic::Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn) const
     h.opcode = opcode;
     h.destQp = qp.m_peerQpn;
     h.psn = static_cast<uint32_t>(psn & 0xFFFFFF);
+    if (m_telemetry && opcode != IbOpcode::ACKNOWLEDGE && opcode != IbOpcode::CNP)
+    {
+        h.tel.flags = m_telemetry;
+        h.tel.ts = uint64_t(Simulator::Now().GetNanoSeconds());
+        h.tel.slots = m_intSlots;
+    }
     return h;
 }
 
@@ -859,6 +865,13 @@ RdmaNic::SendControl(RdmaQueuePair& qp, uint8_t opcode, uint8_t syndrome, uint64
     h.ecn = 0;
     h.syndrome = syndrome;
     h.msn = qp.m_msn;
+    // The ACK echoes the ECN mark and telemetry of what it answers (rdma-congestion-control.h).
+    h.becn = qp.m_ceSinceAck;
+    if (qp.m_echo.flags)
+    {
+        h.tel = qp.m_echo;
+    }
+    qp.m_ceSinceAck = false;
     m_port->Enqueue(Build(h, 0), qp.m_prio);
 }
 
@@ -894,11 +907,30 @@ void
 RdmaNic::MaybeSendCnp(RdmaQueuePair& qp)
 {
     const Time now = Simulator::Now();
-    if (!qp.m_lastCnp.IsStrictlyNegative() && now - qp.m_lastCnp < m_cnpInterval)
+    if (qp.m_lastCnp.IsStrictlyNegative() || now - qp.m_lastCnp >= m_cnpInterval)
+    {
+        qp.m_lastCnp = now;
+        SendCnp(m_qps[qp.m_qpn - m_qpnBase]);
+    }
+    else if (m_cnpMode == CNP_PER_INTERVAL && qp.m_lastCnp <= now)
+    {
+        // Zhu et al. 2015, section 3.1: at most one CNP every CnpInterval, sent when the
+        // interval ends if a packet arriving within it was marked. (m_lastCnp > now: that CNP
+        // is already on its way.)
+        qp.m_lastCnp += m_cnpInterval;
+        Simulator::Schedule(qp.m_lastCnp - now, &RdmaNic::SendCnp, this,
+                            m_qps[qp.m_qpn - m_qpnBase]);
+    }
+}
+
+void
+RdmaNic::SendCnp(Ptr<RdmaQueuePair> p)
+{
+    RdmaQueuePair& qp = *p;
+    if (qp.m_error || !m_port)
     {
         return;
     }
-    qp.m_lastCnp = now;
     RoceHeader h = Template(qp, IbOpcode::CNP, 0);
     h.dscp = m_cnpDscp;
     h.ecn = 0;
@@ -1032,7 +1064,7 @@ RdmaNic::Process(const RoceHeader& h)
             m_cnpRxTrace(qp.m_qpn);
             if (m_cc)
             {
-                m_cc->OnCnp(m_qps[index]);
+                m_cc->OnCnp(qp);
             }
             return;
         case IbOpcode::ACKNOWLEDGE:
@@ -1048,6 +1080,12 @@ RdmaNic::Process(const RoceHeader& h)
             OnReadResponse(qp, h, payload);
             break;
         default:
+            // What the ACK answering it echoes (rdma-congestion-control.h).
+            qp.m_ceSinceAck |= h.ecn == 3;
+            if (h.tel.flags | qp.m_echo.flags)
+            {
+                qp.m_echo = h.tel;
+            }
             OnData(qp, h, payload);
             break;
     }
@@ -1174,10 +1212,7 @@ RdmaNic::OnReadResponse(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload
         qp.m_lastProgress = Simulator::Now();
         qp.m_retriesUsed = 0;
         qp.m_rnrRetriesUsed = 0;
-        if (m_cc)
-        {
-            m_cc->OnAck(m_qps[qp.m_qpn - m_qpnBase], payload);
-        }
+        AckSample(qp, h, payload);
         if (IbOpcodeIsLast(h.opcode))
         {
             qp.Complete(Simulator::Now());
@@ -1194,6 +1229,7 @@ void
 RdmaNic::OnAck(RdmaQueuePair& qp, const RoceHeader& h)
 {
     const uint64_t psn = qp.Abs(h.psn, qp.m_sndUna);
+    const uint64_t acked = qp.m_bytesAcked;
     if (h.syndrome == AETH_NAK_PSN_SEQ_ERROR)
     {
         Acked(qp, psn);
@@ -1202,10 +1238,40 @@ RdmaNic::OnAck(RdmaQueuePair& qp, const RoceHeader& h)
     else if ((h.syndrome & AETH_TYPE_MASK) == AETH_RNR_NAK)
     {
         OnRnrNak(qp, psn, h.syndrome & AETH_RNR_TIMER_MASK);
+        return;
     }
     else
     {
         Acked(qp, psn + 1);
+    }
+    AckSample(qp, h, qp.m_bytesAcked - acked);
+}
+
+void
+RdmaNic::AckSample(RdmaQueuePair& qp, const RoceHeader& h, uint64_t bytes)
+{
+    if (!m_cc || qp.m_error)
+    {
+        return;
+    }
+    RdmaAckSample s;
+    s.bytesAcked = bytes;
+    s.ackedPsn = qp.m_sndUna;
+    s.nextPsn = qp.m_sndNxt;
+    s.ecnEcho = h.becn;
+    if (h.tel.flags & TEL_TIMESTAMP)
+    {
+        s.rtt = NanoSeconds(Simulator::Now().GetNanoSeconds() - int64_t(h.tel.ts));
+    }
+    if (h.tel.flags & TEL_INT)
+    {
+        s.nHops = std::min(h.tel.nHop, h.tel.slots);
+        s.hops = h.tel.hops.data();
+    }
+    m_cc->OnAck(qp, s);
+    if (qp.m_window)
+    {
+        Wake(qp.m_prio); // the window may have opened
     }
 }
 
@@ -1293,10 +1359,6 @@ RdmaNic::Acked(RdmaQueuePair& qp, uint64_t upTo)
     qp.m_retriesUsed = 0;
     qp.m_rnrRetriesUsed = 0;
     m_ackTrace(qp.m_qpn, bytes);
-    if (m_cc)
-    {
-        m_cc->OnAck(m_qps[qp.m_qpn - m_qpnBase], bytes);
-    }
     qp.Complete(Simulator::Now());
 }
 

@@ -3,7 +3,8 @@
  * segmentation at the path MTU, exact header bytes, ACK coalescing, NAK (PSN sequence error)
  * with go-back-N, a retransmission timeout, RNR NAK and RNR retry, CNP generation for ECN-marked
  * arrivals (the notification point) and a per-QP rate limiter driven by a pluggable congestion
- * control (the reaction point: "None" = line rate here; DCQCN registers itself in its own module).
+ * control plug-in (the reaction point, rdma-congestion-control.h: "None" = line rate here; each
+ * algorithm is a module of its own).
  *
  * The NIC does not queue data packets: its port pulls the next packet of a traffic class when
  * the line is free, from the QPs of that class whose rate limiter allows it, round-robin.
@@ -23,12 +24,12 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
+#include "ns3/type-id.h"
+#include "rdma-congestion-control.h"
 #include "roce-header.h"
 #include "roce-net-device.h"
 
 #include <deque>
-#include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -44,51 +45,6 @@ enum class RdmaOp : uint8_t
     READ,
     SEND
 };
-
-/// The rate-control hook of a NIC: the reaction point. One instance per NIC.
-class RdmaCongestionControl : public Object
-{
-  public:
-    static TypeId GetTypeId();
-    /// A QP was connected; set its initial rate here (default: line rate).
-    virtual void
-    OnConnect(Ptr<RdmaQueuePair> qp)
-    {
-    }
-    /// A CNP arrived for this QP.
-    virtual void
-    OnCnp(Ptr<RdmaQueuePair> qp)
-    {
-    }
-    /// The QP put `bytes` (line bytes) of data on the wire.
-    virtual void
-    OnSent(Ptr<RdmaQueuePair> qp, uint32_t bytes)
-    {
-    }
-    /// An ACK or read response acknowledged `bytes` of payload.
-    virtual void
-    OnAck(Ptr<RdmaQueuePair> qp, uint64_t bytes)
-    {
-    }
-    /// Names of the per-QP state variables an algorithm exposes to recorders (e.g. DCQCN's
-    /// alpha and target rate); GetState fills one value per name for a QP at the current time.
-    virtual std::vector<std::string>
-    StateNames() const
-    {
-        return {};
-    }
-    virtual void
-    GetState(const RdmaQueuePair& qp, double* values) const
-    {
-    }
-};
-
-using CongestionControlFactory = std::function<Ptr<RdmaCongestionControl>()>;
-/// One line per algorithm module: RegisterCongestionControl("Dcqcn", [] { ... }).
-bool RegisterCongestionControl(const std::string& name, CongestionControlFactory factory);
-/// "None" gives null (line rate). Throws std::invalid_argument naming the accepted names.
-Ptr<RdmaCongestionControl> CreateCongestionControl(const std::string& name);
-std::vector<std::string> CongestionControlNames();
 
 /// PCIe base spec constants used by the host-interface model (sources in the module doc).
 namespace Pcie
@@ -183,6 +139,16 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
         return m_rate;
     }
     double GetLineRate() const;
+    /// Bytes the congestion control lets be in flight (0: no window). A requester sends no
+    /// new request packet while its outstanding packets, counted at the path MTU, reach it.
+    void SetWindow(uint64_t bytes);
+    uint64_t
+    GetWindow() const
+    {
+        return m_window;
+    }
+    /// Requester: packets sent and not yet acknowledged, at the path MTU each.
+    uint64_t GetInFlightBytes() const;
 
     // Counters
     uint64_t
@@ -317,6 +283,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint8_t m_prio = 3;
     int16_t m_dscp = -1; ///< -1: the NIC's Dscp
     double m_rate = 0;
+    uint64_t m_window = 0; ///< 0: none
     Time m_nextAvail;
     Time m_sendableAt;       ///< when the last posted work request becomes sendable
     Time m_lastTx;           ///< when the last packet was pulled
@@ -339,6 +306,8 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint32_t m_unacked = 0;
     bool m_nakSent = false;
     Time m_lastCnp = Time::Min();
+    RoceTelemetry m_echo;      ///< what the next ACK echoes (the last data packet's telemetry)
+    bool m_ceSinceAck = false; ///< a CE-marked packet arrived since the last ACK (its BECN)
     std::deque<ReadResponse> m_reads;
     bool m_preferReads = false;
     bool m_ackAfterReads = false; ///< an ACK waits for the read responses owed before it
@@ -378,6 +347,13 @@ class RdmaNic : public Object
     static TypeId GetTypeId();
     RdmaNic();
 
+    /// What the notification point does with a CE mark inside CnpInterval (attribute CnpMode).
+    enum CnpMode
+    {
+        CNP_PER_INTERVAL = 0, ///< one CNP at the interval's end (the DCQCN paper)
+        CNP_RATE_LIMITED = 1, ///< nothing: the mark is dropped
+    };
+
     void Setup(Ptr<RoceNetDevice> port, Ipv4Address ip);
     Ptr<RoceNetDevice>
     GetPort() const
@@ -411,6 +387,15 @@ class RdmaNic : public Object
     GetCongestionControl() const
     {
         return m_cc;
+    }
+    /// Telemetry bytes every data packet (and every ACK, echoing them) carries for the
+    /// congestion control: 0 unless it asks for a timestamp or INT.
+    uint32_t GetTelemetryBytes() const;
+    /// RoceTelemetry flags its data packets carry (TEL_TIMESTAMP, TEL_INT).
+    uint8_t
+    GetTelemetry() const
+    {
+        return m_telemetry;
     }
 
     /// A QP got new work or its rate limiter opened: let the port pull.
@@ -474,6 +459,7 @@ class RdmaNic : public Object
     void OnAck(RdmaQueuePair& qp, const RoceHeader& h);
     void SendControl(RdmaQueuePair& qp, uint8_t opcode, uint8_t syndrome, uint64_t psn);
     void MaybeSendCnp(RdmaQueuePair& qp);
+    void SendCnp(Ptr<RdmaQueuePair> qp);
     void SendAck(Ptr<RdmaQueuePair> qp, uint64_t psn, uint8_t syndrome);
     void Respond(RdmaQueuePair& qp, uint8_t syndrome, uint64_t psn);
     void OnRnrNak(RdmaQueuePair& qp, uint64_t psn, uint8_t timer);
@@ -486,6 +472,8 @@ class RdmaNic : public Object
     uint32_t GetLocalAckTimeout() const;
     void OnTimer(Ptr<RdmaQueuePair> qp);
     RoceHeader Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn) const;
+    /// The controller's per-ACK hook: the sample of an ACK that acknowledged `bytes`.
+    void AckSample(RdmaQueuePair& qp, const RoceHeader& h, uint64_t bytes);
     Ptr<Packet> Build(RoceHeader& h, uint32_t payload);
 
     Ptr<RoceNetDevice> m_port;
@@ -508,13 +496,16 @@ class RdmaNic : public Object
     uint32_t m_rnrRetry = 7;
     bool m_receiverNotReady = false;
     Time m_cnpInterval;
+    CnpMode m_cnpMode = CNP_PER_INTERVAL;
     uint8_t m_dscp;
     uint8_t m_cnpDscp;
     bool m_ecnCapable;
     bool m_vlan;
     uint16_t m_vid;
-    std::string m_ccName;
+    TypeId m_ccType;
     Ptr<RdmaCongestionControl> m_cc;
+    uint8_t m_telemetry = 0; ///< RoceTelemetry flags the controller asks for
+    uint8_t m_intSlots = 0;
 
     // The NIC's own latency (attributes; 0 = not modelled)
     Time m_doorbellLatency;

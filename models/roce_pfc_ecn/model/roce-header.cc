@@ -3,6 +3,7 @@
 #include "ethernet-speed.h"
 #include "lfsim-crc32.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iomanip>
 
@@ -119,7 +120,7 @@ ReadMac(Buffer::Iterator& i)
     return a;
 }
 
-/// Bytes restored in front of a packet after editing them in place.
+/// Bytes restored in front of a packet after editing them in place (MarkCe, StampInt).
 class RawBytesHeader : public Header
 {
   public:
@@ -191,7 +192,7 @@ RoceHeader::ExtBytes() const
 uint32_t
 RoceHeader::GetSerializedSize() const
 {
-    return RoceHeaderBytes(opcode, vlan);
+    return RoceHeaderBytes(opcode, vlan) + tel.Bytes();
 }
 
 namespace
@@ -237,7 +238,7 @@ RoceHeader::Write(uint8_t* start) const
     }
     b = Put16(b, ETHERTYPE_IPV4);
 
-    const uint32_t l4 = UDP_HEADER + IB_BTH + ExtBytes() + trailing;
+    const uint32_t l4 = UDP_HEADER + IB_BTH + ExtBytes() + tel.Bytes() + trailing;
     uint8_t* ip = b;
     ip[0] = 0x45;
     ip[1] = static_cast<uint8_t>((dscp & 0x3F) << 2 | (ecn & 3));
@@ -262,7 +263,8 @@ RoceHeader::Write(uint8_t* start) const
     *b++ = static_cast<uint8_t>((solicited ? 0x80 : 0) | (migReq ? 0x40 : 0)
                                 | (padCount & 3) << 4); // TVer 0
     b = Put16(b, pkey);
-    b = Put32(b, (fecn ? 0x80000000u : 0) | (becn ? 0x40000000u : 0) | (destQp & 0xFFFFFF));
+    b = Put32(b, (fecn ? 0x80000000u : 0) | (becn ? 0x40000000u : 0)
+                     | uint32_t(tel.flags & 0x3F) << 24 | (destQp & 0xFFFFFF));
     b = Put32(b, (ackReq ? 0x80000000u : 0) | (psn & 0xFFFFFF));
     if (opcode == IbOpcode::CNP)
     {
@@ -278,6 +280,19 @@ RoceHeader::Write(uint8_t* start) const
     if (IbOpcodeHasAeth(opcode))
     {
         b = Put32(b, uint32_t(syndrome) << 24 | (msn & 0xFFFFFF));
+    }
+    if (tel.flags & TEL_TIMESTAMP)
+    {
+        b = Put32(Put32(b, uint32_t(tel.ts >> 32)), uint32_t(tel.ts));
+    }
+    if (tel.flags & TEL_INT)
+    {
+        *b++ = tel.nHop;
+        *b++ = tel.slots;
+        for (uint8_t k = 0; k < tel.slots; ++k)
+        {
+            b = Put32(Put32(b, uint32_t(tel.hops[k].word >> 32)), uint32_t(tel.hops[k].word));
+        }
     }
     return uint32_t(b - start);
 }
@@ -333,6 +348,7 @@ RoceHeader::Read(const uint8_t* start, uint32_t len)
     uint32_t w = Get32(b + 4);
     fecn = w & 0x80000000u;
     becn = w & 0x40000000u;
+    tel.flags = uint8_t(w >> 24) & (TEL_TIMESTAMP | TEL_INT);
     destQp = w & 0xFFFFFF;
     w = Get32(b + 8);
     ackReq = w & 0x80000000u;
@@ -359,7 +375,37 @@ RoceHeader::Read(const uint8_t* start, uint32_t len)
         }
     }
     b += ext;
-    trailing = total - IPV4_HEADER - UDP_HEADER - IB_BTH - ext;
+    if (opcode != IbOpcode::CNP && tel.flags)
+    {
+        if (tel.flags & TEL_TIMESTAMP)
+        {
+            if (uint32_t(b - start) + TEL_TIMESTAMP_BYTES > len)
+            {
+                return 0;
+            }
+            tel.ts = uint64_t(Get32(b)) << 32 | Get32(b + 4);
+            b += TEL_TIMESTAMP_BYTES;
+        }
+        if (tel.flags & TEL_INT)
+        {
+            if (uint32_t(b - start) + INT_HEADER_BYTES > len)
+            {
+                return 0;
+            }
+            tel.nHop = b[0];
+            tel.slots = std::min(b[1], INT_MAX_HOPS);
+            b += INT_HEADER_BYTES;
+            if (uint32_t(b - start) + INT_HOP_BYTES * tel.slots > len)
+            {
+                return 0;
+            }
+            for (uint8_t k = 0; k < tel.slots; ++k, b += INT_HOP_BYTES)
+            {
+                tel.hops[k].word = uint64_t(Get32(b)) << 32 | Get32(b + 4);
+            }
+        }
+    }
+    trailing = total - IPV4_HEADER - UDP_HEADER - IB_BTH - ext - tel.Bytes();
     return uint32_t(b - start);
 }
 
@@ -392,6 +438,30 @@ RoceHeader::Print(std::ostream& os) const
     {
         os << " AETH syn=0x" << std::hex << unsigned(syndrome) << std::dec << " msn=" << msn;
     }
+    if (tel.flags & TEL_TIMESTAMP)
+    {
+        os << " TS=" << tel.ts;
+    }
+    if (tel.flags & TEL_INT)
+    {
+        os << " INT " << unsigned(tel.nHop) << "/" << unsigned(tel.slots);
+    }
+}
+
+IntHop
+IntHop::Make(uint8_t speedCode, uint64_t timeNs, uint64_t txBytes, uint64_t qlenBytes)
+{
+    IntHop h;
+    const uint64_t q = std::min<uint64_t>(qlenBytes / QLEN_UNIT, 0xFFFF);
+    h.word = uint64_t(speedCode & 0xF) << 60 | (timeNs & ((1u << TIME_BITS) - 1)) << 36
+             | ((txBytes / TX_UNIT) & ((1u << TX_BITS) - 1)) << 16 | q;
+    return h;
+}
+
+double
+IntHop::LineRate() const
+{
+    return double(EthBitRate(EthSpeed(SpeedCode())));
 }
 
 TypeId
@@ -583,6 +653,48 @@ MarkCe(Ptr<Packet> p)
     ip[11] = sum & 0xFF;
     p->RemoveAtStart(h.m_len);
     p->AddHeader(h);
+}
+
+bool
+StampInt(Ptr<Packet> p, IntHop hop)
+{
+    RawBytesHeader f;
+    const uint32_t n = p->CopyData(f.m_b, sizeof(f.m_b));
+    const uint32_t o
+        = n >= 14 && (uint32_t(f.m_b[12]) << 8 | f.m_b[13]) == ETHERTYPE_VLAN ? 18 : 14;
+    const uint32_t bth = o + IPV4_HEADER + UDP_HEADER;
+    if (n < bth + IB_BTH || (uint32_t(f.m_b[o - 2]) << 8 | f.m_b[o - 1]) != ETHERTYPE_IPV4
+        || f.m_b[o + 9] != 17 || (uint32_t(f.m_b[o + 22]) << 8 | f.m_b[o + 23]) != ROCEV2_UDP_PORT)
+    {
+        return false;
+    }
+    const uint8_t opcode = f.m_b[bth];
+    const uint8_t flags = f.m_b[bth + 4] & (TEL_TIMESTAMP | TEL_INT);
+    if (!(flags & TEL_INT) || opcode == IbOpcode::ACKNOWLEDGE || opcode == IbOpcode::CNP)
+    {
+        return false;
+    }
+    const uint32_t at = bth + IB_BTH + ExtFor(opcode) + (flags & TEL_TIMESTAMP ? 8 : 0);
+    if (n < at + INT_HEADER_BYTES)
+    {
+        return false;
+    }
+    const uint8_t filled = f.m_b[at];
+    const uint8_t slots = std::min(f.m_b[at + 1], INT_MAX_HOPS);
+    if (filled >= slots)
+    {
+        return false;
+    }
+    const uint32_t rec = at + INT_HEADER_BYTES + INT_HOP_BYTES * filled;
+    for (int k = 0; k < 8; ++k)
+    {
+        f.m_b[rec + k] = uint8_t(hop.word >> (56 - 8 * k));
+    }
+    f.m_b[at] = filled + 1;
+    f.m_len = rec + INT_HOP_BYTES;
+    p->RemoveAtStart(f.m_len);
+    p->AddHeader(f);
+    return true;
 }
 
 void

@@ -36,9 +36,6 @@ constexpr uint32_t IB_AETH = 4;
 constexpr uint32_t IB_ICRC = 4;
 constexpr uint32_t ROCE_CNP_RESERVED = 16;
 constexpr uint32_t PFC_FRAME = 60; ///< without FCS
-/// The longest RoCEv2 header: Ethernet, 802.1Q tag, IPv4, UDP, BTH and RETH (or a CNP's 16
-/// reserved bytes), 14 + 4 + 20 + 8 + 12 + 16 bytes.
-constexpr uint32_t ROCE_HEADER_MAX = 74;
 
 /// InfiniBand RC opcodes (IBTA Vol. 1, Table 38) and the RoCEv2 CNP.
 namespace IbOpcode
@@ -83,6 +80,96 @@ bool IbOpcodeIsLast(uint8_t op);
 
 /// Bytes of the headers before the payload for an opcode: Eth (+VLAN) + IPv4 + UDP + BTH + ext.
 uint32_t RoceHeaderBytes(uint8_t opcode, bool vlan);
+
+/*
+ * Telemetry for congestion control (not IBTA; present only when the sender's controller asks
+ * for it, so without it no byte changes on the wire). Bits 0-1 of the BTH's resv6a field say
+ * what follows the BTH and its extension header (RETH or AETH), before the payload:
+ *  - TEL_TIMESTAMP: 8 bytes, the sending NIC's clock in ns when the packet left (data), or the
+ *    timestamp of the data packet an ACK answers (echo);
+ *  - TEL_INT: in-band network telemetry as HPCC uses it (Li et al., SIGCOMM 2019): 1 byte the
+ *    number of records filled, 1 byte the slots reserved, then one 8-byte record per slot. The
+ *    sender reserves the slots (so a frame does not change size on its way), each switch egress
+ *    fills the next one as the packet leaves, and the ACK echoes the records to the sender.
+ * ECN echo needs no byte: the responder sets BTH.BECN in an ACK that acknowledges a CE-marked
+ * packet (as IBTA's congestion control returns BECN, Vol. 1 Annex A10).
+ */
+constexpr uint8_t TEL_TIMESTAMP = 0x01;
+constexpr uint8_t TEL_INT = 0x02;
+constexpr uint32_t TEL_TIMESTAMP_BYTES = 8;
+constexpr uint32_t INT_HEADER_BYTES = 2;
+constexpr uint32_t INT_HOP_BYTES = 8;
+constexpr uint8_t INT_MAX_HOPS = 8;
+/// The longest RoCEv2 header: Ethernet, 802.1Q tag, IPv4, UDP, BTH and RETH (or a CNP's 16
+/// reserved bytes), then the telemetry a congestion control may ask for: a timestamp and the
+/// INT records (14 + 4 + 20 + 8 + 12 + 16 + 8 + 2 + 8 x 8 bytes).
+constexpr uint32_t ROCE_HEADER_MAX = 14 + 4 + 20 + 8 + 12 + 16 + TEL_TIMESTAMP_BYTES
+                                     + INT_HEADER_BYTES + INT_HOP_BYTES * INT_MAX_HOPS;
+
+/// One switch egress's INT record, 64 bits big-endian on the wire: bits 63-60 the port speed
+/// (EthSpeed code), 59-36 its clock in ns modulo 2^24, 35-16 the line bytes it has sent
+/// (preamble, FCS and gap included) in units of INT_TX_UNIT modulo 2^20, 15-0 the bytes queued in
+/// the packet's egress queue as it left, in units of INT_QLEN_UNIT (saturating).
+struct IntHop
+{
+    static constexpr uint32_t TIME_BITS = 24;
+    static constexpr uint32_t TX_BITS = 20;
+    static constexpr uint32_t TX_UNIT = 128;   ///< bytes
+    static constexpr uint32_t QLEN_UNIT = 256; ///< bytes: 16 bits reach 16 MiB
+    uint64_t word = 0;
+
+    static IntHop Make(uint8_t speedCode, uint64_t timeNs, uint64_t txBytes, uint64_t qlenBytes);
+    uint8_t
+    SpeedCode() const
+    {
+        return uint8_t(word >> 60);
+    }
+    uint32_t
+    TimeNs() const
+    {
+        return uint32_t(word >> 36) & ((1u << TIME_BITS) - 1);
+    }
+    uint32_t
+    TxUnits() const
+    {
+        return uint32_t(word >> 16) & ((1u << TX_BITS) - 1);
+    }
+    uint64_t
+    QueueBytes() const
+    {
+        return (word & 0xFFFF) * uint64_t(QLEN_UNIT);
+    }
+    /// The port's line rate, bit/s.
+    double LineRate() const;
+    /// ns from `before`'s record to this one (the clock wraps at 2^24 ns = 16.8 ms).
+    uint64_t
+    NsSince(const IntHop& before) const
+    {
+        return (TimeNs() - before.TimeNs()) & ((1u << TIME_BITS) - 1);
+    }
+    /// Line bytes sent between `before`'s record and this one (wraps at 2^20 units = 128 MiB).
+    uint64_t
+    TxBytesSince(const IntHop& before) const
+    {
+        return uint64_t((TxUnits() - before.TxUnits()) & ((1u << TX_BITS) - 1)) * TX_UNIT;
+    }
+};
+
+struct RoceTelemetry
+{
+    uint8_t flags = 0; ///< TEL_TIMESTAMP | TEL_INT
+    uint64_t ts = 0;   ///< ns
+    uint8_t nHop = 0;  ///< records filled
+    uint8_t slots = 0; ///< records reserved
+    std::array<IntHop, INT_MAX_HOPS> hops{};
+
+    uint32_t
+    Bytes() const
+    {
+        return (flags & TEL_TIMESTAMP ? TEL_TIMESTAMP_BYTES : 0)
+               + (flags & TEL_INT ? INT_HEADER_BYTES + INT_HOP_BYTES * slots : 0);
+    }
+};
 
 class RoceHeader : public Header
 {
@@ -137,6 +224,8 @@ class RoceHeader : public Header
     uint32_t msn = 0; ///< 24 bits
     /// Bytes after these headers: payload, pad and ICRC (sets the IPv4 and UDP lengths).
     uint32_t trailing = IB_ICRC;
+    /// Congestion-control telemetry after the extension header (flags 0: none).
+    RoceTelemetry tel;
 
   private:
     uint32_t ExtBytes() const;
@@ -209,6 +298,10 @@ FrameOffsets FindOffsets(const uint8_t* frame, uint32_t len);
 void FillRoceIcrc(uint8_t* frame, uint32_t len);
 /// Sets the IPv4 ECN field to CE (and fixes the header checksum) in a RoCE frame.
 void MarkCe(Ptr<Packet> p);
+/// A switch egress: writes `hop` into the next free INT slot of a RoCE data frame that carries
+/// INT (TEL_INT; not an ACK, whose records are an echo). False when the frame has no INT or
+/// no free slot.
+bool StampInt(Ptr<Packet> p, IntHop hop);
 
 /// Host IP output: puts Ethernet II (with an 802.1Q tag of priority `pcp` and id `vid` if
 /// `vlan`) in front of an IPv4 packet and sets its DSCP, keeping its ECN field (the header

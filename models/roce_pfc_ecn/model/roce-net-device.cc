@@ -467,6 +467,10 @@ RoceNetDevice::Transmit(Item item, bool control)
         m_qBytes[item.prio] -= item.bytes;
         m_qTotal -= item.bytes;
         m_queueTrace(item.prio, m_qBytes[item.prio]);
+        if (!m_dequeueCb.IsNull())
+        {
+            m_dequeueCb(this, item);
+        }
     }
     const uint32_t frame = std::max(item.bytes + ETH_FCS, ETH_MIN_FRAME);
     const Time arrive = EthWireTime(m_speed, ETH_PREAMBLE_SFD + frame);
@@ -609,6 +613,7 @@ RoceNetDevice::DoDispose()
     m_frameCb = FrameCallback();
     m_txDoneCb = TxDoneCallback();
     m_pull = PullCallback();
+    m_dequeueCb = DequeueCallback();
     NetDevice::DoDispose();
 }
 

@@ -55,6 +55,9 @@ class RoceNetDevice : public NetDevice
     typedef Callback<void, Ptr<RoceNetDevice>, const Item&> TxDoneCallback;
     /// NIC data source: the next packet of a class, or null if nothing may go now.
     typedef Callback<Ptr<Packet>, uint8_t> PullCallback;
+    /// A queued frame leaves its queue for the line (its class's queue bytes already without
+    /// it); the frame may still be edited (a switch's dequeue ECN marking, INT stamping).
+    typedef Callback<void, Ptr<RoceNetDevice>, const Item&> DequeueCallback;
 
     void Attach(Ptr<RoceChannel> channel);
     Ptr<RoceChannel> GetRoceChannel() const;
@@ -87,6 +90,11 @@ class RoceNetDevice : public NetDevice
     SetPullCallback(PullCallback cb)
     {
         m_pull = cb;
+    }
+    void
+    SetDequeueCallback(DequeueCallback cb)
+    {
+        m_dequeueCb = cb;
     }
     /// The NIC has (or no longer has) packets of `prio` to pull.
     void SetSourceReady(uint8_t prio, bool ready);
@@ -362,6 +370,7 @@ class RoceNetDevice : public NetDevice
     FrameCallback m_frameCb;
     TxDoneCallback m_txDoneCb;
     PullCallback m_pull;
+    DequeueCallback m_dequeueCb;
     ReceiveCallback m_rxCallback;
 };
 

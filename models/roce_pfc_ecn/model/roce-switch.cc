@@ -81,6 +81,14 @@ RoceSwitch::GetTypeId()
               .AddAttribute("Pmax", "Marking probability at Kmax (linear from 0 at Kmin).",
                             DoubleValue(0.01), MakeDoubleAccessor(&RoceSwitch::m_pmax),
                             MakeDoubleChecker<double>(0.0, 1.0))
+              .AddAttribute("EcnMarkingPoint",
+                            "Where RED looks at the egress queue: Enqueue (as a frame joins it: "
+                            "the queue ahead of the frame; DCTCP marks arriving packets) or "
+                            "Dequeue (as it leaves for the line: the queue behind it, as some "
+                            "switch ASICs and the HPCC simulator mark).",
+                            EnumValue(ECN_AT_ENQUEUE),
+                            MakeEnumAccessor(&RoceSwitch::m_markingPoint),
+                            MakeEnumChecker(ECN_AT_ENQUEUE, "Enqueue", ECN_AT_DEQUEUE, "Dequeue"))
               .AddAttribute("ForwardingLatency",
                             "Time from a frame fully received to its availability at the egress "
                             "queue (store and forward).",
@@ -244,6 +252,7 @@ RoceSwitch::Setup(uint32_t id)
     }
     m_sharedPool = m_bufferSize - fixed;
     m_fixedBytes = fixed;
+    InstallDequeueHooks();
     m_wd.clear();
     if (m_pfcWatchdog)
     {
@@ -334,27 +343,71 @@ RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Pt
         return;
     }
     Ptr<RoceNetDevice> out = m_ports[outPort];
-    if (m_ecnEnabled && ect)
+    if (m_ecnEnabled && ect && m_markingPoint == ECN_AT_ENQUEUE
+        && RedMark(out->GetQueueBytes(prio)))
     {
-        const uint32_t q = out->GetQueueBytes(prio);
-        bool mark = false;
-        if (q > m_kmax)
-        {
-            mark = true;
-        }
-        else if (q > m_kmin)
-        {
-            const double p = m_pmax * double(q - m_kmin) / double(m_kmax - m_kmin);
-            mark = m_uniform->GetValue() < p;
-        }
-        if (mark)
-        {
-            MarkCe(frame);
-            ++m_c.ecnMarked;
-            m_markTrace(outPort, prio);
-        }
+        MarkCe(frame);
+        ++m_c.ecnMarked;
+        m_markTrace(outPort, prio);
     }
     out->Enqueue(frame, prio, int32_t(inPort));
+}
+
+bool
+RoceSwitch::RedMark(uint32_t q)
+{
+    if (q > m_kmax)
+    {
+        return true;
+    }
+    if (q > m_kmin)
+    {
+        const double p = m_pmax * double(q - m_kmin) / double(m_kmax - m_kmin);
+        return m_uniform->GetValue() < p;
+    }
+    return false;
+}
+
+void
+RoceSwitch::EnableInt()
+{
+    m_int = true;
+    InstallDequeueHooks();
+}
+
+void
+RoceSwitch::InstallDequeueHooks()
+{
+    // Only when something happens at dequeue: otherwise the ports call nothing more per frame.
+    if ((m_ecnEnabled && m_markingPoint == ECN_AT_DEQUEUE) || m_int)
+    {
+        for (auto& port : m_ports)
+        {
+            port->SetDequeueCallback(MakeCallback(&RoceSwitch::Dequeue, this));
+        }
+    }
+}
+
+void
+RoceSwitch::Dequeue(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item)
+{
+    const uint32_t q = port->GetQueueBytes(item.prio); // behind the frame
+    if (m_ecnEnabled && m_markingPoint == ECN_AT_DEQUEUE)
+    {
+        const FrameView v = PeekFrame(item.packet);
+        if ((v.ecn == 1 || v.ecn == 2) && RedMark(q))
+        {
+            MarkCe(item.packet);
+            ++m_c.ecnMarked;
+            m_markTrace(m_portOf[port->GetIfIndex()], item.prio);
+        }
+    }
+    if (m_int)
+    {
+        StampInt(item.packet, IntHop::Make(uint8_t(port->GetSpeed()),
+                                           uint64_t(Simulator::Now().GetNanoSeconds()),
+                                           port->GetCounters().lineBytesTx, q));
+    }
 }
 
 void

@@ -8,7 +8,9 @@
  *    small for the cable: drops, counted per reason, never silent;
  *  - lossy priorities tail-drop at the threshold;
  *  - egress ECN marking RED-style per (port, priority) on the instantaneous queue (Kmin, Kmax,
- *    Pmax), as DCQCN's congestion point;
+ *    Pmax), as DCQCN's congestion point, as a frame joins the queue or as it leaves
+ *    (EcnMarkingPoint);
+ *  - INT (HPCC's in-band telemetry) stamped into the frames that carry it as they leave;
  *  - L3 forwarding from tables the helper fills, ECMP by a hash of the 5-tuple;
  *  - optionally a PFC watchdog (as SONiC's pfcwd): an egress queue of a lossless priority
  *    held by PFC continuously for PfcWatchdogDetectionTime while it holds frames enters the
@@ -55,7 +57,18 @@ class RoceSwitch : public Object
         PFCWD_FORWARD = 1, ///< transmit them, ignoring the peer's PFC
     };
 
+    /// Where ECN marking looks at the queue (attribute EcnMarkingPoint).
+    enum EcnMarkingPoint
+    {
+        ECN_AT_ENQUEUE = 0, ///< as the frame joins its egress queue (the queue ahead of it)
+        ECN_AT_DEQUEUE = 1, ///< as it leaves for the line (the queue behind it)
+    };
+
     void AddPort(Ptr<RoceNetDevice> port);
+    /// Stamp an INT record (roce-header.h) into every frame that carries INT as it leaves an
+    /// egress port: what HPCC needs from the switches. The fabric turns it on when the NICs'
+    /// congestion control asks for INT.
+    void EnableInt();
     Ptr<RoceNetDevice>
     GetPort(uint32_t i) const
     {
@@ -172,6 +185,10 @@ class RoceSwitch : public Object
 
     void Receive(Ptr<RoceNetDevice> port, Ptr<Packet> frame, const FrameBytes& bytes);
     void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Ptr<Packet> frame);
+    /// RED on a queue of `q` bytes (Kmin, Kmax, Pmax): mark this frame?
+    bool RedMark(uint32_t q);
+    void Dequeue(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item);
+    void InstallDequeueHooks();
     void TxDone(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item);
     bool Admit(uint32_t port, uint8_t prio, uint32_t bytes);
     void Release(uint32_t port, uint8_t prio, uint32_t bytes);
@@ -210,6 +227,8 @@ class RoceSwitch : public Object
     uint32_t m_kmin;
     uint32_t m_kmax;
     double m_pmax;
+    EcnMarkingPoint m_markingPoint;
+    bool m_int = false;
     Time m_forwardingLatency;
     bool m_trustPcp;
     std::string m_dscpMapText;

@@ -51,6 +51,7 @@ EVIDENCE = {
     "calibrated": "a measured point used as an input: not evidence",
     "closed_form": "against physics or an independent calculation",
     "consistency": "a property the run must have",
+    "reported": "a comparison shown for context with its explanation, not judged",
 }
 
 
@@ -70,6 +71,10 @@ class Row:
     the other side of it from the measured one fails whatever the tolerance, as "wrong
     direction".
 
+    A "reported" row is a comparison kept for context (e.g. a model that stays a reference for
+    other quantities): it is never a failure, its ``explanation`` says what the difference is,
+    and its result says whether it happens to fall within the tolerance.
+
     ``known_deviation``: a failure the project has investigated and explained (the text says
     what and why). Such a row still shows FAIL, with the text, in the report, but does not make
     ``lfsim validate`` exit 1; if it starts passing it is an UNEXPECTED PASS, which does, so that
@@ -88,6 +93,7 @@ class Row:
     evidence: str = ""
     point: str = ""
     baseline: float | None = None
+    explanation: str = ""
     wrong_direction: bool = field(default=False, init=False)
     refused: str = field(default="", init=False)
 
@@ -112,6 +118,11 @@ class Row:
                 )
         if self.baseline is not None and self.evidence != "predicted":
             raise ValueError(f"Row {self.quantity}: baseline is for predicted rows")
+        if self.evidence == "reported" and (not self.explanation.strip() or self.known_deviation):
+            raise ValueError(
+                f"Row {self.quantity}: a reported row explains itself (explanation=...) and is "
+                "never a known deviation"
+            )
         if self.kind in ("relative", "absolute"):
             if self.measured is None or self.tolerance is None:
                 raise ValueError(
@@ -149,6 +160,8 @@ class Row:
         """As expected: passed, or failed with a known deviation (never when refused)."""
         if self.refused:
             return False
+        if self.evidence == "reported":
+            return True
         return (not self.passed) if self.known_deviation else bool(self.passed)
 
     @property
@@ -156,6 +169,8 @@ class Row:
         if self.refused:
             return f"FAIL ({self.refused})"
         why = " wrong direction" if self.wrong_direction else ""
+        if self.evidence == "reported":
+            return "REPORTED (" + ("within" if self.passed else "outside") + " tolerance)"
         if self.known_deviation:
             return "UNEXPECTED PASS" if self.passed else f"MISS{why} (known deviation)"
         return "PASS" if self.passed else (f"FAIL{why}" if why else "FAIL")
@@ -418,6 +433,9 @@ def tally(outcomes: list[Outcome]) -> str:
     for evidence, label in (("closed_form", "closed form"), ("consistency", "consistency")):
         ok, n, kn = count(evidence)
         text += f"; {label} {ok} of {n}" + (f" ({kn} named)" if kn else "")
+    _, n, _ = count("reported")
+    if n:
+        text += f"; {n} reported comparisons (context, not judged)"
     ok, n, _ = count("calibrated")
     return text + f"; calibration points {n} ({ok} solved; inputs, not evidence)"
 
@@ -425,7 +443,8 @@ def tally(outcomes: list[Outcome]) -> str:
 def case_status(o: Outcome) -> str:
     if not o.passed:
         return "FAIL"
-    return "MISS (named known deviations)" if any(not r.passed for r in o.rows) else "PASS"
+    judged = [r for r in o.rows if r.evidence != "reported"]
+    return "MISS (named known deviations)" if any(not r.passed for r in judged) else "PASS"
 
 
 def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = ()) -> None:
@@ -434,7 +453,7 @@ def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = 
         "",
         f"lfsim {__version__}. {tally(outcomes)}.",
         "",
-        "Rows are of four kinds; only predictions are evidence that the model is right: "
+        "Rows are of five kinds; only predictions are evidence that the model is right: "
         + "; ".join(f"*{k.replace('_', ' ')}*: {v}" for k, v in EVIDENCE.items())
         + ". A named miss (known deviation) is a failed prediction the project has explained; "
         "it stays failed. Error: (simulated − measured) / |measured| in % for relative "
@@ -478,7 +497,9 @@ def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = 
             for r in o.rows:
                 if r.known_deviation:
                     lines += [f"- Known deviation, {_md(r.quantity)}: {_md(r.known_deviation)}"]
-            if any(r.known_deviation for r in o.rows):
+                if r.explanation:
+                    lines += [f"- Reported, {_md(r.quantity)}: {_md(r.explanation)}"]
+            if any(r.known_deviation or r.explanation for r in o.rows):
                 lines.append("")
         for fig in o.figures:
             rel = os.path.relpath(fig, report.parent).replace(os.sep, "/")

@@ -126,17 +126,18 @@ def test_dcqcn_cuts_pfc_pauses_by_an_order_of_magnitude(incast):
 
 
 def test_the_bottleneck_queue_sits_in_the_marking_band_not_at_the_pfc_threshold(incast):
-    warm = 1e-3
-    pfc = _bottleneck_queue(incast["pfc"], warm)
-    dcqcn = _bottleneck_queue(incast["pfc_dcqcn"], warm)
+    pfc = _bottleneck_queue(incast["pfc"], 1e-3)
     # PFC alone: the queue holds megabytes, far above the marking band.
     assert pfc.median() > 10 * KMAX
-    # DCQCN: the queue moves around the band: its median inside, most of the time below Kmax,
-    # and it does rise above Kmin (the marks that drive the control).
+    # DCQCN, once the start burst's queue (1.7 MB) has drained and the flows have climbed back
+    # from the cuts it caused (the paper's notification point cuts every flow every 50 us while
+    # the queue is above Kmax): the queue moves around the band, its median inside, most of the
+    # time below Kmax, and it does rise above Kmin (the marks that drive the control).
+    dcqcn = _bottleneck_queue(incast["dcqcn_long"], 5e-3)
     assert KMIN <= dcqcn.median() <= KMAX
     assert (dcqcn <= KMAX).mean() >= 0.8
     assert (dcqcn > KMIN).mean() >= 0.3
-    assert KMIN / 1024 <= incast["pfc_dcqcn"].metrics["mean_queue_KB"] <= KMAX / 1024
+    assert KMIN / 1024 <= incast["dcqcn_long"].metrics["mean_queue_KB"] <= KMAX / 1024
 
 
 def test_the_victim_recovers_most_of_its_goodput(incast):

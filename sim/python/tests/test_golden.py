@@ -30,10 +30,18 @@ GOLDEN = json.loads((_DATA / "metrics_e2df1bf.json").read_text())
 # 0f4fe0a: seed 002's scenario (cubefs_rdma_tcp) modelled by prediction (issue 18): the CubeFS
 # client path per FUSE request from stated rates, its fixed times re-solved on one 4k point per
 # transport; its default runs are those 4k calibration points (checked below).
+# 802bd22: the DCQCN notification point as the paper's section 3.1 (issue 21): a CE mark
+# within RdmaNic.CnpInterval of a QP's last CNP is answered by one CNP when the interval ends
+# instead of being dropped (RdmaNic.CnpMode PerInterval). Every scenario with ECN marking moves:
+# more CNPs reach the senders sooner (dcqcn: mean queue 67.4 -> 45.9 KB; incast@pfc_dcqcn 95.4
+# -> 62.6 KB, goodput 19.2 -> 14.3 Gb/s; incast@pfc_ecn: 810 -> 1021 CNPs, which no sender
+# acts on). With CnpMode RateLimited the old metrics come back exactly (checked below).
 RERECORDED = {
     **json.loads((_DATA / "metrics_aef221b.json").read_text()),
     **json.loads((_DATA / "metrics_0f4fe0a.json").read_text()),
+    **json.loads((_DATA / "metrics_802bd22.json").read_text()),
 }
+CNP_PER_INTERVAL = ("dcqcn", "incast@pfc_dcqcn", "incast@pfc_ecn")
 
 # Port labels: FC E_Ports were labelled with their peer ("leaf0/p2(spine0)", "sw0/p1(ISL)"); every
 # port is now "switch/pN". The one-switch RoCE topology was "leaf0", the Star generator's "sw0".
@@ -167,3 +175,16 @@ def test_cubefs_default_runs_are_its_calibration_points(mode, mbps):
     # nanosecond the delays are written in (a few ns over the passes).
     lat = RERECORDED[f"cubefs_rdma_tcp@{mode}"]["metrics"]["read_lat_mean_us"]
     assert abs(lat - 4096 / mbps) < 0.005
+
+
+@pytest.mark.parametrize("key", CNP_PER_INTERVAL)
+def test_the_old_notification_point_gives_the_old_metrics(key):
+    # 802bd22 changed only when CNPs are sent: RdmaNic.CnpMode RateLimited (a mark within
+    # CnpInterval dropped, the notification point before it) reproduces the recording made
+    # before the change, event for event.
+    name, _, mode = key.partition("@")
+    r = lfsim.run(name, {"RdmaNic.CnpMode": "RateLimited", **({"mode": mode} if mode else {})})
+    gold = GOLDEN[key]
+    assert r.summary["events"] == gold["events"]
+    for metric in ("mean_queue_KB", "cnps_sent", "ecn_marked", "total_goodput_Gbps"):
+        assert _close(gold["metrics"][metric], r.metrics[metric]), metric

@@ -165,6 +165,27 @@ def test_every_row_says_what_it_is_evidence_of():
         validate.Row("q", "MB/s", 100.0, 100.0, tolerance=0.03, evidence="predicted")
 
 
+def test_a_reported_comparison_explains_itself_and_is_never_judged():
+    # The DCQCN fluid model's queue (validation/cases/dcqcn.py): shown with its explanation,
+    # outside the tolerance or within it, never a failure, counted apart from the evidence.
+    far = validate.Row("q", "KiB", 100.0, 60.0, 0.15, evidence="reported", explanation="why")
+    near = validate.Row("q", "KiB", 100.0, 101.0, 0.15, evidence="reported", explanation="why")
+    assert far.ok and near.ok
+    assert far.verdict == "REPORTED (outside tolerance)"
+    assert near.verdict == "REPORTED (within tolerance)"
+    with pytest.raises(ValueError, match="explains itself"):
+        validate.Row("q", "KiB", 100.0, 60.0, 0.15, evidence="reported")
+    with pytest.raises(ValueError, match="never a known deviation"):
+        validate.Row(
+            "q", "KiB", 1.0, 2.0, 0.1, evidence="reported", explanation="x", known_deviation="y"
+        )
+    case = validate.Case("c", source="s", note="n", evaluate=lambda ctx: [])
+    outcome = validate.Outcome(case, rows=[far])
+    assert outcome.passed and validate.case_status(outcome) == "PASS"
+    assert "1 reported comparisons" in validate.tally([outcome])
+    assert "predictions within tolerance: 0 of 0" in validate.tally([outcome])
+
+
 def test_the_measured_effect_the_other_way_fails_whatever_the_tolerance():
     row = validate.Row(
         "FC/RoCE",

@@ -1,0 +1,148 @@
+"""Congestion control as a plug-in (issue 21): every controller chosen by name from YAML, the
+command line and Python, on a RoCE scenario and on a storage stack, with its own attributes; a
+bad name refused in one line; HPCC's INT records as bytes in the packet capture."""
+
+import json
+import struct
+
+import pytest
+import yaml
+
+import lfsim
+
+CONTROLLERS = ["None", "Dcqcn", "Dctcp", "Timely", "Hpcc"]
+# One attribute of each controller's class, not at its default.
+ATTRIBUTE = {
+    "Dcqcn": ("Dcqcn.rpg_ai_rate", "20Mbps"),
+    "Dctcp": ("Dctcp.g", "0.125"),
+    "Timely": ("Timely.TLow", "40us"),
+    "Hpcc": ("Hpcc.TargetUtilization", "0.9"),
+}
+
+
+def _settings(cc: str) -> dict:
+    out = {"RdmaNic.CongestionControl": cc, "RoceSwitch.EcnEnabled": "true"}
+    if cc in ATTRIBUTE:
+        key, value = ATTRIBUTE[cc]
+        out[key] = value
+    return out
+
+
+def test_the_registered_controllers_are_the_accepted_names(cli, tmp_path):
+    r = cli("run", "incast", "--set", "RdmaNic.CongestionControl=Cubic", "--out", "out")
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr
+    assert "RdmaNic.CongestionControl: got 'Cubic'; accepted: one of " in lines[0]
+    assert all(name in lines[0] for name in CONTROLLERS)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("cc", CONTROLLERS)
+def test_every_controller_from_python_on_a_storage_stack(cc):
+    # NVMe-oF over RoCEv2 (a storage stack's own QPs): the controller and its attribute reach
+    # the run, and the fio job completes I/Os.
+    r = lfsim.run("storage_qd1", {"stop_time": "5ms", "FioJob.runtime": "3ms", **_settings(cc)})
+    assert r.config["RdmaNic"]["CongestionControl"] == cc
+    if cc in ATTRIBUTE:
+        cls, attr = ATTRIBUTE[cc][0].split(".")
+        assert r.config[cls][attr] == ATTRIBUTE[cc][1]
+    assert r.metrics["read_iops"] > 0
+
+
+@pytest.mark.parametrize("cc", CONTROLLERS)
+def test_every_controller_from_the_command_line(cc, cli, tmp_path):
+    sets = [a for k, v in _settings(cc).items() for a in ("--set", f"{k}={v}")]
+    r = cli("run", "incast", "--set", "stop_time=2ms", *sets, "--out", "out")
+    assert r.returncode == 0, r.stderr
+    config = yaml.safe_load((tmp_path / "out" / "config.yaml").read_text())
+    assert config["RdmaNic"]["CongestionControl"] == cc
+    if cc in ATTRIBUTE:
+        cls, attr = ATTRIBUTE[cc][0].split(".")
+        assert str(config[cls][attr]) == ATTRIBUTE[cc][1]
+
+
+@pytest.mark.parametrize("cc", CONTROLLERS)
+def test_every_controller_from_yaml_reruns_identically(cc, tmp_path):
+    raw = yaml.safe_load(open(lfsim.scenario.find_scenario("cc_compare")))
+    raw.pop("modes")
+    raw.pop("mode")
+    raw["stop_time"] = "2ms"
+    raw["Report"] = {"Warmup": "1ms"}
+    for key, value in _settings(cc).items():
+        cls, attr = key.split(".")
+        raw.setdefault(cls, {})[attr] = value
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    a = lfsim.run(path, out=tmp_path / "a")
+    b = lfsim.run(tmp_path / "a" / "config.yaml", out=tmp_path / "b")
+    assert json.dumps(a.metrics, sort_keys=True) == json.dumps(b.metrics, sort_keys=True)
+    assert a.metrics["total_goodput_Gbps"] > 0
+
+
+def test_the_default_reads_as_none():
+    sc = lfsim.load_scenario("incast", {"mode": "pfc"})
+    assert sc.config["RdmaNic"]["CongestionControl"] == "None"
+
+
+# ---------------------------------------------------------------------------------------------
+# HPCC's INT on the wire: frames read from the capture with the byte layout of roce-header.h.
+
+
+def _frames(path):
+    data = path.read_bytes()
+    magic = struct.unpack_from("<I", data)[0]
+    assert magic == 0xA1B23C4D  # nanosecond timestamps
+    off, out = 24, []
+    while off < len(data):
+        _, _, incl, _ = struct.unpack_from("<IIII", data, off)
+        out.append(data[off + 16 : off + 16 + incl])
+        off += 16 + incl
+    return out
+
+
+def _roce(frame):
+    """(opcode, telemetry flags, INT records filled, slots, [records]) of a RoCEv2 frame."""
+    if len(frame) < 54 or struct.unpack_from(">H", frame, 12)[0] != 0x0800:
+        return None
+    if struct.unpack_from(">H", frame, 36)[0] != 4791:
+        return None
+    opcode, flags = frame[42], frame[46] & 0x3
+    ext = {0x06: 16, 0x0A: 16, 0x0C: 16, 0x11: 4, 0x0D: 4, 0x0F: 4, 0x10: 4, 0x81: 16}
+    at = 54 + ext.get(opcode, 0) + (8 if flags & 1 else 0)
+    if not flags & 2:
+        return opcode, flags, None, None, []
+    filled, slots = frame[at], frame[at + 1]
+    words = [struct.unpack_from(">Q", frame, at + 2 + 8 * k)[0] for k in range(slots)]
+    return opcode, flags, filled, slots, words
+
+
+def test_hpcc_int_records_are_bytes_on_the_wire(tmp_path):
+    # h1 and h2 write to h0 through sw0 (25GbE). At h1's port its data frames leave with 5 INT
+    # slots and none filled; at h0's port they arrive with one record, sw0's egress toward h0
+    # (speed code 1 = 25GbE, the queue behind them), and h0's ACKs carry that record back.
+    r = lfsim.run(
+        "cc_compare",
+        {"mode": "hpcc", "topology.Hosts": 3, "stop_time": "300us", "Report.Warmup": "0s"},
+        out=tmp_path / "out",
+        pcap=["h0", "h1"],
+    )
+    files = {p.stem: p for p in r.pcap_files}
+    sent = [_roce(f) for f in _frames(files["h1"])]
+    data_out = [x for x in sent if x and x[0] in (0x06, 0x07, 0x08, 0x0A)]
+    assert data_out and all(x[1] == 2 and x[2] == 0 and x[3] == 5 for x in data_out)
+    at_h0 = [_roce(f) for f in _frames(files["h0"])]
+    data_in = [x for x in at_h0 if x and x[0] in (0x06, 0x07, 0x08, 0x0A)]
+    acks = [x for x in at_h0 if x and x[0] == 0x11]
+    assert data_in and all(x[2] == 1 for x in data_in)
+    assert acks and all(x[1] == 2 and x[2] == 1 for x in acks)
+    words = [x[4][0] for x in data_in]
+    assert all(w >> 60 == 1 for w in words)  # EthSpeed 25GbE
+    # Two senders at line rate into one port: the queue behind the frames grows (units of 256 B).
+    assert max(w & 0xFFFF for w in words) > 0
+    # The switch's clock (ns, 24 bits) never runs backwards between consecutive frames.
+    times = [(w >> 36) & 0xFFFFFF for w in words]
+    assert all(b >= a for a, b in zip(times, times[1:], strict=False))
+    # 4096 B payload frames carry 2 + 5 x 8 = 42 B more than without INT.
+    sizes = {len(f) for f in _frames(files["h1"]) if (x := _roce(f)) and x[0] == 0x07}
+    assert sizes == {14 + 20 + 8 + 12 + 42 + 4096 + 4}
