@@ -5,7 +5,9 @@
 #include "lfsim-report.h"
 #include "lfsim-workload.h"
 #include "ns3/config.h"
+#include "ns3/object-factory.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -330,6 +332,23 @@ StopRunNow()
     ns3::Simulator::Stop();
 }
 
+std::vector<std::string>
+SchedulerTypes()
+{
+    std::vector<std::string> names;
+    for (uint16_t i = 0; i < ns3::TypeId::GetRegisteredN(); ++i)
+    {
+        const ns3::TypeId t = ns3::TypeId::GetRegistered(i);
+        if (t.IsChildOf(ns3::Scheduler::GetTypeId()) && t != ns3::Scheduler::GetTypeId()
+            && t.HasConstructor())
+        {
+            names.push_back(t.GetName());
+        }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
 RunResult
 Run(const RunConfig& cfg, const ProgressFn& progress)
 {
@@ -376,6 +395,21 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
                                         + ec.message() + "); accepted: a writable directory");
         }
     }
+    ns3::TypeId scheduler;
+    if (!ns3::TypeId::LookupByNameFailSafe(cfg.schedulerType, &scheduler)
+        || !scheduler.IsChildOf(ns3::Scheduler::GetTypeId()) || !scheduler.HasConstructor())
+    {
+        std::string accepted;
+        for (const auto& name : SchedulerTypes())
+        {
+            accepted += (accepted.empty() ? "" : ", ") + name;
+        }
+        throw std::invalid_argument("SchedulerType: got '" + cfg.schedulerType
+                                    + "'; accepted: one of " + accepted);
+    }
+    ns3::ObjectFactory schedulerFactory;
+    schedulerFactory.SetTypeId(scheduler);
+    ns3::Simulator::SetScheduler(schedulerFactory);
     ns3::RngSeedManager::SetSeed(cfg.seed);
     ns3::RngSeedManager::SetRun(1);
 

@@ -105,6 +105,12 @@ class Table
 using MetricValue
     = std::variant<double, std::vector<double>, std::string, bool, std::vector<std::string>>;
 
+/// The fastest of ns-3's schedulers on lfsim's loads (docs/bench.md).
+constexpr const char* DEFAULT_SCHEDULER = "ns3::PriorityQueueScheduler";
+
+/// The TypeIds of the event schedulers a run may use (every ns3::Scheduler with a constructor).
+std::vector<std::string> SchedulerTypes();
+
 struct RunConfig
 {
     std::string fabric;
@@ -120,6 +126,10 @@ struct RunConfig
     std::vector<std::string> pcapPorts;
     /// End the run as soon as the fabric's DeadlockDetector reports a deadlock.
     bool stopOnDeadlock = false;
+    /// The event list's implementation (ns-3's GlobalValue of that name): an ns3::Scheduler.
+    /// Every scheduler runs events in the same order (time, then scheduling order), so results
+    /// do not depend on it; speed does.
+    std::string schedulerType = DEFAULT_SCHEDULER;
     /// Bounded memory for time series: a directory where each series spills its rows once
     /// `spillRows` are in memory (empty: series stay in memory).
     std::string spillDir;

@@ -153,6 +153,10 @@ RunPy(const py::dict& config, const py::object& progress)
     {
         cfg.stopOnDeadlock = config["stop_on_deadlock"].cast<bool>();
     }
+    if (config.contains("SchedulerType") && !config["SchedulerType"].is_none())
+    {
+        cfg.schedulerType = Str(config["SchedulerType"]);
+    }
     if (config.contains("pcap_dir") && !config["pcap_dir"].is_none())
     {
         cfg.pcapDir = Str(config["pcap_dir"]);
@@ -370,5 +374,8 @@ PYBIND11_MODULE(_core, m)
               }
               return out;
           });
+    m.def("schedulers", &lfsim::SchedulerTypes,
+          "The ns-3 event schedulers a scenario's SchedulerType may name.");
+    m.attr("DEFAULT_SCHEDULER") = lfsim::DEFAULT_SCHEDULER;
     m.def("run", &RunPy, py::arg("config"), py::arg("progress") = py::none());
 }

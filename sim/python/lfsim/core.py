@@ -83,3 +83,13 @@ def fabric_classes(fabric: str, workload: object = None) -> dict[str, str]:
                 if c not in ids:
                     ids.append(c)
     return {short_name(t): t for t in ids}
+
+
+@cache
+def schedulers() -> tuple[str, ...]:
+    """The ns-3 event schedulers (TypeId names) a scenario's SchedulerType may name."""
+    return tuple(core().schedulers())
+
+
+def default_scheduler() -> str:
+    return str(core().DEFAULT_SCHEDULER)

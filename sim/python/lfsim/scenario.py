@@ -191,6 +191,7 @@ TOP_LEVEL = (
     "sample_interval",
     "record",
     "stop_on_deadlock",
+    "SchedulerType",
     "name",
     "topology",
     "workload",
@@ -229,6 +230,10 @@ ACCEPTED = {
         f"{MAX_SAMPLES:,} (one series holds at most {MAX_SAMPLES:,} samples)"
     ),
     "stop_on_deadlock": "true or false",
+    "SchedulerType": (
+        "the TypeId of an ns-3 event scheduler, e.g. ns3::PriorityQueueScheduler (the default), "
+        "ns3::CalendarScheduler, ns3::HeapScheduler, ns3::MapScheduler"
+    ),
     "name": "a name of letters, digits, '_', '-' and '.'",
     "faults": (
         "a list of {at, what, where, ...}: what one of link_down, link_up, link_flap (period, "
@@ -255,6 +260,7 @@ class _Fixed(BaseModel):
     sample_interval: str = "0s"
     record: list[str] = []
     stop_on_deadlock: bool = False
+    SchedulerType: str | None = None
     name: str | None = None
     topology: Any = None
     workload: Any = None
@@ -362,6 +368,15 @@ class _Fixed(BaseModel):
             raise ValueError("stop_on_deadlock")
         return v
 
+    @field_validator("SchedulerType", mode="before")
+    @classmethod
+    def _scheduler_type(cls, v: Any) -> str | None:
+        if v is None:
+            return None
+        if not isinstance(v, str) or v.strip() not in _core.schedulers():
+            raise ValueError("SchedulerType")
+        return v.strip()
+
     @field_validator("name", mode="before")
     @classmethod
     def _name(cls, v: Any) -> str | None:
@@ -451,6 +466,7 @@ class Scenario:
             "sample_interval": cfg["sample_interval"],
             "record": list(cfg["record"]),
             "stop_on_deadlock": bool(cfg.get("stop_on_deadlock", False)),
+            "SchedulerType": cfg.get("SchedulerType") or _core.default_scheduler(),
             "faults": [dict(f) for f in cfg.get("faults", [])],
             "attributes": {
                 tid: dict(cfg[cls])
@@ -790,6 +806,7 @@ def _resolve(
             "sample_interval": parsed.sample_interval,
             "record": list(dict.fromkeys(parsed.record)),  # drop repeats, keep order
             "stop_on_deadlock": parsed.stop_on_deadlock,
+            "SchedulerType": parsed.SchedulerType or _core.default_scheduler(),
         }
     )
     if _core.is_open(fabric):
