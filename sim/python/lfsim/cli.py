@@ -8,12 +8,17 @@ Bad input (scenario, --set, --grid, paths, options) prints exactly one line
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from pathlib import Path
 from typing import NoReturn
 
-from ._version import __version__
+# One simulation is one thread: numpy's OpenBLAS pool would only add threads that compete with it
+# for the cores (set before the extension imports numpy).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from ._version import __version__  # noqa: E402
 from .display import format_summary, format_sweep_table
 from .errors import CoreUnavailable, ScenarioError, SimulationError, one_line
 

@@ -59,6 +59,7 @@ import pandas as pd
 
 from ._version import __version__
 from .errors import ScenarioError, quote
+from .scenario import given_fio_options  # noqa: F401 (kept importable from here)
 
 FIO_LAYOUT_VERSION = "3.33"
 FIO_VERSION_STRING = f"lfsim {__version__} (fio {FIO_LAYOUT_VERSION} json layout)"
@@ -960,24 +961,6 @@ def _differs_from_default(cfg: Mapping) -> set:
     except Exception:
         return set(cfg)
     return {k for k, v in cfg.items() if str(v) != str(defaults.get(k, v)) or k not in defaults}
-
-
-def given_fio_options(scenario: Any) -> set | None:
-    """The FioJob options a scenario set: its FioJob section, its mode's, and ``FioJob.x``
-    overrides; None when it cannot tell."""
-    src = getattr(scenario, "source", None)
-    if src is None:
-        return None
-    raw = src.raw if isinstance(src.raw, dict) else {}
-    keys = set((raw.get("FioJob") or {}).keys())
-    mode = scenario.config.get("mode")
-    body = (raw.get("modes") or {}).get(mode) if mode else None
-    if isinstance(body, dict):
-        keys |= set((body.get("FioJob") or {}).keys())
-    for k in src.overrides or {}:
-        if str(k).startswith("FioJob."):
-            keys.add(str(k).split(".", 1)[1])
-    return keys
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from . import core as _core
 from ._version import __version__
 from .errors import ScenarioError, one_line, quote
 from .output import atomic_dir, check_target
-from .scenario import Scenario, load_scenario, split_time, unit_seconds
+from .scenario import Scenario, given_fio_options, load_scenario, split_time, unit_seconds
 
 if TYPE_CHECKING:
     import numpy as np
@@ -339,8 +339,6 @@ def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
         "lfsim_version": __version__,
     }
     result = Result(summary, scenario.config, series, tables, dict(raw.get("labels") or {}))
-    from .fio import given_fio_options
-
     result.fio_given = given_fio_options(scenario)  # fio.json echoes only what was set
     return result
 

@@ -949,3 +949,21 @@ def parse_grid(items: Iterable[str] | None) -> dict[str, list[str]]:
             )
         grid[key] = values
     return grid
+
+
+def given_fio_options(scenario: Any) -> set | None:
+    """The FioJob options a scenario set: its FioJob section, its mode's, and ``FioJob.x``
+    overrides; None when it cannot tell."""
+    src = getattr(scenario, "source", None)
+    if src is None:
+        return None
+    raw = src.raw if isinstance(src.raw, dict) else {}
+    keys = set((raw.get("FioJob") or {}).keys())
+    mode = scenario.config.get("mode")
+    body = (raw.get("modes") or {}).get(mode) if mode else None
+    if isinstance(body, dict):
+        keys |= set((body.get("FioJob") or {}).keys())
+    for k in src.overrides or {}:
+        if str(k).startswith("FioJob."):
+            keys.add(str(k).split(".", 1)[1])
+    return keys
