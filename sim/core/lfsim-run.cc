@@ -12,6 +12,7 @@
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
@@ -413,6 +414,7 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
     ns3::RngSeedManager::SetSeed(cfg.seed);
     ns3::RngSeedManager::SetRun(1);
 
+    const auto buildStart = std::chrono::steady_clock::now();
     RunContext ctx(cfg);
     std::unique_ptr<Fabric> fabric = info.factory();
     uint64_t eventsBefore = ns3::Simulator::GetEventCount();
@@ -459,7 +461,11 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
             ns3::Simulator::Schedule(prog.step, &Progress::Tick, &prog);
         }
         ns3::Simulator::Stop(cfg.stopTime);
+        const auto loopStart = std::chrono::steady_clock::now();
+        r.buildWallS = std::chrono::duration<double>(loopStart - buildStart).count();
         ns3::Simulator::Run();
+        r.eventsWallS
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - loopStart).count();
         r.simTimeS = ns3::Simulator::Now().GetSeconds();
         r.events = ns3::Simulator::GetEventCount() - eventsBefore - prog.events;
         fabric->Finish(ctx);

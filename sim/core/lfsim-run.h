@@ -239,6 +239,9 @@ struct RunResult
 {
     double simTimeS = 0;
     uint64_t events = 0;
+    /// Wall seconds spent building the fabric and in the event loop (not in reporting).
+    double buildWallS = 0;
+    double eventsWallS = 0;
     std::map<std::string, MetricValue> metrics;
     std::map<std::string, Table> series;
     std::map<std::string, Table> tables;

@@ -221,6 +221,8 @@ RunPy(const py::dict& config, const py::object& progress)
     py::dict out;
     out["sim_time_s"] = r.simTimeS;
     out["events"] = r.events;
+    out["build_wall_s"] = r.buildWallS;
+    out["events_wall_s"] = r.eventsWallS;
     out["metrics"] = metrics;
     // Series that spilled to files (spill_dir): their rows are there, not in the arrays.
     py::dict spilled;

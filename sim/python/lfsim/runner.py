@@ -332,6 +332,9 @@ def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
         "sim_time_s": float(raw["sim_time_s"]),
         "wall_time_s": wall_time_s,
         "events": int(raw["events"]),
+        # Where the wall time went: building the fabric, and the event loop.
+        "build_wall_s": float(raw.get("build_wall_s", 0.0)),
+        "events_wall_s": float(raw.get("events_wall_s", 0.0)),
         "metrics": {str(k): _metric(v) for k, v in (raw.get("metrics") or {}).items()},
         "series": list(series),
         "tables": list(tables),
