@@ -19,6 +19,7 @@
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
 
+#include "lfsim-fifo.h"
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
@@ -290,7 +291,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint32_t m_lastLine = 0; ///< its line bytes
 
     // Requester
-    std::deque<Wqe> m_wqes;
+    lfsim::Fifo<Wqe> m_wqes;
     uint64_t m_nextPsn = 0; ///< PSN of the next new work request
     uint64_t m_sndNxt = 0;
     uint64_t m_sndUna = 0;
@@ -308,7 +309,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     Time m_lastCnp = Time::Min();
     RoceTelemetry m_echo;      ///< what the next ACK echoes (the last data packet's telemetry)
     bool m_ceSinceAck = false; ///< a CE-marked packet arrived since the last ACK (its BECN)
-    std::deque<ReadResponse> m_reads;
+    lfsim::Fifo<ReadResponse> m_reads;
     bool m_preferReads = false;
     bool m_ackAfterReads = false; ///< an ACK waits for the read responses owed before it
     uint64_t m_ackAfterReadsPsn = 0;

@@ -5,6 +5,7 @@
 #define ROCE_CHANNEL_H
 
 #include "lfsim-faults.h"
+#include "lfsim-fifo.h"
 #include "ns3/channel.h"
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
@@ -59,7 +60,7 @@ class RoceChannel : public Channel, public lfsim::FaultableChannel
     /// Frames on the line toward each side, in sending order. They arrive in that order (one
     /// delay, one sender at a time), so one reusable event per side delivers the head: no event
     /// or argument copy is allocated per frame.
-    std::deque<Ptr<Packet>> m_inFlight[2];
+    lfsim::Fifo<Ptr<Packet>> m_inFlight[2];
     Ptr<EventImpl> m_deliver[2];
     double m_length = 2.0;
     Time m_delayPerMeter;

@@ -238,10 +238,10 @@ RoceNetDevice::SetPfcIgnored(uint8_t prio, bool ignored)
     Kick(); // an ignored class may go now; a honoured one needs its pause wake-up again
 }
 
-std::deque<RoceNetDevice::Item>
+lfsim::Fifo<RoceNetDevice::Item>
 RoceNetDevice::TakeQueue(uint8_t prio)
 {
-    std::deque<Item> taken;
+    lfsim::Fifo<Item> taken;
     taken.swap(m_q[prio]);
     m_queued &= uint8_t(~(1u << prio));
     m_qTotal -= m_qBytes[prio];

@@ -16,6 +16,7 @@
 #define ROCE_NET_DEVICE_H
 
 #include "ethernet-speed.h"
+#include "lfsim-fifo.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/mac48-address.h"
@@ -139,7 +140,7 @@ class RoceNetDevice : public NetDevice
         return m_pfcIgnored >> prio & 1;
     }
     /// Removes every frame queued in class `prio` (not the one on the line) and returns them.
-    std::deque<Item> TakeQueue(uint8_t prio);
+    lfsim::Fifo<Item> TakeQueue(uint8_t prio);
     /// Start of the class's current (or last) PFC pause spell.
     Time
     GetPauseStart(uint8_t prio) const
@@ -328,12 +329,12 @@ class RoceNetDevice : public NetDevice
     uint32_t m_dwrrQuantum = 0;
 
     // Transmitter
-    std::array<std::deque<Item>, ETH_CLASSES> m_q;
+    std::array<lfsim::Fifo<Item>, ETH_CLASSES> m_q;
     std::array<uint32_t, ETH_CLASSES> m_qBytes{};
     std::array<int64_t, ETH_CLASSES> m_deficit{};
     uint8_t m_rr = 0;
     uint8_t m_sourceReady = 0; ///< bit c: the NIC may have class-c packets
-    std::deque<Ptr<Packet>> m_control;
+    lfsim::Fifo<Ptr<Packet>> m_control;
     bool m_busy = false;
     Item m_current;
     bool m_currentIsData = false;
@@ -356,7 +357,7 @@ class RoceNetDevice : public NetDevice
     uint16_t m_ipVid = 0;
     uint8_t m_ipDscp = 0;
     Mac48Address m_ipNextHop;
-    std::array<std::deque<Item>, ETH_CLASSES> m_ipQ;
+    std::array<lfsim::Fifo<Item>, ETH_CLASSES> m_ipQ;
     uint8_t m_ipReady = 0; ///< bit c: m_ipQ[c] is not empty
     /// IP bytes minus NIC bytes sent while both had frames: who goes next (byte fairness).
     std::array<int64_t, ETH_CLASSES> m_ipCredit{};
