@@ -13,8 +13,6 @@ import pickle
 import sys
 import time
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one simulation, one thread (as the CLI)
-
 
 def run_point(core_config: dict) -> dict:
     """One simulation; only scalar results travel back."""

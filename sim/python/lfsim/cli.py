@@ -8,17 +8,12 @@ Bad input (scenario, --set, --grid, paths, options) prints exactly one line
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from pathlib import Path
 from typing import NoReturn
 
-# One simulation is one thread: numpy's OpenBLAS pool would only add threads that compete with it
-# for the cores (set before the extension imports numpy).
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-from ._version import __version__  # noqa: E402
+from ._version import __version__
 from .display import format_summary, format_sweep_table
 from .errors import CoreUnavailable, ScenarioError, SimulationError, one_line
 
@@ -746,6 +741,10 @@ def _on_sigterm(signum, frame) -> None:
 def main(argv: list[str] | None = None) -> int:
     import signal
 
+    if argv is None:  # the command itself, not a call from Python
+        from ._env import reexec_in_simulation_env
+
+        reexec_in_simulation_env()
     args = build_parser().parse_args(argv)
     if threading_main():
         signal.signal(signal.SIGTERM, _on_sigterm)

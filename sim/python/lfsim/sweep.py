@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._env import simulation_env
 from .errors import ScenarioError, SimulationError, one_line, quote
 from .output import atomic_dir, check_target
 from .scenario import Scenario, load_scenario
@@ -56,7 +57,7 @@ def _run_point(sweep_id: str, config: dict) -> dict:
     and lfsim are the worker's own (``sys.executable``, this module's folder), and the files
     passing the point in and its reply out are in the worker's temporary folder, so a remote
     worker needs lfsim installed but shares no files with the sweep."""
-    env = dict(os.environ)
+    env = simulation_env()
     # The child imports this very lfsim, however the worker found it.
     here = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
