@@ -82,7 +82,11 @@ RoceChannel::Transmit(Ptr<const RoceNetDevice> src, Ptr<Packet> frame, Time fram
     m_inFlight[side].push_back(std::move(frame));
     // The simulator releases one reference of the event per scheduled instance.
     m_deliver[side]->Ref();
-    Simulator::ScheduleWithContext(m_dev[side]->GetNode()->GetId(), frameTime + m_delay,
+    if (m_context[side] == NO_CONTEXT)
+    {
+        m_context[side] = m_dev[side]->GetNode()->GetId(); // nodes stay: read once
+    }
+    Simulator::ScheduleWithContext(m_context[side], frameTime + m_delay,
                                    PeekPointer(m_deliver[side]));
 }
 

@@ -62,6 +62,8 @@ class RoceChannel : public Channel, public lfsim::FaultableChannel
     /// or argument copy is allocated per frame.
     lfsim::Fifo<Ptr<Packet>> m_inFlight[2];
     Ptr<EventImpl> m_deliver[2];
+    static constexpr uint32_t NO_CONTEXT = 0xFFFFFFFF;
+    uint32_t m_context[2] = {NO_CONTEXT, NO_CONTEXT}; ///< each side's node id, once known
     double m_length = 2.0;
     Time m_delayPerMeter;
     Time m_delay;

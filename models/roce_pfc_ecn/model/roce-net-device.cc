@@ -477,7 +477,10 @@ RoceNetDevice::Transmit(Item item, bool control)
     const Time done = EthWireTime(m_speed, ETH_PREAMBLE_SFD + frame + ETH_IFG);
     ++m_c.framesTx;
     m_c.lineBytesTx += ETH_PREAMBLE_SFD + frame + ETH_IFG;
-    m_snifferTrace(item.packet);
+    if (!m_snifferTrace.IsEmpty()) // captures only: no Ptr copy per frame otherwise
+    {
+        m_snifferTrace(item.packet);
+    }
     m_channel->Transmit(this, item.packet, arrive);
     m_current = item;
     m_currentIsData = !control;
@@ -529,7 +532,10 @@ void
 RoceNetDevice::Receive(Ptr<Packet> frame)
 {
     ++m_c.framesRx;
-    m_snifferTrace(frame);
+    if (!m_snifferTrace.IsEmpty())
+    {
+        m_snifferTrace(frame);
+    }
     // The frame's headers are copied out once here; the switch or the NIC reads them from it.
     FrameBytes f;
     f.n = frame->CopyData(f.b, ROCE_HEADER_MAX);

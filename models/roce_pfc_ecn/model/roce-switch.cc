@@ -326,13 +326,27 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> frame, const FrameBytes&
     const bool ect = v.ecn == 1 || v.ecn == 2;
     if (m_forwardingLatency.IsStrictlyPositive())
     {
-        Simulator::Schedule(m_forwardingLatency, &RoceSwitch::Egress, this, in, out, prio, ect,
-                            frame);
+        // Every frame waits the same latency, so they reach egress in the order they came: one
+        // reusable event takes the head of the line (no event or argument copy per frame).
+        if (!m_egressEvent)
+        {
+            m_egressEvent = Ptr<EventImpl>(MakeEvent(&RoceSwitch::EgressNext, this), false);
+        }
+        m_forwarding.push_back({in, out, prio, ect, frame});
+        Simulator::Schedule(m_forwardingLatency, m_egressEvent);
     }
     else
     {
         Egress(in, out, prio, ect, frame);
     }
+}
+
+void
+RoceSwitch::EgressNext()
+{
+    Forwarding f = std::move(m_forwarding.front());
+    m_forwarding.pop_front();
+    Egress(f.in, f.out, f.prio, f.ect, f.frame);
 }
 
 void
@@ -621,6 +635,8 @@ RoceSwitch::DoDispose()
         w.check.Cancel();
     }
     m_ports.clear();
+    m_forwarding.clear();
+    m_egressEvent = nullptr;
     Object::DoDispose();
 }
 

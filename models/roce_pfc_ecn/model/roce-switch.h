@@ -21,6 +21,7 @@
 #define ROCE_SWITCH_H
 
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
@@ -185,6 +186,7 @@ class RoceSwitch : public Object
 
     void Receive(Ptr<RoceNetDevice> port, Ptr<Packet> frame, const FrameBytes& bytes);
     void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Ptr<Packet> frame);
+    void EgressNext(); ///< the frame at the head of m_forwarding has waited ForwardingLatency
     /// RED on a queue of `q` bytes (Kmin, Kmax, Pmax): mark this frame?
     bool RedMark(uint32_t q);
     void Dequeue(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item);
@@ -230,6 +232,16 @@ class RoceSwitch : public Object
     EcnMarkingPoint m_markingPoint;
     bool m_int = false;
     Time m_forwardingLatency;
+    struct Forwarding
+    {
+        uint32_t in;
+        uint32_t out;
+        uint8_t prio;
+        bool ect;
+        Ptr<Packet> frame;
+    };
+    lfsim::Fifo<Forwarding> m_forwarding; ///< frames within their ForwardingLatency, in order
+    Ptr<EventImpl> m_egressEvent;
     bool m_trustPcp;
     std::string m_dscpMapText;
     bool m_pfcWatchdog;
