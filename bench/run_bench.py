@@ -1,7 +1,10 @@
 """`make bench`: packet-hops/s and events/s of the FC and RoCE (PFC, DCQCN) incast scenarios,
 each beside a stock ns-3 baseline of a similar shape (UDP over PointToPoint through one IPv4
-router, same number of senders, line rate and payload), run in the same invocation; the deadlock
-detector's cost; and the open fabric at scale (bench/scale.py)."""
+router, same number of senders, line rate and payload), run in the same invocation; the case
+ns3-datacenter's HPCC code is timed on (scenarios/bench_dcqcn_incast8.yaml: data packets
+delivered per wall second, events, peak memory); the deadlock detector's cost; and the open
+fabric at scale (bench/scale.py). Every measured run is a process of its own with the
+environment the lfsim command gives a simulation (lfsim._env), the stock ns-3 runs too."""
 
 from __future__ import annotations
 
@@ -13,7 +16,10 @@ import sys
 from datetime import date
 from pathlib import Path
 
+from scale import child  # bench/scale.py: a measured case in a process of its own
+
 import lfsim
+from lfsim._env import simulation_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,22 +48,70 @@ CASES = [
 ]
 
 
+MEASURE = """
+import json, sys, lfsim
+r = lfsim.run(sys.argv[1], {**json.loads(sys.argv[2]), "sample_interval": "0s", "record": []})
+s = r.summary
+print(json.dumps({"packet_hops": s["metrics"]["packet_hops"], "events": s["events"],
+                  "wall_time_s": s["wall_time_s"], "events_wall_s": s["events_wall_s"],
+                  "sim_time_s": s["sim_time_s"]}))
+"""
+
+
 def measure(scenario: str, overrides: dict) -> dict:
-    r = lfsim.run(scenario, {**overrides, "sample_interval": "0s", "record": []})
-    s = r.summary
-    return {
-        "packet_hops": s["metrics"]["packet_hops"],
-        "events": s["events"],
-        "wall_time_s": s["wall_time_s"],
-        "sim_time_s": s["sim_time_s"],
-    }
+    """One run in a process of its own; wall_time_s is the run's (lfsim.run), process_s the
+    whole process's (interpreter start and imports included)."""
+    out, wall, peak = child(MEASURE, scenario, json.dumps(overrides))
+    return {**json.loads(out), "process_s": wall, "peak_MiB": peak}
 
 
 def baseline(args: list[str]) -> dict:
     out = subprocess.run(
-        [str(ROOT / "build" / "ns3-baseline"), *args], check=True, capture_output=True, text=True
-    )
+        [str(ROOT / "build" / "ns3-baseline"), *args],
+        check=True, capture_output=True, text=True, env=simulation_env(),
+    )  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# The HPCC simulator's code (ns3-datacenter) was timed on this case: 25.8 s wall, 39.4 M events,
+# 266 MiB, on a day when this machine ran lfsim's build of c64997f on it in 20.4 s (issue 20).
+MATCHED = "bench_dcqcn_incast8"
+ANCHOR = {"wall_s": 25.8, "events": 39.4e6, "peak_MiB": 266, "lfsim_c64997f_wall_s": 20.4}
+
+
+def matched_case() -> dict:
+    """Data packets delivered per wall second on the matched case (every flow completes:
+    8 x ceil(500 MB / 1024 B) packets), whole process."""
+    out, wall, peak = child(MATCHED_CODE)
+    d = json.loads(out)
+    rate = d["data_packets"] / wall
+    print(
+        f"\n{'matched case (8 x 500 MB, DCQCN)':34} {'data pkts':>10} {'events':>11} "
+        f"{'process s':>9} {'pkts/s':>10} {'peak MiB':>8}"
+    )
+    print(
+        f"{'lfsim':34} {d['data_packets']:10,} {d['events']:11,} {wall:9.2f} {rate:10,.0f} "
+        f"{peak:8.0f}"
+    )
+    print(
+        f"{'ns3-datacenter (issue 20, 2026-11)':34} {d['data_packets']:10,} "
+        f"{ANCHOR['events']:11,.0f} {ANCHOR['wall_s']:9.2f} "
+        f"{d['data_packets'] / ANCHOR['wall_s']:10,.0f} {ANCHOR['peak_MiB']:8.0f}"
+    )
+    return {**d, "process_s": wall, "peak_MiB": peak, "data_packets_per_s": rate,
+            "anchor": ANCHOR}  # fmt: skip
+
+
+MATCHED_CODE = f"""
+import json, math, lfsim
+r = lfsim.run("{MATCHED}")
+flows = r.table("flows")
+mtu = int(r.config["RdmaNic"]["PathMtu"])
+assert r.metrics["flows_completed"] == len(flows), "every flow must complete"
+packets = sum(math.ceil(b / mtu) * m for b, m in zip(flows["size_B"], flows["messages"]))
+print(json.dumps({{"data_packets": int(packets),
+                   "events": r.summary["events"], "events_wall_s": r.summary["events_wall_s"]}}))
+"""
 
 
 # The deadlock detector's cost: the same run with DeadlockDetector.Enabled true and false,
@@ -138,11 +192,13 @@ def main() -> int:
                 "ratio_events_per_s": ratio_e,
             }
         )
+    matched = matched_case()
     detector = detector_cost()
     from scale import main as scale_main  # bench/scale.py: the open fabric at scale
 
     res = {
         "date": date.today().isoformat(),
+        "matched_case": matched,
         "deadlock_detector": detector,
         "scale": scale_main(),
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),

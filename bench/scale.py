@@ -7,7 +7,11 @@ that its peak resident memory is its own (getrusage of the children).
 - clos_1024: 1,024 hosts, web-search flows at 30 % load for 10 ms, PFC;
 - a long run's time series: the incast scenario with the queue of every switch port recorded
   at every change, 50 and 800 ms, written to an output directory (rows spill to disk as they
-  grow, so peak memory stays about the same while the series grows sixteenfold).
+  grow, so peak memory stays about the same while the series grows sixteenfold);
+- the cost of a packet-hop as the fabric grows, 16 to 4,096 hosts: a leaf-spine of 8 hosts a
+  leaf and 2 spines (1:1 at 25/100GbE), web-search flows from every host at 30 % load, DCQCN,
+  for a simulated time that gives each size about the same number of packet-hops; the event
+  loop's wall time over the packet-hops.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from lfsim._env import simulation_env
 
 PY = sys.executable
 
@@ -54,7 +60,7 @@ def child(code: str, *args: str) -> tuple[str, float, float]:
     """stdout, wall seconds and peak RSS (MiB) of a fresh interpreter running `code`."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile("w+") as stdout:
-        proc = subprocess.Popen([PY, "-c", code, *args], stdout=stdout)
+        proc = subprocess.Popen([PY, "-c", code, *args], stdout=stdout, env=simulation_env())
         _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - t0
@@ -65,8 +71,43 @@ def child(code: str, *args: str) -> tuple[str, float, float]:
     return text.strip().splitlines()[-1], wall, usage.ru_maxrss / 1024
 
 
+COST = """
+import json, sys, lfsim
+n, stop = int(sys.argv[1]), sys.argv[2]
+sc = {"fabric": "roce", "stop_time": stop, "seed": 1, "sample_interval": "0s", "record": [],
+      "topology": {"generator": "LeafSpine", "Leaves": n // 8, "Spines": 2, "HostsPerLeaf": 8,
+                   "HostSpeed": "25GbE", "UplinkSpeed": "100GbE"},
+      "workload": {"web": {"pattern": "OpenLoop", "SizeCdf": "websearch", "Load": 0.3}},
+      "RoceChannel": {"Length": 10}, "RoceSwitch": {"BufferSize": 67108864, "EcnEnabled": True},
+      "RdmaNic": {"PathMtu": 4096, "CongestionControl": "Dcqcn"}}
+r = lfsim.run(sc)
+s = r.summary
+print(json.dumps({"hops": s["metrics"]["packet_hops"], "events": s["events"],
+                  "events_wall_s": s["events_wall_s"], "flows": s["metrics"]["flows"]}))
+"""
+# Hosts and simulated time: about 1.4 M packet-hops each (the 4,096-host fabric takes a little
+# longer to fill, so it runs 1.5 ms).
+COST_CASES = ((16, "80ms"), (64, "20ms"), (256, "5ms"), (1024, "1250us"), (4096, "1500us"))
+
+
+def cost_per_hop() -> list[dict]:
+    print(f"\n{'cost per packet-hop':24} {'hosts':>6} {'sim':>7} {'hops':>11} {'loop s':>7} "
+          f"{'us/hop':>7} {'peak MiB':>9}")  # fmt: skip
+    out = []
+    for n, stop in COST_CASES:
+        text, wall, peak = child(COST, str(n), stop)
+        d = json.loads(text)
+        us = d["events_wall_s"] / d["hops"] * 1e6
+        print(f"{'web search 30 %, DCQCN':24} {n:6,} {stop:>7} {d['hops']:11,.0f} "
+              f"{d['events_wall_s']:7.2f} {us:7.3f} {peak:9.0f}")  # fmt: skip
+        out.append({"hosts": n, "stop_time": stop, **d, "us_per_hop": us, "peak_MiB": peak,
+                    "process_s": wall})  # fmt: skip
+    return out
+
+
 def main() -> dict:
     res: dict = {"build": [], "series": []}
+    res["cost_per_hop"] = cost_per_hop()
     head = f"{'hosts':>7} {'run s':>7} {'process s':>10} {'peak MiB':>9}"
     print(f"\n{'building (no traffic)':28} {head}")
     for n, leaves in ((1024, 32), (4096, 128), (10240, 320)):
