@@ -506,6 +506,25 @@ Graph::Adjacency(uint32_t without) const
     return g;
 }
 
+void
+SwitchRoutes::Append(uint32_t a, const std::vector<uint32_t>& ports)
+{
+    if (m_index.empty())
+    {
+        m_index.emplace(std::vector<uint32_t>{}, 0);
+    }
+    const auto [it, added] = m_index.emplace(ports, sets.size());
+    if (added)
+    {
+        sets.push_back(ports);
+    }
+    if (set.empty() || set.back() != it->second)
+    {
+        start.push_back(a);
+        set.push_back(it->second);
+    }
+}
+
 RouteTable
 Graph::Routes(Routing routing, uint32_t failed, bool stale) const
 {
@@ -522,8 +541,8 @@ Graph::Routes(Routing routing, uint32_t failed, bool stale) const
         endB = m_rank[m_ports[m_links[failed].b].node];
     }
     RouteTable t;
-    t.m_sets.assign(ns, {{}}); // set 0 of every switch: no route
-    t.m_setOf.assign(ns, std::vector<uint32_t>(na, 0));
+    t.m_switch.resize(ns);
+    t.m_addresses = na;
     // UpDown's root in each plane (switch component): its first switch.
     std::vector<uint32_t> root(ns, NONE);
     for (uint32_t s = 0; s < ns; ++s)
@@ -548,41 +567,39 @@ Graph::Routes(Routing routing, uint32_t failed, bool stale) const
             }
         }
     }
-    // Per home switch, computed once: each switch's ports toward it, and the set index it got.
-    std::map<uint32_t, std::vector<uint32_t>> setAt; // home -> set index at every switch
+    // Per home switch, computed once: each switch's ports toward it.
+    std::map<uint32_t, std::vector<std::vector<uint32_t>>> toward;
+    const std::vector<uint32_t> none;
     for (uint32_t a = 0; a < na; ++a)
     {
         const uint32_t peer = Peer(addresses[a]);
         const GraphPort& hp = m_ports[peer];
         if (m_nodes[hp.node].host)
         {
-            continue; // cabled to another host: no switch routes it
+            for (uint32_t s = 0; s < ns; ++s)
+            {
+                t.m_switch[s].Append(a, none); // cabled to another host: no switch routes it
+            }
+            continue;
         }
         const uint32_t home = m_rank[hp.node];
-        auto it = setAt.find(home);
-        if (it == setAt.end())
+        auto it = toward.find(home);
+        if (it == toward.end())
         {
             const auto before = RoutePorts(routing, adj, home, root[home]);
             const auto now = failed == NONE ? before : RoutePorts(routing, after, home, root[home]);
-            std::vector<uint32_t> index(ns, 0);
+            std::vector<std::vector<uint32_t>> ports(ns);
             for (uint32_t s = 0; s < ns; ++s)
             {
                 const bool reconverged = s == endA || s == endB || !stale;
-                const auto& ports = (failed != NONE && reconverged) ? now[s] : before[s];
-                if (s != home && !ports.empty())
-                {
-                    index[s] = t.m_sets[s].size();
-                    t.m_sets[s].push_back(ports);
-                }
+                ports[s] = (failed != NONE && reconverged) ? now[s] : before[s];
             }
-            it = setAt.emplace(home, std::move(index)).first;
+            it = toward.emplace(home, std::move(ports)).first;
         }
         for (uint32_t s = 0; s < ns; ++s)
         {
-            t.m_setOf[s][a] = it->second[s];
+            t.m_switch[s].Append(a, s == home ? std::vector<uint32_t>{hp.number} : it->second[s]);
         }
-        t.m_setOf[home][a] = t.m_sets[home].size();
-        t.m_sets[home].push_back({hp.number});
     }
     return t;
 }

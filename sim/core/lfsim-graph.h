@@ -11,6 +11,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -60,6 +61,32 @@ struct GraphLink
     mutable LinkFaults* faults = nullptr;
 };
 
+/// One switch's forwarding table: the ports toward each destination address, as intervals of
+/// consecutive addresses that use the same port set. A leaf of a leaf-spine needs a dozen
+/// intervals whatever the fabric's size (its own hosts, then "up" before and after them), so a
+/// table costs memory in proportion to the switch, not to the number of hosts, and a lookup
+/// reads one or two cache lines.
+struct SwitchRoutes
+{
+    std::vector<uint32_t> start; ///< first address of each interval, ascending; start[0] == 0
+    std::vector<uint32_t> set;   ///< per interval: its index in `sets`
+    /// The distinct port sets, each once; sets[0] is empty (no route).
+    std::vector<std::vector<uint32_t>> sets{{}};
+
+    /// Ports toward address `a` (empty: no route).
+    const std::vector<uint32_t>&
+    Ports(uint32_t a) const
+    {
+        const auto it = std::upper_bound(start.begin(), start.end(), a);
+        return sets[set[it - start.begin() - 1]];
+    }
+    /// Appends address `a` (the next one, in order) with the ports toward it.
+    void Append(uint32_t a, const std::vector<uint32_t>& ports);
+
+  private:
+    std::map<std::vector<uint32_t>, uint32_t> m_index; ///< set -> its index, while built
+};
+
 /// A route: the switch ports toward one destination address at every switch.
 class RouteTable
 {
@@ -68,22 +95,20 @@ class RouteTable
     const std::vector<uint32_t>&
     Ports(uint32_t s, uint32_t a) const
     {
-        return m_sets[s][m_setOf[s][a]];
+        return m_switch[s].Ports(a);
     }
     uint32_t
     Switches() const
     {
-        return m_setOf.size();
+        return m_switch.size();
     }
     uint32_t
     Addresses() const
     {
-        return m_setOf.empty() ? 0 : m_setOf[0].size();
+        return m_addresses;
     }
-    /// Per switch: the distinct port sets, and which one each address uses (most addresses
-    /// share a set, so a 10,000-host fabric holds a few sets per switch, not 10,000 vectors).
-    std::vector<std::vector<std::vector<uint32_t>>> m_sets;
-    std::vector<std::vector<uint32_t>> m_setOf;
+    std::vector<SwitchRoutes> m_switch;
+    uint32_t m_addresses = 0;
 };
 
 class Graph

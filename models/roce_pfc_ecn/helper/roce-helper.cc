@@ -107,7 +107,8 @@ RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
     }
     for (uint32_t s = 0; s < t.switches.size(); ++s)
     {
-        t.switches[s]->SetRoutes(routes.m_sets[s], routes.m_setOf[s], HOST_IP_BASE);
+        const lfsim::SwitchRoutes& r = routes.m_switch[s];
+        t.switches[s]->SetRoutes(r.sets, r.start, r.set, routes.Addresses(), HOST_IP_BASE);
         t.switches[s]->Setup(s);
     }
     for (uint32_t a = 0; a < t.hostPorts.size(); ++a)

@@ -163,12 +163,42 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
 }
 
 void
-RoceSwitch::SetRoutes(std::vector<std::vector<uint32_t>> sets, std::vector<uint32_t> setOf,
-                      uint32_t hostIpBase)
+RoceSwitch::SetRoutes(const std::vector<std::vector<uint32_t>>& sets,
+                      const std::vector<uint32_t>& start, const std::vector<uint32_t>& setOf,
+                      uint32_t addresses, uint32_t hostIpBase)
 {
-    m_routeSets = std::move(sets);
-    m_routeOf = std::move(setOf);
+    std::vector<RouteSpan> spanOfSet;
+    m_routePorts.clear();
+    for (const auto& ports : sets)
+    {
+        spanOfSet.push_back({uint32_t(m_routePorts.size()), uint32_t(ports.size())});
+        m_routePorts.insert(m_routePorts.end(), ports.begin(), ports.end());
+    }
+    m_routeStart = start;
+    m_routeSpan.clear();
+    for (uint32_t set : setOf)
+    {
+        m_routeSpan.push_back(spanOfSet.at(set));
+    }
+    m_addresses = start.empty() ? 0 : addresses;
     m_hostIpBase = hostIpBase;
+}
+
+void
+RoceSwitch::SetRoutes(const std::vector<std::vector<uint32_t>>& sets,
+                      const std::vector<uint32_t>& setOf, uint32_t hostIpBase)
+{
+    std::vector<uint32_t> start;
+    std::vector<uint32_t> set;
+    for (uint32_t a = 0; a < setOf.size(); ++a)
+    {
+        if (set.empty() || set.back() != setOf[a])
+        {
+            start.push_back(a);
+            set.push_back(setOf[a]);
+        }
+    }
+    SetRoutes(sets, start, set, setOf.size(), hostIpBase);
 }
 
 void
@@ -305,15 +335,20 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> frame, const FrameBytes&
     const FrameView v = ParseFrame(head);
     const uint8_t prio = (m_trustPcp && v.vlan) ? v.pcp : m_dscpToPrio[v.dscp];
     const uint32_t host = v.ipDst - m_hostIpBase;
-    if (v.etherType != ETHERTYPE_IPV4 || host >= m_routeOf.size()
-        || m_routeSets[m_routeOf[host]].empty())
+    RouteSpan route{0, 0};
+    if (v.etherType == ETHERTYPE_IPV4 && host < m_addresses)
+    {
+        const auto it = std::upper_bound(m_routeStart.begin(), m_routeStart.end(), host);
+        route = m_routeSpan[it - m_routeStart.begin() - 1];
+    }
+    if (route.count == 0)
     {
         ++m_c.dropsNoRoute;
         m_dropTrace(in, prio, uint8_t(DropReason::NO_ROUTE));
         return;
     }
-    const auto& outs = m_routeSets[m_routeOf[host]];
-    const uint32_t out = outs.size() == 1 ? outs[0] : outs[EcmpPick(v, outs.size())];
+    const uint32_t out
+        = m_routePorts[route.first + (route.count == 1 ? 0 : EcmpPick(v, route.count))];
     const uint32_t bytes = frame->GetSize();
     if (!Admit(in, prio, bytes))
     {

@@ -80,11 +80,16 @@ class RoceSwitch : public Object
     {
         return m_ports.size();
     }
-    /// Forwarding table: destination host index -> equal-cost egress ports.
-    /// The forwarding table: `setOf[a]` is the index in `sets` of the ports toward the host at
-    /// address hostIpBase + a (an empty set: no route). Many addresses share a set.
-    void SetRoutes(std::vector<std::vector<uint32_t>> sets, std::vector<uint32_t> setOf,
-                   uint32_t hostIpBase);
+    /// The forwarding table: the equal-cost egress ports toward the host at address
+    /// hostIpBase + a, for a < `addresses`, as intervals of addresses: addresses from
+    /// `start[i]` (ascending, start[0] == 0) to the next start use `sets[setOf[i]]` (an empty
+    /// set: no route). Kept flat, so a lookup touches a line or two however large the fabric.
+    void SetRoutes(const std::vector<std::vector<uint32_t>>& sets,
+                   const std::vector<uint32_t>& start, const std::vector<uint32_t>& setOf,
+                   uint32_t addresses, uint32_t hostIpBase);
+    /// The same with one set index per address (`setOf[a]`, a < setOf.size()).
+    void SetRoutes(const std::vector<std::vector<uint32_t>>& sets,
+                   const std::vector<uint32_t>& setOf, uint32_t hostIpBase);
 
     /// Sizes the MMU once every port is attached (headroom from the cable and speeds).
     void Setup(uint32_t id);
@@ -211,8 +216,15 @@ class RoceSwitch : public Object
 
     std::vector<Ptr<RoceNetDevice>> m_ports;
     std::vector<uint32_t> m_portOf; ///< ifIndex -> port (ports are this switch's devices only)
-    std::vector<std::vector<uint32_t>> m_routeSets;
-    std::vector<uint32_t> m_routeOf;
+    struct RouteSpan
+    {
+        uint32_t first; ///< in m_routePorts
+        uint32_t count; ///< 0: no route
+    };
+    std::vector<uint32_t> m_routeStart; ///< first address of each interval
+    std::vector<RouteSpan> m_routeSpan; ///< per interval: its ports
+    std::vector<uint32_t> m_routePorts; ///< every interval's ports, one after another
+    uint32_t m_addresses = 0;
     uint32_t m_hostIpBase = 0;
     uint32_t m_id = 0;
 
