@@ -316,40 +316,45 @@ class RoceNetDevice : public NetDevice
     void OnPause(Ptr<Packet> frame);
     void SchedulePauseWake(Time now, uint8_t held);
 
-    Ptr<Node> m_node;
+    // Members in the order a frame's transmission and arrival touch them, the state of every
+    // frame first and what PFC, host IP and set-up use after it: on a large fabric each event
+    // meets its port cold in the cache, and a frame then reads a few lines, not the whole port.
     Ptr<RoceChannel> m_channel;
-    uint32_t m_ifIndex = 0;
-    Mac48Address m_address;
-    uint16_t m_mtu = 4200;
     EthSpeed m_speed = EthSpeed::GBE25;
-
-    // Attributes
-    Time m_pfcResponseDelay;
     uint8_t m_strictMask = 0;
-    uint32_t m_dwrrQuantum = 0;
-
-    // Transmitter
-    std::array<lfsim::Fifo<Item>, ETH_CLASSES> m_q;
-    std::array<uint32_t, ETH_CLASSES> m_qBytes{};
-    std::array<int64_t, ETH_CLASSES> m_deficit{};
     uint8_t m_rr = 0;
     uint8_t m_sourceReady = 0; ///< bit c: the NIC may have class-c packets
-    lfsim::Fifo<Ptr<Packet>> m_control;
+    uint8_t m_ipReady = 0;     ///< bit c: m_ipQ[c] is not empty
+    uint8_t m_queued = 0;      ///< bit c: m_q[c] is not empty
+    uint8_t m_paused = 0;      ///< classes paused at the last HeldMask (ignored or not)
+    uint8_t m_pfcIgnored = 0;  ///< bit c: PFC for class c is recorded but not honoured
     bool m_busy = false;
-    Item m_current;
     bool m_currentIsData = false;
-    EventId m_wake;
+    uint32_t m_dwrrQuantum = 0;
+    uint32_t m_qTotal = 0; ///< m_qBytes summed over the classes
+    Time m_heldUntil;      ///< m_paused holds until then (0: compute it again)
+    Item m_current;
     Ptr<EventImpl> m_txDoneEvent; ///< TransmitDone, scheduled again for every frame
+    Counters m_c;
+    FrameCallback m_frameCb;
+    TxDoneCallback m_txDoneCb;
+    PullCallback m_pull;
+    DequeueCallback m_dequeueCb;
+    std::array<uint32_t, ETH_CLASSES> m_qBytes{};
+    std::array<int64_t, ETH_CLASSES> m_deficit{};
+    // Transmit queues: per class, and PFC frames ahead of them.
+    std::array<lfsim::Fifo<Item>, ETH_CLASSES> m_q;
+    lfsim::Fifo<Ptr<Packet>> m_control;
+    TracedCallback<uint8_t, uint32_t> m_queueTrace;
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;
 
     // PFC state of our transmitter, per class: held from `from` until `until`.
     std::array<Time, ETH_CLASSES> m_pauseFrom{};
     std::array<Time, ETH_CLASSES> m_pauseUntil{};
     std::array<Time, ETH_CLASSES> m_pausedTotal{};
-    uint8_t m_pfcIgnored = 0; ///< bit c: PFC for class c is recorded but not honoured
-    uint8_t m_paused = 0;     ///< classes paused at the last HeldMask (ignored or not)
-    Time m_heldUntil;         ///< m_paused holds until then (0: compute it again)
-    uint8_t m_queued = 0;     ///< bit c: m_q[c] is not empty
-    uint32_t m_qTotal = 0;    ///< m_qBytes summed over the classes
+    EventId m_wake;
+    TracedCallback<uint8_t, uint16_t> m_pauseTxTrace;
+    TracedCallback<uint8_t, uint16_t> m_pauseRxTrace;
 
     // Host IP: frames from Send wait per class until the transmitter takes them (TakeIp).
     bool m_ip = false;
@@ -358,21 +363,16 @@ class RoceNetDevice : public NetDevice
     uint8_t m_ipDscp = 0;
     Mac48Address m_ipNextHop;
     std::array<lfsim::Fifo<Item>, ETH_CLASSES> m_ipQ;
-    uint8_t m_ipReady = 0; ///< bit c: m_ipQ[c] is not empty
     /// IP bytes minus NIC bytes sent while both had frames: who goes next (byte fairness).
     std::array<int64_t, ETH_CLASSES> m_ipCredit{};
-
-    Counters m_c;
-    TracedCallback<uint8_t, uint32_t> m_queueTrace;
-    TracedCallback<uint8_t, uint16_t> m_pauseTxTrace;
-    TracedCallback<uint8_t, uint16_t> m_pauseRxTrace;
-    TracedCallback<Ptr<const Packet>> m_snifferTrace;
-
-    FrameCallback m_frameCb;
-    TxDoneCallback m_txDoneCb;
-    PullCallback m_pull;
-    DequeueCallback m_dequeueCb;
     ReceiveCallback m_rxCallback;
+
+    // Set-up
+    Ptr<Node> m_node;
+    uint32_t m_ifIndex = 0;
+    Mac48Address m_address;
+    uint16_t m_mtu = 4200;
+    Time m_pfcResponseDelay; ///< attribute
 };
 
 } // namespace ns3
