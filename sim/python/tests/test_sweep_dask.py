@@ -25,8 +25,14 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def dask_cluster(tmp_path):
-    """The scheduler's address, with two one-thread workers registered; all stopped after."""
+def dask_cluster(dask_cluster_procs):
+    return dask_cluster_procs[0]
+
+
+@pytest.fixture
+def dask_cluster_procs(tmp_path):
+    """The scheduler's address, with two one-thread workers registered, and the processes
+    started for them (scheduler, two nannies); all stopped after."""
     from distributed import Client
 
     # The workers import this lfsim, as a remote worker would its installed one.
@@ -79,7 +85,7 @@ def dask_cluster(tmp_path):
             except OSError:  # the scheduler is not listening yet
                 assert time.monotonic() < deadline, "the scheduler never started"
                 time.sleep(0.2)
-        yield address
+        yield address, procs
     finally:
         for proc in procs:
             try:
@@ -152,3 +158,64 @@ def test_jobs_and_scheduler_together_are_refused(cli, tmp_path):
     assert p.returncode == 2
     assert p.stderr.startswith("lfsim: error: --jobs: got 2 with --scheduler;")
     assert list(tmp_path.iterdir()) == []
+
+
+def _process_tree() -> dict[int, tuple[int, str]]:
+    """pid -> (parent pid, command line), from /proc."""
+    out = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmd = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):
+            continue
+        out[int(stat.parent.name)] = (ppid, cmd)
+    return out
+
+
+def _simulations_under(roots: set[int]) -> set[int]:
+    """The sweep points' interpreters (``-m lfsim._worker``) running below these processes."""
+    tree = _process_tree()
+    found = set()
+    for pid, (_, cmd) in tree.items():
+        if "lfsim._worker" not in cmd:
+            continue
+        up = pid
+        while up in tree and up not in roots and up > 1:
+            up = tree[up][0]
+        if up in roots:
+            found.add(pid)
+    return found
+
+
+def test_sigterm_cancels_a_sweep_on_a_running_cluster(tmp_path, dask_cluster_procs):
+    """SIGTERM to `lfsim sweep --scheduler`: the points running on the remote workers are
+    killed there, the queued one never starts, no folder is written; the workers stay up."""
+    from distributed import Client
+
+    address, procs = dask_cluster_procs
+    roots = {p.pid for p in procs}
+    # Three points of a minute or more each on two workers: two run, one waits.
+    cli = subprocess.Popen(
+        [sys.executable, "-m", "lfsim.cli", "sweep", "incast", "--set", "stop_time=10s",
+         "--grid", "mode=pfc,fc,lossy", "--scheduler", address, "--out", "sw", "--quiet"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    running: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(running) < 2:
+        assert time.monotonic() < deadline, "the two points never started on the workers"
+        running = _simulations_under(roots)
+        time.sleep(0.2)
+    cli.send_signal(signal.SIGTERM)
+    _, err = cli.communicate(timeout=60)
+    assert cli.returncode == 143 and err.strip() == "lfsim: terminated", err
+    deadline = time.monotonic() + 30
+    while _simulations_under(roots):  # killed where they ran, and the third never started
+        assert time.monotonic() < deadline, f"left running: {_simulations_under(roots)}"
+        time.sleep(0.2)
+    assert list(tmp_path.iterdir()) == []
+    # The cluster is someone else's: its workers are still there, and free.
+    with Client(address, timeout=10) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        assert client.submit(sum, [1, 2], pure=False).result(timeout=30) == 3
