@@ -5,6 +5,7 @@
 #include "lfsim-report.h"
 #include "lfsim-workload.h"
 #include "ns3/config.h"
+#include "ns3/global-value.h"
 #include "ns3/object-factory.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/scheduler.h"
@@ -408,6 +409,9 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
         throw std::invalid_argument("SchedulerType: got '" + cfg.schedulerType
                                     + "'; accepted: one of " + accepted);
     }
+    // The event loop is made at the first Simulator call after the previous run's Destroy.
+    ns3::GlobalValue::Bind("SimulatorImplementationType",
+                           ns3::StringValue("ns3::LfsimSimulatorImpl"));
     ns3::ObjectFactory schedulerFactory;
     schedulerFactory.SetTypeId(scheduler);
     ns3::Simulator::SetScheduler(schedulerFactory);
