@@ -4,6 +4,7 @@
 #include "fc-frame-header.h"
 #include "ns3/abort.h"
 #include "ns3/enum.h"
+#include "ns3/make-event.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -103,6 +104,10 @@ FcNetDevice::GetTypeId()
 }
 
 FcNetDevice::FcNetDevice()
+    // The simulator holds each scheduled instance by one reference; these hold one more.
+    : m_txDoneEvent(MakeEvent(&FcNetDevice::TransmitDone, this), false)
+    , m_gapEvent(MakeEvent(&FcNetDevice::GapEnd, this), false)
+    , m_deliverEvent(MakeEvent(&FcNetDevice::Deliver, this), false)
 {
     SetSpeedIndex(static_cast<int>(FcSpeed::GFC8));
 }
@@ -112,6 +117,9 @@ FcNetDevice::SetSpeedIndex(int s)
 {
     m_speed = static_cast<FcSpeed>(s);
     m_wordTime = FcWireTime(m_speed, FC_WORD);
+    m_headerTime = FcWireTime(m_speed, FC_SOF + FC_HEADER);
+    m_lastWireBytes = FC_WORD;
+    m_lastWireTime = m_wordTime;
 }
 
 void
@@ -120,7 +128,11 @@ FcNetDevice::DoDispose()
     m_node = nullptr;
     m_channel = nullptr;
     m_txq.clear();
+    m_delivering.clear();
     m_releaseOnDone = nullptr;
+    m_txDoneEvent = nullptr;
+    m_gapEvent = nullptr;
+    m_deliverEvent = nullptr;
     m_forward = ForwardCallback();
     m_rxCallback = ReceiveCallback();
     m_dequeueCb = Callback<void>();
@@ -199,7 +211,7 @@ FcNetDevice::Enqueue(Ptr<Packet> frame, Ptr<FcNetDevice> release)
         return;
     }
     uint32_t wire = FcFrameWireBytes(frame->GetSize() - FC_HEADER);
-    m_txq.push_back({frame, release, wire});
+    m_txq.push_back({std::move(frame), PeekPointer(release), wire});
     m_txQueueLen = m_txq.size();
     m_txQueueBytes = m_txQueueBytes + wire;
     TryTransmit();
@@ -242,9 +254,12 @@ FcNetDevice::TryTransmit()
                 ++m_c.bbScrTx;
                 break;
         }
-        m_primitiveTxTrace(static_cast<uint8_t>(p));
+        if (!m_primitiveTxTrace.IsEmpty())
+        {
+            m_primitiveTxTrace(static_cast<uint8_t>(p));
+        }
         m_channel->TransmitPrimitive(this, p, m_wordTime);
-        Simulator::Schedule(m_wordTime, &FcNetDevice::TransmitDone, this);
+        Simulator::Schedule(m_wordTime, m_txDoneEvent);
         return;
     }
     if (m_txq.empty())
@@ -258,20 +273,24 @@ FcNetDevice::TryTransmit()
         {
             m_stalled = true;
             m_stallStart = now;
-            m_creditStallTrace();
-            if (m_linkResetTimeout.IsStrictlyPositive())
+            if (!m_creditStallTrace.IsEmpty())
             {
-                m_linkReset
-                    = Simulator::Schedule(m_linkResetTimeout, &FcNetDevice::LinkReset, this);
+                m_creditStallTrace();
+            }
+            if (m_linkResetTimeout.IsStrictlyPositive() && !m_linkResetPending)
+            {
+                m_linkResetPending = true;
+                Simulator::Schedule(m_linkResetTimeout, &FcNetDevice::LinkResetCheck, this);
             }
         }
         return;
     }
     if (now < m_gapEnd)
     {
-        if (!m_gapEvent.IsRunning())
+        if (!m_gapPending)
         {
-            m_gapEvent = Simulator::Schedule(m_gapEnd - now, &FcNetDevice::TryTransmit, this);
+            m_gapPending = true;
+            Simulator::Schedule(m_gapEnd - now, m_gapEvent);
         }
         return;
     }
@@ -279,7 +298,6 @@ FcNetDevice::TryTransmit()
     {
         m_stalled = false;
         m_c.creditStall += now - m_stallStart;
-        m_linkReset.Cancel();
     }
     TxItem item = std::move(m_txq.front());
     m_txq.pop_front();
@@ -291,16 +309,19 @@ FcNetDevice::TryTransmit()
         m_c.minCredits = m_credits;
     }
     uint32_t wire = item.wire;
-    Time tx = FcWireTime(m_speed, wire);
+    Time tx = GetWireTime(wire);
     m_busy = true;
     m_busyWithFrame = true;
     m_releaseOnDone = item.release;
     ++m_c.framesTx;
     m_c.bytesTx += wire;
     m_c.payloadTx += item.frame->GetSize() - FC_HEADER;
-    m_frameTxTrace(item.frame);
-    m_channel->TransmitFrame(this, item.frame, tx);
-    Simulator::Schedule(tx, &FcNetDevice::TransmitDone, this);
+    if (!m_frameTxTrace.IsEmpty()) // captures only: no Ptr copy per frame otherwise
+    {
+        m_frameTxTrace(item.frame);
+    }
+    m_channel->TransmitFrame(this, std::move(item.frame), tx);
+    Simulator::Schedule(tx, m_txDoneEvent);
     if (m_scMask && ((++m_framesSinceBbScs) & m_scMask) == 0)
     {
         m_primq.push_back(FcPrimitive::BB_SCS);
@@ -312,9 +333,30 @@ FcNetDevice::TryTransmit()
 }
 
 void
-FcNetDevice::LinkReset()
+FcNetDevice::GapEnd()
 {
-    if (!m_stalled || m_credits != 0)
+    m_gapPending = false;
+    TryTransmit();
+}
+
+void
+FcNetDevice::LinkResetCheck()
+{
+    m_linkResetPending = false;
+    if (!m_stalled)
+    {
+        return;
+    }
+    const Time deadline = m_stallStart + m_linkResetTimeout;
+    const Time now = Simulator::Now();
+    if (now < deadline)
+    {
+        // The stall this check was for ended; another one started since.
+        m_linkResetPending = true;
+        Simulator::Schedule(deadline - now, &FcNetDevice::LinkResetCheck, this);
+        return;
+    }
+    if (m_credits != 0)
     {
         return;
     }
@@ -356,13 +398,12 @@ FcNetDevice::SetLinkUp(bool up)
                             });
         return;
     }
-    m_linkReset.Cancel();
     if (m_stalled)
     {
         m_stalled = false;
         m_c.creditStall += Simulator::Now() - m_stallStart;
     }
-    std::deque<TxItem> held;
+    lfsim::Fifo<TxItem> held;
     held.swap(m_txq);
     m_txQueueLen = 0;
     m_txQueueBytes = 0;
@@ -395,7 +436,7 @@ FcNetDevice::GetQueuedByRelease(std::vector<ReleaseShare>& out) const
     out.clear();
     for (const TxItem& item : m_txq)
     {
-        const FcNetDevice* r = PeekPointer(item.release);
+        const FcNetDevice* r = item.release;
         auto it = out.begin();
         while (it != out.end() && it->release != r)
         {
@@ -420,7 +461,7 @@ FcNetDevice::TransmitDone()
         m_gapEnd = Simulator::Now() + m_gapTime;
         if (m_releaseOnDone)
         {
-            Ptr<FcNetDevice> in = m_releaseOnDone;
+            FcNetDevice* in = m_releaseOnDone;
             m_releaseOnDone = nullptr;
             in->ReleaseBuffer();
         }
@@ -446,21 +487,27 @@ FcNetDevice::StartReceive(Ptr<Packet> frame, Time txTime)
     {
         m_bbRcCnt = (m_bbRcCnt + 1) & m_scMask;
     }
-    m_frameRxTrace(frame);
-    Time now = Simulator::Now();
+    if (!m_frameRxTrace.IsEmpty())
+    {
+        m_frameRxTrace(frame);
+    }
     if (!m_forward.IsNull())
     {
-        m_forward(this, frame, now, now + txTime);
+        Time now = Simulator::Now();
+        m_forward(this, std::move(frame), now, now + txTime);
     }
     else
     {
-        Simulator::Schedule(txTime + m_rxProcessingDelay, &FcNetDevice::Deliver, this, frame);
+        m_delivering.push_back(std::move(frame));
+        Simulator::Schedule(txTime + m_rxProcessingDelay, m_deliverEvent);
     }
 }
 
 void
-FcNetDevice::Deliver(Ptr<Packet> frame)
+FcNetDevice::Deliver()
 {
+    Ptr<Packet> frame = std::move(m_delivering.front());
+    m_delivering.pop_front();
     ReleaseBuffer();
     if (!m_rxCallback.IsNull())
     {
@@ -480,7 +527,10 @@ FcNetDevice::ReleaseBuffer()
 void
 FcNetDevice::ReceivePrimitive(FcPrimitive p)
 {
-    m_primitiveRxTrace(static_cast<uint8_t>(p));
+    if (!m_primitiveRxTrace.IsEmpty())
+    {
+        m_primitiveRxTrace(static_cast<uint8_t>(p));
+    }
     switch (p)
     {
         case FcPrimitive::R_RDY:

@@ -7,14 +7,15 @@
 
 #include "fc-primitive.h"
 #include "fc-speed.h"
+#include "lfsim-fifo.h"
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/traced-callback.h"
 #include "ns3/traced-value.h"
 
-#include <deque>
 #include <vector>
 
 namespace ns3
@@ -66,6 +67,24 @@ class FcNetDevice : public NetDevice
     GetWordTime() const
     {
         return m_wordTime;
+    }
+    /// Time on this port's line of `bytes` of transmission words (FcWireTime, the last size
+    /// asked kept: most frames of a flow have one size).
+    Time
+    GetWireTime(uint32_t bytes)
+    {
+        if (bytes != m_lastWireBytes)
+        {
+            m_lastWireBytes = bytes;
+            m_lastWireTime = FcWireTime(m_speed, bytes);
+        }
+        return m_lastWireTime;
+    }
+    /// Time on this port's line of a frame's SOF and header.
+    Time
+    GetHeaderTime() const
+    {
+        return m_headerTime;
     }
     uint32_t
     GetBbCredit() const
@@ -283,13 +302,18 @@ class FcNetDevice : public NetDevice
     struct TxItem
     {
         Ptr<Packet> frame;
-        Ptr<FcNetDevice> release;
-        uint32_t wire; ///< bytes on the line, delimiters included
+        FcNetDevice* release; ///< ports live as long as the fabric: no reference per frame
+        uint32_t wire;        ///< bytes on the line, delimiters included
     };
 
     void TryTransmit();
     void TransmitDone();
-    void Deliver(Ptr<Packet> frame);
+    /// The minimum idle words after a frame have passed.
+    void GapEnd();
+    /// The frame at the head of m_delivering is in and processed: hand it up.
+    void Deliver();
+    /// Each pending stall's LinkResetTimeout is checked by one event at a time.
+    void LinkResetCheck();
     void QueuePrimitive(FcPrimitive p);
     void SetCredits(uint32_t c);
     void SetSpeedIndex(int s);
@@ -316,20 +340,32 @@ class FcNetDevice : public NetDevice
     // Derived timings
     Time m_wordTime;
     Time m_gapTime;
+    Time m_headerTime; ///< SOF and frame header on the line
+    uint32_t m_lastWireBytes = 0;
+    Time m_lastWireTime;
 
     // Transmitter state
-    std::deque<TxItem> m_txq;
-    std::deque<FcPrimitive> m_primq;
+    lfsim::Fifo<TxItem> m_txq;
+    lfsim::Fifo<FcPrimitive> m_primq;
     bool m_busy = false;
     bool m_busyWithFrame = false;
-    Ptr<FcNetDevice> m_releaseOnDone;
+    FcNetDevice* m_releaseOnDone = nullptr;
     Time m_gapEnd;
-    EventId m_gapEvent;
+    bool m_gapPending = false;
     bool m_stalled = false;
     Time m_stallStart;
     Time m_linkResetTimeout;
-    EventId m_linkReset;
-    void LinkReset();
+    /// A LinkResetCheck is scheduled. Rather than one event per stall, cancelled when the
+    /// credit comes back (a cancelled event stays in the event list until its time, E_D_TOV
+    /// later), one check runs at the oldest stall's deadline and moves to the current one's.
+    bool m_linkResetPending = false;
+    // Reusable events (scheduled again and again: nothing allocated per frame).
+    Ptr<EventImpl> m_txDoneEvent;
+    Ptr<EventImpl> m_gapEvent;
+    Ptr<EventImpl> m_deliverEvent;
+    /// End port: frames received, waiting for their EOF and processing delay. Frames arrive one
+    /// after another on the line, so they are handed up in this order.
+    lfsim::Fifo<Ptr<Packet>> m_delivering;
     /// After LR/LRR or link initialization: the login BB_Credit, BB_SC counts cleared.
     void Reinitialize();
     bool m_linkDown = false;
