@@ -212,8 +212,8 @@ FcNetDevice::Enqueue(Ptr<Packet> frame, Ptr<FcNetDevice> release)
     }
     uint32_t wire = FcFrameWireBytes(frame->GetSize() - FC_HEADER);
     m_txq.push_back({std::move(frame), PeekPointer(release), wire});
-    m_txQueueLen = m_txq.size();
-    m_txQueueBytes = m_txQueueBytes + wire;
+    m_txQueueLen.Set(static_cast<uint32_t>(m_txq.size()));
+    m_txQueueBytes.Set(m_txQueueBytes.Get() + wire);
     TryTransmit();
 }
 
@@ -301,9 +301,9 @@ FcNetDevice::TryTransmit()
     }
     TxItem item = std::move(m_txq.front());
     m_txq.pop_front();
-    m_txQueueLen = m_txq.size();
-    m_txQueueBytes = m_txQueueBytes - item.wire;
-    SetCredits(m_credits - 1);
+    m_txQueueLen.Set(static_cast<uint32_t>(m_txq.size()));
+    m_txQueueBytes.Set(m_txQueueBytes.Get() - item.wire);
+    SetCredits(m_credits.Get() - 1);
     if (m_credits < m_c.minCredits)
     {
         m_c.minCredits = m_credits;
@@ -405,8 +405,8 @@ FcNetDevice::SetLinkUp(bool up)
     }
     lfsim::Fifo<TxItem> held;
     held.swap(m_txq);
-    m_txQueueLen = 0;
-    m_txQueueBytes = 0;
+    m_txQueueLen.Set(0);
+    m_txQueueBytes.Set(0);
     for (TxItem& item : held)
     {
         ++m_c.framesDiscarded;
@@ -420,8 +420,8 @@ FcNetDevice::SetLinkUp(bool up)
 void
 FcNetDevice::SetCredits(uint32_t c)
 {
-    m_credits = c;
-    m_inFlight = m_loginCredit - c;
+    m_credits.Set(c);
+    m_inFlight.Set(m_loginCredit - c);
 }
 
 Time
@@ -478,7 +478,7 @@ FcNetDevice::StartReceive(Ptr<Packet> frame, Time txTime)
         // Cannot happen while the sender honours BB_Credit; counted so tests can assert it.
         ++m_c.bufferOverruns;
     }
-    m_rxBuffers = m_rxBuffers + 1;
+    m_rxBuffers.Set(m_rxBuffers.Get() + 1);
     if (m_rxBuffers > m_c.maxRxBuffers)
     {
         m_c.maxRxBuffers = m_rxBuffers;
@@ -519,7 +519,7 @@ void
 FcNetDevice::ReleaseBuffer()
 {
     NS_ABORT_MSG_IF(m_rxBuffers == 0, "buffer released twice");
-    m_rxBuffers = m_rxBuffers - 1;
+    m_rxBuffers.Set(m_rxBuffers.Get() - 1);
     QueuePrimitive(FcPrimitive::R_RDY);
     TryTransmit();
 }
@@ -541,7 +541,7 @@ FcNetDevice::ReceivePrimitive(FcPrimitive p)
             }
             else
             {
-                SetCredits(m_credits + 1);
+                SetCredits(m_credits.Get() + 1);
             }
             if (m_scMask)
             {
@@ -566,9 +566,9 @@ FcNetDevice::ReceivePrimitive(FcPrimitive p)
         {
             uint32_t lost = ((m_scMask + 1) - m_bbRrdyCnt) & m_scMask;
             m_bbRrdyCnt = 0;
-            uint32_t room = m_loginCredit - m_credits;
+            uint32_t room = m_loginCredit - m_credits.Get();
             uint32_t add = std::min(lost, room);
-            SetCredits(m_credits + add);
+            SetCredits(m_credits.Get() + add);
             m_c.creditsRecovered += add;
             m_recoveryTrace(static_cast<uint8_t>(p), add);
             break;

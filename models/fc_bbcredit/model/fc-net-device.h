@@ -379,6 +379,7 @@ class FcNetDevice : public NetDevice
     // Receiver state
     uint32_t m_bbRcCnt = 0; ///< frames received since the last BB_SCs, mod 2^N
 
+    // Set() and Get(): an assignment or arithmetic operator builds a temporary TracedValue.
     TracedValue<uint32_t> m_credits;
     TracedValue<uint32_t> m_inFlight; ///< frames sent whose R_RDY has not come back
     TracedValue<uint32_t> m_rxBuffers;
