@@ -259,7 +259,7 @@ FcNetDevice::TryTransmit()
             m_primitiveTxTrace(static_cast<uint8_t>(p));
         }
         m_channel->TransmitPrimitive(this, p, m_wordTime);
-        Simulator::Schedule(m_wordTime, m_txDoneEvent);
+        FcScheduleReused(m_wordTime, PeekPointer(m_txDoneEvent));
         return;
     }
     if (m_txq.empty())
@@ -290,7 +290,7 @@ FcNetDevice::TryTransmit()
         if (!m_gapPending)
         {
             m_gapPending = true;
-            Simulator::Schedule(m_gapEnd - now, m_gapEvent);
+            FcScheduleReused(m_gapEnd - now, PeekPointer(m_gapEvent));
         }
         return;
     }
@@ -321,7 +321,7 @@ FcNetDevice::TryTransmit()
         m_frameTxTrace(item.frame);
     }
     m_channel->TransmitFrame(this, std::move(item.frame), tx);
-    Simulator::Schedule(tx, m_txDoneEvent);
+    FcScheduleReused(tx, PeekPointer(m_txDoneEvent));
     if (m_scMask && ((++m_framesSinceBbScs) & m_scMask) == 0)
     {
         m_primq.push_back(FcPrimitive::BB_SCS);
@@ -499,7 +499,7 @@ FcNetDevice::StartReceive(Ptr<Packet> frame, Time txTime)
     else
     {
         m_delivering.push_back(std::move(frame));
-        Simulator::Schedule(txTime + m_rxProcessingDelay, m_deliverEvent);
+        FcScheduleReused(txTime + m_rxProcessingDelay, PeekPointer(m_deliverEvent));
     }
 }
 

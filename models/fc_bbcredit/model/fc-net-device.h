@@ -13,6 +13,7 @@
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
+#include "ns3/simulator.h"
 #include "ns3/traced-callback.h"
 #include "ns3/traced-value.h"
 
@@ -22,6 +23,16 @@ namespace ns3
 {
 
 class FcChannel;
+
+/// Schedules a reusable event `delay` from now in the current context: what
+/// Simulator::Schedule does (same time, context and place among equal times), without building
+/// the EventId it returns. The simulator drops one reference of `event` after it runs.
+inline void
+FcScheduleReused(const Time& delay, EventImpl* event)
+{
+    event->Ref();
+    Simulator::ScheduleWithContext(Simulator::GetContext(), delay, event);
+}
 
 class FcNetDevice : public NetDevice
 {

@@ -59,7 +59,7 @@ FcSwitch::Cross(Time when, FcNetDevice* out, Ptr<Packet> frame, FcNetDevice* in)
     c->out = out;
     c->in = in;
     c->frame = std::move(frame);
-    Simulator::Schedule(when, Ptr<EventImpl>(c));
+    FcScheduleReused(when, PeekPointer(c));
 }
 
 void
