@@ -233,7 +233,19 @@ FcNetDevice::TryTransmit()
 {
     if (m_busy)
     {
-        return;
+        if (!m_quietEnd)
+        {
+            return; // TransmitDone comes
+        }
+        const Time now = Simulator::Now();
+        if (now < m_busyUntil)
+        {
+            m_quietEnd = false;
+            FcScheduleReused(m_busyUntil - now, PeekPointer(m_txDoneEvent));
+            return;
+        }
+        m_busy = false;
+        m_quietEnd = false;
     }
     if (!m_primq.empty())
     {
@@ -259,6 +271,14 @@ FcNetDevice::TryTransmit()
             m_primitiveTxTrace(static_cast<uint8_t>(p));
         }
         m_channel->TransmitPrimitive(this, p, m_wordTime);
+        if (m_primq.empty() && m_txq.empty())
+        {
+            // Nothing waits behind this word: its end needs an event only if work comes
+            // before it (most R_RDYs of a receiving port).
+            m_quietEnd = true;
+            m_busyUntil = Simulator::Now() + m_wordTime;
+            return;
+        }
         FcScheduleReused(m_wordTime, PeekPointer(m_txDoneEvent));
         return;
     }

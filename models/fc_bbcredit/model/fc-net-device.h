@@ -360,6 +360,10 @@ class FcNetDevice : public NetDevice
     lfsim::Fifo<FcPrimitive> m_primq;
     bool m_busy = false;
     bool m_busyWithFrame = false;
+    /// Busy with a primitive that had nothing behind it: no TransmitDone is scheduled; the
+    /// line is free from m_busyUntil (TryTransmit schedules TransmitDone if work comes first).
+    bool m_quietEnd = false;
+    Time m_busyUntil;
     FcNetDevice* m_releaseOnDone = nullptr;
     Time m_gapEnd;
     bool m_gapPending = false;
