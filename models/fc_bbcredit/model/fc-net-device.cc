@@ -2,6 +2,7 @@
 
 #include "fc-channel.h"
 #include "fc-frame-header.h"
+#include "fc-switch.h"
 #include "ns3/abort.h"
 #include "ns3/enum.h"
 #include "ns3/make-event.h"
@@ -133,7 +134,7 @@ FcNetDevice::DoDispose()
     m_txDoneEvent = nullptr;
     m_gapEvent = nullptr;
     m_deliverEvent = nullptr;
-    m_forward = ForwardCallback();
+    m_switch = nullptr;
     m_rxCallback = ReceiveCallback();
     m_dequeueCb = Callback<void>();
     NetDevice::DoDispose();
@@ -511,10 +512,10 @@ FcNetDevice::StartReceive(Ptr<Packet> frame, Time txTime)
     {
         m_frameRxTrace(frame);
     }
-    if (!m_forward.IsNull())
+    if (m_switch)
     {
         Time now = Simulator::Now();
-        m_forward(this, std::move(frame), now, now + txTime);
+        m_switch->Forward(this, std::move(frame), now, now + txTime);
     }
     else
     {

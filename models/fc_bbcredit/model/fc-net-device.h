@@ -23,6 +23,7 @@ namespace ns3
 {
 
 class FcChannel;
+class FcSwitch;
 
 /// Schedules a reusable event `delay` from now in the current context: what
 /// Simulator::Schedule does (same time, context and place among equal times), without building
@@ -40,18 +41,16 @@ class FcNetDevice : public NetDevice
     static TypeId GetTypeId();
     FcNetDevice();
 
-    /// Switch ports hand received frames here instead of delivering them up:
-    /// (port, frame, time the SOF arrived, time the EOF will have arrived).
-    typedef Callback<void, Ptr<FcNetDevice>, Ptr<Packet>, Time, Time> ForwardCallback;
-
     void Attach(Ptr<FcChannel> channel);
     /// Fabric/port login: take the peer's advertised BB_Credit and BB_SC_N (done once both
     /// ends are attached, as FLOGI/PLOGI would).
     void Login();
+    /// A switch port hands received frames to its switch's crossbar (FcSwitch::Forward)
+    /// instead of delivering them up.
     void
-    SetForwardCallback(ForwardCallback cb)
+    SetSwitch(FcSwitch* sw)
     {
-        m_forward = cb;
+        m_switch = sw;
     }
     void
     SetTxDequeueCallback(Callback<void> cb)
@@ -408,7 +407,7 @@ class FcNetDevice : public NetDevice
     TracedCallback<> m_creditStallTrace;
 
     Counters m_c;
-    ForwardCallback m_forward;
+    FcSwitch* m_switch = nullptr; ///< owns the port (switches outlive their ports' frames)
     ReceiveCallback m_rxCallback;
     Callback<void> m_dequeueCb;
 };

@@ -91,7 +91,7 @@ uint32_t
 FcSwitch::AddPort(Ptr<FcNetDevice> port)
 {
     port->SetAttribute("BbCredit", UintegerValue(m_portBbCredit));
-    port->SetForwardCallback(MakeCallback(&FcSwitch::Forward, this));
+    port->SetSwitch(this);
     m_ports.push_back(port);
     return m_ports.size() - 1;
 }
@@ -126,7 +126,7 @@ FcSwitch::Lookup(uint32_t sId, uint32_t dId) const
 }
 
 void
-FcSwitch::Forward(Ptr<FcNetDevice> in, Ptr<Packet> frame, Time sofArrival, Time eofArrival)
+FcSwitch::Forward(FcNetDevice* in, Ptr<Packet> frame, Time sofArrival, Time eofArrival)
 {
     uint32_t sId;
     uint32_t dId;
@@ -138,7 +138,7 @@ FcSwitch::Forward(Ptr<FcNetDevice> in, Ptr<Packet> frame, Time sofArrival, Time 
     {
         // Class 3: an unroutable frame is discarded; its buffer is freed at once.
         ++m_unroutable;
-        Cross(eofArrival - now, nullptr, std::move(frame), PeekPointer(in));
+        Cross(eofArrival - now, nullptr, std::move(frame), in);
         return;
     }
     FcNetDevice* out = PeekPointer(m_ports[port]);
@@ -155,7 +155,7 @@ FcSwitch::Forward(Ptr<FcNetDevice> in, Ptr<Packet> frame, Time sofArrival, Time 
     {
         ready = eofArrival + m_latency;
     }
-    Cross(ready - now, out, std::move(frame), PeekPointer(in));
+    Cross(ready - now, out, std::move(frame), in);
 }
 
 } // namespace ns3

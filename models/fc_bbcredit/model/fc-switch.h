@@ -63,6 +63,10 @@ class FcSwitch : public Object
         return m_unroutable;
     }
 
+    /// A port's received frame, its SOF arriving now (`sofArrival`), its EOF at
+    /// `eofArrival`: routed and handed to the output port through the crossbar.
+    void Forward(FcNetDevice* in, Ptr<Packet> frame, Time sofArrival, Time eofArrival);
+
   protected:
     void DoDispose() override;
 
@@ -81,7 +85,6 @@ class FcSwitch : public Object
         void Notify() override;
     };
 
-    void Forward(Ptr<FcNetDevice> in, Ptr<Packet> frame, Time sofArrival, Time eofArrival);
     /// A frame crosses the crossbar: `out` gets it at `when` (nullptr: discarded, the buffer
     /// of `in` freed).
     void Cross(Time when, FcNetDevice* out, Ptr<Packet> frame, FcNetDevice* in);
