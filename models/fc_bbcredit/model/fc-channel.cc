@@ -2,6 +2,7 @@
 
 #include "fc-net-device.h"
 #include "ns3/double.h"
+#include "ns3/make-event.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -21,12 +22,14 @@ FcChannel::GetTypeId()
               .SetGroupName("FcBbCredit")
               .AddConstructor<FcChannel>()
               .AddAttribute("Length", "Fibre length in metres.", DoubleValue(10.0),
-                            MakeDoubleAccessor(&FcChannel::m_length),
+                            MakeDoubleAccessor(&FcChannel::SetLength, &FcChannel::GetLength),
                             MakeDoubleChecker<double>(0.0, 1e7))
-              .AddAttribute("PropagationDelayPerMeter",
-                            "Propagation delay per metre of fibre (about 5 ns/m in glass).",
-                            TimeValue(NanoSeconds(5)),
-                            MakeTimeAccessor(&FcChannel::m_delayPerMeter), MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "PropagationDelayPerMeter",
+                  "Propagation delay per metre of fibre (about 5 ns/m in glass).",
+                  TimeValue(NanoSeconds(5)),
+                  MakeTimeAccessor(&FcChannel::SetDelayPerMeter, &FcChannel::GetDelayPerMeter),
+                  MakeTimeChecker(Time(0)))
               .AddAttribute("BitErrorRate",
                             "Line bit error rate, on every bit of a frame and of a primitive. A "
                             "frame with an error is lost (a corrupted SOF hides it, a corrupted "
@@ -57,6 +60,12 @@ FcChannel::GetTypeId()
 FcChannel::FcChannel()
     : m_uniform(CreateObject<UniformRandomVariable>())
 {
+    for (uint8_t side : {0, 1})
+    {
+        m_frameEvent[side] = Ptr<EventImpl>(MakeEvent(&FcChannel::DeliverFrame, this, side), false);
+        m_primitiveEvent[side]
+            = Ptr<EventImpl>(MakeEvent(&FcChannel::DeliverPrimitive, this, side), false);
+    }
     m_faults.carriesRRdy = true;
     m_faults.onDown = [this](bool down)
     {
@@ -95,14 +104,32 @@ FcChannel::GetPeer(Ptr<const FcNetDevice> self) const
     return m_dev[0] == self ? m_dev[1] : m_dev[0];
 }
 
-Time
-FcChannel::GetPropagationDelay() const
+void
+FcChannel::SetLength(double m)
 {
-    return PicoSeconds(std::llround(m_length * m_delayPerMeter.GetPicoSeconds()));
+    m_length = m;
+    m_delay = PicoSeconds(std::llround(m_length * m_delayPerMeter.GetPicoSeconds()));
+}
+
+void
+FcChannel::SetDelayPerMeter(Time t)
+{
+    m_delayPerMeter = t;
+    m_delay = PicoSeconds(std::llround(m_length * m_delayPerMeter.GetPicoSeconds()));
+}
+
+uint32_t
+FcChannel::Context(uint8_t side)
+{
+    if (m_context[side] == NO_CONTEXT)
+    {
+        m_context[side] = m_dev[side]->GetNode()->GetId(); // nodes stay: read once
+    }
+    return m_context[side];
 }
 
 bool
-FcChannel::Corrupted(Ptr<const FcNetDevice> src, uint32_t bytes)
+FcChannel::Corrupted(const FcNetDevice* src, uint32_t bytes)
 {
     if (m_ber <= 0.0)
     {
@@ -115,9 +142,9 @@ FcChannel::Corrupted(Ptr<const FcNetDevice> src, uint32_t bytes)
 }
 
 void
-FcChannel::TransmitFrame(Ptr<FcNetDevice> src, Ptr<Packet> frame, Time txTime)
+FcChannel::TransmitFrame(const FcNetDevice* src, Ptr<Packet> frame, Time txTime)
 {
-    int dir = (src == m_dev[0]) ? 0 : 1;
+    const uint8_t dir = (src == PeekPointer(m_dev[0])) ? 0 : 1;
     ++m_frameCount[dir];
     if ((m_loseFrameEvery && m_frameCount[dir] % m_loseFrameEvery == 0)
         || (m_ber > 0 && Corrupted(src, FcFrameWireBytes(frame->GetSize() - FC_HEADER)))
@@ -128,15 +155,24 @@ FcChannel::TransmitFrame(Ptr<FcNetDevice> src, Ptr<Packet> frame, Time txTime)
         m_frameLostTrace(frame);
         return;
     }
-    Ptr<FcNetDevice> dst = m_dev[1 - dir];
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(), GetPropagationDelay(),
-                                   &FcNetDevice::StartReceive, dst, frame, txTime);
+    const uint8_t side = 1 - dir;
+    m_frames[side].push_back({std::move(frame), txTime});
+    m_frameEvent[side]->Ref(); // released by the simulator after the event runs
+    Simulator::ScheduleWithContext(Context(side), m_delay, PeekPointer(m_frameEvent[side]));
 }
 
 void
-FcChannel::TransmitPrimitive(Ptr<FcNetDevice> src, FcPrimitive p, Time wordTime)
+FcChannel::DeliverFrame(uint8_t side)
 {
-    int dir = (src == m_dev[0]) ? 0 : 1;
+    InFlight f = std::move(m_frames[side].front());
+    m_frames[side].pop_front();
+    m_dev[side]->StartReceive(std::move(f.frame), f.txTime);
+}
+
+void
+FcChannel::TransmitPrimitive(const FcNetDevice* src, FcPrimitive p, Time wordTime)
+{
+    const uint8_t dir = (src == PeekPointer(m_dev[0])) ? 0 : 1;
     bool lost = false;
     if (p == FcPrimitive::R_RDY)
     {
@@ -151,9 +187,31 @@ FcChannel::TransmitPrimitive(Ptr<FcNetDevice> src, FcPrimitive p, Time wordTime)
         m_primitiveLostTrace(static_cast<uint8_t>(p));
         return;
     }
-    Ptr<FcNetDevice> dst = m_dev[1 - dir];
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(), wordTime + GetPropagationDelay(),
-                                   &FcNetDevice::ReceivePrimitive, dst, p);
+    const uint8_t side = 1 - dir;
+    m_primitives[side].push_back(p);
+    m_primitiveEvent[side]->Ref(); // released by the simulator after the event runs
+    Simulator::ScheduleWithContext(Context(side), wordTime + m_delay,
+                                   PeekPointer(m_primitiveEvent[side]));
+}
+
+void
+FcChannel::DeliverPrimitive(uint8_t side)
+{
+    FcPrimitive p = m_primitives[side].front();
+    m_primitives[side].pop_front();
+    m_dev[side]->ReceivePrimitive(p);
+}
+
+void
+FcChannel::DoDispose()
+{
+    for (uint8_t side : {0, 1})
+    {
+        m_dev[side] = nullptr;
+        m_frames[side].clear();
+        m_primitives[side].clear();
+    }
+    Channel::DoDispose();
 }
 
 int64_t

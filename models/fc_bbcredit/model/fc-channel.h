@@ -7,7 +7,9 @@
 
 #include "fc-primitive.h"
 #include "lfsim-faults.h"
+#include "lfsim-fifo.h"
 #include "ns3/channel.h"
+#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/random-variable-stream.h"
@@ -29,12 +31,16 @@ class FcChannel : public Channel, public lfsim::FaultableChannel
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
     Ptr<FcNetDevice> GetPeer(Ptr<const FcNetDevice> self) const;
 
-    Time GetPropagationDelay() const;
+    Time
+    GetPropagationDelay() const
+    {
+        return m_delay;
+    }
 
     /// A frame whose first bit leaves `src` now and takes `txTime` on the line.
-    void TransmitFrame(Ptr<FcNetDevice> src, Ptr<Packet> frame, Time txTime);
+    void TransmitFrame(const FcNetDevice* src, Ptr<Packet> frame, Time txTime);
     /// One primitive signal (one transmission word) leaving `src` now.
-    void TransmitPrimitive(Ptr<FcNetDevice> src, FcPrimitive p, Time wordTime);
+    void TransmitPrimitive(const FcNetDevice* src, FcPrimitive p, Time wordTime);
 
     int64_t AssignStreams(int64_t stream);
 
@@ -56,11 +62,49 @@ class FcChannel : public Channel, public lfsim::FaultableChannel
         return m_creditsLost;
     }
 
+  protected:
+    void DoDispose() override;
+
   private:
-    bool Corrupted(Ptr<const FcNetDevice> src, uint32_t bytes);
+    bool Corrupted(const FcNetDevice* src, uint32_t bytes);
+    void SetLength(double m);
+    double
+    GetLength() const
+    {
+        return m_length;
+    }
+    void SetDelayPerMeter(Time t);
+    Time
+    GetDelayPerMeter() const
+    {
+        return m_delayPerMeter;
+    }
+    /// The SOF of the frame at the head of the line toward m_dev[side] arrives.
+    void DeliverFrame(uint8_t side);
+    /// The primitive at the head of the line toward m_dev[side] arrives.
+    void DeliverPrimitive(uint8_t side);
+    /// The node id of m_dev[side] (the context its events run in), read once.
+    uint32_t Context(uint8_t side);
+
     Ptr<FcNetDevice> m_dev[2];
-    double m_length;
+    double m_length = 10.0;
     Time m_delayPerMeter;
+    Time m_delay; ///< propagation delay of the whole length
+    struct InFlight
+    {
+        Ptr<Packet> frame;
+        Time txTime;
+    };
+    /// Frames and primitives on the line toward each side, in sending order. They arrive in
+    /// that order (one delay, one sender), so one reusable event per side and kind hands over
+    /// the head: nothing allocated per frame. Scheduled when the original per-frame events
+    /// were, so events at equal times keep their order.
+    lfsim::Fifo<InFlight> m_frames[2];
+    lfsim::Fifo<FcPrimitive> m_primitives[2];
+    Ptr<EventImpl> m_frameEvent[2];
+    Ptr<EventImpl> m_primitiveEvent[2];
+    static constexpr uint32_t NO_CONTEXT = 0xFFFFFFFF;
+    uint32_t m_context[2] = {NO_CONTEXT, NO_CONTEXT};
     double m_ber;
     uint32_t m_loseFrameEvery;
     uint32_t m_loseRRdyEvery;

@@ -88,6 +88,16 @@ class FcFrameHeader : public Header
     uint32_t parameter = 0; ///< relative offset for data frames
 };
 
+/// S_ID and D_ID of `frame` (FcFrameHeader first), read without deserializing the header.
+inline void
+FcPeekIds(const Packet& frame, uint32_t& sId, uint32_t& dId)
+{
+    uint8_t w[8];
+    frame.CopyData(w, sizeof(w));
+    dId = uint32_t(w[1]) << 16 | uint32_t(w[2]) << 8 | w[3];
+    sId = uint32_t(w[5]) << 16 | uint32_t(w[6]) << 8 | w[7];
+}
+
 /// Captures only (pcap LINKTYPE_FC_2_WITH_FRAME_DELIMS): replaces `wire` with `frame` (header
 /// and payload) as the link carries it: SOF, header, data field with its fill bytes (zeros) up
 /// to a whole word, CRC (FC-FS: IEEE 802.3's CRC-32 over header and data field, its low byte

@@ -2,8 +2,10 @@
 
 #include "fc-channel.h"
 #include "fc-frame-header.h"
+#include "fc-switch.h"
 #include "ns3/abort.h"
 #include "ns3/enum.h"
+#include "ns3/make-event.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -103,6 +105,10 @@ FcNetDevice::GetTypeId()
 }
 
 FcNetDevice::FcNetDevice()
+    // The simulator holds each scheduled instance by one reference; these hold one more.
+    : m_txDoneEvent(MakeEvent(&FcNetDevice::TransmitDone, this), false)
+    , m_gapEvent(MakeEvent(&FcNetDevice::GapEnd, this), false)
+    , m_deliverEvent(MakeEvent(&FcNetDevice::Deliver, this), false)
 {
     SetSpeedIndex(static_cast<int>(FcSpeed::GFC8));
 }
@@ -112,6 +118,9 @@ FcNetDevice::SetSpeedIndex(int s)
 {
     m_speed = static_cast<FcSpeed>(s);
     m_wordTime = FcWireTime(m_speed, FC_WORD);
+    m_headerTime = FcWireTime(m_speed, FC_SOF + FC_HEADER);
+    m_lastWireBytes = FC_WORD;
+    m_lastWireTime = m_wordTime;
 }
 
 void
@@ -120,8 +129,12 @@ FcNetDevice::DoDispose()
     m_node = nullptr;
     m_channel = nullptr;
     m_txq.clear();
+    m_delivering.clear();
     m_releaseOnDone = nullptr;
-    m_forward = ForwardCallback();
+    m_txDoneEvent = nullptr;
+    m_gapEvent = nullptr;
+    m_deliverEvent = nullptr;
+    m_switch = nullptr;
     m_rxCallback = ReceiveCallback();
     m_dequeueCb = Callback<void>();
     NetDevice::DoDispose();
@@ -199,9 +212,9 @@ FcNetDevice::Enqueue(Ptr<Packet> frame, Ptr<FcNetDevice> release)
         return;
     }
     uint32_t wire = FcFrameWireBytes(frame->GetSize() - FC_HEADER);
-    m_txq.push_back({frame, release, wire});
-    m_txQueueLen = m_txq.size();
-    m_txQueueBytes = m_txQueueBytes + wire;
+    m_txq.push_back({std::move(frame), PeekPointer(release), wire});
+    m_txQueueLen.Set(static_cast<uint32_t>(m_txq.size()));
+    m_txQueueBytes.Set(m_txQueueBytes.Get() + wire);
     TryTransmit();
 }
 
@@ -221,7 +234,19 @@ FcNetDevice::TryTransmit()
 {
     if (m_busy)
     {
-        return;
+        if (!m_quietEnd)
+        {
+            return; // TransmitDone comes
+        }
+        const Time now = Simulator::Now();
+        if (now < m_busyUntil)
+        {
+            m_quietEnd = false;
+            FcScheduleReused(m_busyUntil - now, PeekPointer(m_txDoneEvent));
+            return;
+        }
+        m_busy = false;
+        m_quietEnd = false;
     }
     if (!m_primq.empty())
     {
@@ -242,9 +267,20 @@ FcNetDevice::TryTransmit()
                 ++m_c.bbScrTx;
                 break;
         }
-        m_primitiveTxTrace(static_cast<uint8_t>(p));
+        if (!m_primitiveTxTrace.IsEmpty())
+        {
+            m_primitiveTxTrace(static_cast<uint8_t>(p));
+        }
         m_channel->TransmitPrimitive(this, p, m_wordTime);
-        Simulator::Schedule(m_wordTime, &FcNetDevice::TransmitDone, this);
+        if (m_primq.empty() && m_txq.empty())
+        {
+            // Nothing waits behind this word: its end needs an event only if work comes
+            // before it (most R_RDYs of a receiving port).
+            m_quietEnd = true;
+            m_busyUntil = Simulator::Now() + m_wordTime;
+            return;
+        }
+        FcScheduleReused(m_wordTime, PeekPointer(m_txDoneEvent));
         return;
     }
     if (m_txq.empty())
@@ -258,20 +294,24 @@ FcNetDevice::TryTransmit()
         {
             m_stalled = true;
             m_stallStart = now;
-            m_creditStallTrace();
-            if (m_linkResetTimeout.IsStrictlyPositive())
+            if (!m_creditStallTrace.IsEmpty())
             {
-                m_linkReset
-                    = Simulator::Schedule(m_linkResetTimeout, &FcNetDevice::LinkReset, this);
+                m_creditStallTrace();
+            }
+            if (m_linkResetTimeout.IsStrictlyPositive() && !m_linkResetPending)
+            {
+                m_linkResetPending = true;
+                Simulator::Schedule(m_linkResetTimeout, &FcNetDevice::LinkResetCheck, this);
             }
         }
         return;
     }
     if (now < m_gapEnd)
     {
-        if (!m_gapEvent.IsRunning())
+        if (!m_gapPending)
         {
-            m_gapEvent = Simulator::Schedule(m_gapEnd - now, &FcNetDevice::TryTransmit, this);
+            m_gapPending = true;
+            FcScheduleReused(m_gapEnd - now, PeekPointer(m_gapEvent));
         }
         return;
     }
@@ -279,28 +319,30 @@ FcNetDevice::TryTransmit()
     {
         m_stalled = false;
         m_c.creditStall += now - m_stallStart;
-        m_linkReset.Cancel();
     }
     TxItem item = std::move(m_txq.front());
     m_txq.pop_front();
-    m_txQueueLen = m_txq.size();
-    m_txQueueBytes = m_txQueueBytes - item.wire;
-    SetCredits(m_credits - 1);
+    m_txQueueLen.Set(static_cast<uint32_t>(m_txq.size()));
+    m_txQueueBytes.Set(m_txQueueBytes.Get() - item.wire);
+    SetCredits(m_credits.Get() - 1);
     if (m_credits < m_c.minCredits)
     {
         m_c.minCredits = m_credits;
     }
     uint32_t wire = item.wire;
-    Time tx = FcWireTime(m_speed, wire);
+    Time tx = GetWireTime(wire);
     m_busy = true;
     m_busyWithFrame = true;
     m_releaseOnDone = item.release;
     ++m_c.framesTx;
     m_c.bytesTx += wire;
     m_c.payloadTx += item.frame->GetSize() - FC_HEADER;
-    m_frameTxTrace(item.frame);
-    m_channel->TransmitFrame(this, item.frame, tx);
-    Simulator::Schedule(tx, &FcNetDevice::TransmitDone, this);
+    if (!m_frameTxTrace.IsEmpty()) // captures only: no Ptr copy per frame otherwise
+    {
+        m_frameTxTrace(item.frame);
+    }
+    m_channel->TransmitFrame(this, std::move(item.frame), tx);
+    FcScheduleReused(tx, PeekPointer(m_txDoneEvent));
     if (m_scMask && ((++m_framesSinceBbScs) & m_scMask) == 0)
     {
         m_primq.push_back(FcPrimitive::BB_SCS);
@@ -312,9 +354,30 @@ FcNetDevice::TryTransmit()
 }
 
 void
-FcNetDevice::LinkReset()
+FcNetDevice::GapEnd()
 {
-    if (!m_stalled || m_credits != 0)
+    m_gapPending = false;
+    TryTransmit();
+}
+
+void
+FcNetDevice::LinkResetCheck()
+{
+    m_linkResetPending = false;
+    if (!m_stalled)
+    {
+        return;
+    }
+    const Time deadline = m_stallStart + m_linkResetTimeout;
+    const Time now = Simulator::Now();
+    if (now < deadline)
+    {
+        // The stall this check was for ended; another one started since.
+        m_linkResetPending = true;
+        Simulator::Schedule(deadline - now, &FcNetDevice::LinkResetCheck, this);
+        return;
+    }
+    if (m_credits != 0)
     {
         return;
     }
@@ -356,16 +419,15 @@ FcNetDevice::SetLinkUp(bool up)
                             });
         return;
     }
-    m_linkReset.Cancel();
     if (m_stalled)
     {
         m_stalled = false;
         m_c.creditStall += Simulator::Now() - m_stallStart;
     }
-    std::deque<TxItem> held;
+    lfsim::Fifo<TxItem> held;
     held.swap(m_txq);
-    m_txQueueLen = 0;
-    m_txQueueBytes = 0;
+    m_txQueueLen.Set(0);
+    m_txQueueBytes.Set(0);
     for (TxItem& item : held)
     {
         ++m_c.framesDiscarded;
@@ -379,8 +441,8 @@ FcNetDevice::SetLinkUp(bool up)
 void
 FcNetDevice::SetCredits(uint32_t c)
 {
-    m_credits = c;
-    m_inFlight = m_loginCredit - c;
+    m_credits.Set(c);
+    m_inFlight.Set(m_loginCredit - c);
 }
 
 Time
@@ -395,7 +457,7 @@ FcNetDevice::GetQueuedByRelease(std::vector<ReleaseShare>& out) const
     out.clear();
     for (const TxItem& item : m_txq)
     {
-        const FcNetDevice* r = PeekPointer(item.release);
+        const FcNetDevice* r = item.release;
         auto it = out.begin();
         while (it != out.end() && it->release != r)
         {
@@ -420,7 +482,7 @@ FcNetDevice::TransmitDone()
         m_gapEnd = Simulator::Now() + m_gapTime;
         if (m_releaseOnDone)
         {
-            Ptr<FcNetDevice> in = m_releaseOnDone;
+            FcNetDevice* in = m_releaseOnDone;
             m_releaseOnDone = nullptr;
             in->ReleaseBuffer();
         }
@@ -437,7 +499,7 @@ FcNetDevice::StartReceive(Ptr<Packet> frame, Time txTime)
         // Cannot happen while the sender honours BB_Credit; counted so tests can assert it.
         ++m_c.bufferOverruns;
     }
-    m_rxBuffers = m_rxBuffers + 1;
+    m_rxBuffers.Set(m_rxBuffers.Get() + 1);
     if (m_rxBuffers > m_c.maxRxBuffers)
     {
         m_c.maxRxBuffers = m_rxBuffers;
@@ -446,21 +508,27 @@ FcNetDevice::StartReceive(Ptr<Packet> frame, Time txTime)
     {
         m_bbRcCnt = (m_bbRcCnt + 1) & m_scMask;
     }
-    m_frameRxTrace(frame);
-    Time now = Simulator::Now();
-    if (!m_forward.IsNull())
+    if (!m_frameRxTrace.IsEmpty())
     {
-        m_forward(this, frame, now, now + txTime);
+        m_frameRxTrace(frame);
+    }
+    if (m_switch)
+    {
+        Time now = Simulator::Now();
+        m_switch->Forward(this, std::move(frame), now, now + txTime);
     }
     else
     {
-        Simulator::Schedule(txTime + m_rxProcessingDelay, &FcNetDevice::Deliver, this, frame);
+        m_delivering.push_back(std::move(frame));
+        FcScheduleReused(txTime + m_rxProcessingDelay, PeekPointer(m_deliverEvent));
     }
 }
 
 void
-FcNetDevice::Deliver(Ptr<Packet> frame)
+FcNetDevice::Deliver()
 {
+    Ptr<Packet> frame = std::move(m_delivering.front());
+    m_delivering.pop_front();
     ReleaseBuffer();
     if (!m_rxCallback.IsNull())
     {
@@ -472,7 +540,7 @@ void
 FcNetDevice::ReleaseBuffer()
 {
     NS_ABORT_MSG_IF(m_rxBuffers == 0, "buffer released twice");
-    m_rxBuffers = m_rxBuffers - 1;
+    m_rxBuffers.Set(m_rxBuffers.Get() - 1);
     QueuePrimitive(FcPrimitive::R_RDY);
     TryTransmit();
 }
@@ -480,7 +548,10 @@ FcNetDevice::ReleaseBuffer()
 void
 FcNetDevice::ReceivePrimitive(FcPrimitive p)
 {
-    m_primitiveRxTrace(static_cast<uint8_t>(p));
+    if (!m_primitiveRxTrace.IsEmpty())
+    {
+        m_primitiveRxTrace(static_cast<uint8_t>(p));
+    }
     switch (p)
     {
         case FcPrimitive::R_RDY:
@@ -491,7 +562,7 @@ FcNetDevice::ReceivePrimitive(FcPrimitive p)
             }
             else
             {
-                SetCredits(m_credits + 1);
+                SetCredits(m_credits.Get() + 1);
             }
             if (m_scMask)
             {
@@ -516,9 +587,9 @@ FcNetDevice::ReceivePrimitive(FcPrimitive p)
         {
             uint32_t lost = ((m_scMask + 1) - m_bbRrdyCnt) & m_scMask;
             m_bbRrdyCnt = 0;
-            uint32_t room = m_loginCredit - m_credits;
+            uint32_t room = m_loginCredit - m_credits.Get();
             uint32_t add = std::min(lost, room);
-            SetCredits(m_credits + add);
+            SetCredits(m_credits.Get() + add);
             m_c.creditsRecovered += add;
             m_recoveryTrace(static_cast<uint8_t>(p), add);
             break;

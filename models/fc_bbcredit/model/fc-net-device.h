@@ -7,20 +7,33 @@
 
 #include "fc-primitive.h"
 #include "fc-speed.h"
+#include "lfsim-fifo.h"
 #include "ns3/event-id.h"
+#include "ns3/event-impl.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
+#include "ns3/simulator.h"
 #include "ns3/traced-callback.h"
 #include "ns3/traced-value.h"
 
-#include <deque>
 #include <vector>
 
 namespace ns3
 {
 
 class FcChannel;
+class FcSwitch;
+
+/// Schedules a reusable event `delay` from now in the current context: what
+/// Simulator::Schedule does (same time, context and place among equal times), without building
+/// the EventId it returns. The simulator drops one reference of `event` after it runs.
+inline void
+FcScheduleReused(const Time& delay, EventImpl* event)
+{
+    event->Ref();
+    Simulator::ScheduleWithContext(Simulator::GetContext(), delay, event);
+}
 
 class FcNetDevice : public NetDevice
 {
@@ -28,18 +41,16 @@ class FcNetDevice : public NetDevice
     static TypeId GetTypeId();
     FcNetDevice();
 
-    /// Switch ports hand received frames here instead of delivering them up:
-    /// (port, frame, time the SOF arrived, time the EOF will have arrived).
-    typedef Callback<void, Ptr<FcNetDevice>, Ptr<Packet>, Time, Time> ForwardCallback;
-
     void Attach(Ptr<FcChannel> channel);
     /// Fabric/port login: take the peer's advertised BB_Credit and BB_SC_N (done once both
     /// ends are attached, as FLOGI/PLOGI would).
     void Login();
+    /// A switch port hands received frames to its switch's crossbar (FcSwitch::Forward)
+    /// instead of delivering them up.
     void
-    SetForwardCallback(ForwardCallback cb)
+    SetSwitch(FcSwitch* sw)
     {
-        m_forward = cb;
+        m_switch = sw;
     }
     void
     SetTxDequeueCallback(Callback<void> cb)
@@ -66,6 +77,24 @@ class FcNetDevice : public NetDevice
     GetWordTime() const
     {
         return m_wordTime;
+    }
+    /// Time on this port's line of `bytes` of transmission words (FcWireTime, the last size
+    /// asked kept: most frames of a flow have one size).
+    Time
+    GetWireTime(uint32_t bytes)
+    {
+        if (bytes != m_lastWireBytes)
+        {
+            m_lastWireBytes = bytes;
+            m_lastWireTime = FcWireTime(m_speed, bytes);
+        }
+        return m_lastWireTime;
+    }
+    /// Time on this port's line of a frame's SOF and header.
+    Time
+    GetHeaderTime() const
+    {
+        return m_headerTime;
     }
     uint32_t
     GetBbCredit() const
@@ -283,13 +312,18 @@ class FcNetDevice : public NetDevice
     struct TxItem
     {
         Ptr<Packet> frame;
-        Ptr<FcNetDevice> release;
-        uint32_t wire; ///< bytes on the line, delimiters included
+        FcNetDevice* release; ///< ports live as long as the fabric: no reference per frame
+        uint32_t wire;        ///< bytes on the line, delimiters included
     };
 
     void TryTransmit();
     void TransmitDone();
-    void Deliver(Ptr<Packet> frame);
+    /// The minimum idle words after a frame have passed.
+    void GapEnd();
+    /// The frame at the head of m_delivering is in and processed: hand it up.
+    void Deliver();
+    /// Each pending stall's LinkResetTimeout is checked by one event at a time.
+    void LinkResetCheck();
     void QueuePrimitive(FcPrimitive p);
     void SetCredits(uint32_t c);
     void SetSpeedIndex(int s);
@@ -316,20 +350,36 @@ class FcNetDevice : public NetDevice
     // Derived timings
     Time m_wordTime;
     Time m_gapTime;
+    Time m_headerTime; ///< SOF and frame header on the line
+    uint32_t m_lastWireBytes = 0;
+    Time m_lastWireTime;
 
     // Transmitter state
-    std::deque<TxItem> m_txq;
-    std::deque<FcPrimitive> m_primq;
+    lfsim::Fifo<TxItem> m_txq;
+    lfsim::Fifo<FcPrimitive> m_primq;
     bool m_busy = false;
     bool m_busyWithFrame = false;
-    Ptr<FcNetDevice> m_releaseOnDone;
+    /// Busy with a primitive that had nothing behind it: no TransmitDone is scheduled; the
+    /// line is free from m_busyUntil (TryTransmit schedules TransmitDone if work comes first).
+    bool m_quietEnd = false;
+    Time m_busyUntil;
+    FcNetDevice* m_releaseOnDone = nullptr;
     Time m_gapEnd;
-    EventId m_gapEvent;
+    bool m_gapPending = false;
     bool m_stalled = false;
     Time m_stallStart;
     Time m_linkResetTimeout;
-    EventId m_linkReset;
-    void LinkReset();
+    /// A LinkResetCheck is scheduled. Rather than one event per stall, cancelled when the
+    /// credit comes back (a cancelled event stays in the event list until its time, E_D_TOV
+    /// later), one check runs at the oldest stall's deadline and moves to the current one's.
+    bool m_linkResetPending = false;
+    // Reusable events (scheduled again and again: nothing allocated per frame).
+    Ptr<EventImpl> m_txDoneEvent;
+    Ptr<EventImpl> m_gapEvent;
+    Ptr<EventImpl> m_deliverEvent;
+    /// End port: frames received, waiting for their EOF and processing delay. Frames arrive one
+    /// after another on the line, so they are handed up in this order.
+    lfsim::Fifo<Ptr<Packet>> m_delivering;
     /// After LR/LRR or link initialization: the login BB_Credit, BB_SC counts cleared.
     void Reinitialize();
     bool m_linkDown = false;
@@ -343,6 +393,7 @@ class FcNetDevice : public NetDevice
     // Receiver state
     uint32_t m_bbRcCnt = 0; ///< frames received since the last BB_SCs, mod 2^N
 
+    // Set() and Get(): an assignment or arithmetic operator builds a temporary TracedValue.
     TracedValue<uint32_t> m_credits;
     TracedValue<uint32_t> m_inFlight; ///< frames sent whose R_RDY has not come back
     TracedValue<uint32_t> m_rxBuffers;
@@ -356,7 +407,7 @@ class FcNetDevice : public NetDevice
     TracedCallback<> m_creditStallTrace;
 
     Counters m_c;
-    ForwardCallback m_forward;
+    FcSwitch* m_switch = nullptr; ///< owns the port (switches outlive their ports' frames)
     ReceiveCallback m_rxCallback;
     Callback<void> m_dequeueCb;
 };

@@ -37,8 +37,52 @@ FcSwitch::GetTypeId()
 }
 
 void
+FcSwitch::Crossing::Notify()
+{
+    sw->Crossed(this);
+}
+
+void
+FcSwitch::Cross(Time when, FcNetDevice* out, Ptr<Packet> frame, FcNetDevice* in)
+{
+    Ptr<Crossing> c;
+    if (m_idle.empty())
+    {
+        c = Ptr<Crossing>(new Crossing, false);
+        c->sw = this;
+    }
+    else
+    {
+        c = std::move(m_idle.back());
+        m_idle.pop_back();
+    }
+    c->out = out;
+    c->in = in;
+    c->frame = std::move(frame);
+    FcScheduleReused(when, PeekPointer(c));
+}
+
+void
+FcSwitch::Crossed(Crossing* c)
+{
+    Ptr<Packet> frame = std::move(c->frame);
+    FcNetDevice* out = c->out;
+    FcNetDevice* in = c->in;
+    m_idle.emplace_back(c); // one more reference: the simulator drops its own after this
+    if (out)
+    {
+        out->Enqueue(std::move(frame), in);
+    }
+    else
+    {
+        in->ReleaseBuffer();
+    }
+}
+
+void
 FcSwitch::DoDispose()
 {
+    m_idle.clear();
     m_ports.clear();
     Object::DoDispose();
 }
@@ -47,7 +91,7 @@ uint32_t
 FcSwitch::AddPort(Ptr<FcNetDevice> port)
 {
     port->SetAttribute("BbCredit", UintegerValue(m_portBbCredit));
-    port->SetForwardCallback(MakeCallback(&FcSwitch::Forward, this));
+    port->SetSwitch(this);
     m_ports.push_back(port);
     return m_ports.size() - 1;
 }
@@ -82,33 +126,36 @@ FcSwitch::Lookup(uint32_t sId, uint32_t dId) const
 }
 
 void
-FcSwitch::Forward(Ptr<FcNetDevice> in, Ptr<Packet> frame, Time sofArrival, Time eofArrival)
+FcSwitch::Forward(FcNetDevice* in, Ptr<Packet> frame, Time sofArrival, Time eofArrival)
 {
-    FcFrameHeader h;
-    frame->PeekHeader(h);
-    int32_t port = Lookup(h.sId, h.dId);
+    uint32_t sId;
+    uint32_t dId;
+    FcPeekIds(*frame, sId, dId);
+    int32_t port = Lookup(sId, dId);
+    // The port hands the frame over when its SOF arrives.
+    const Time now = sofArrival;
     if (port < 0)
     {
         // Class 3: an unroutable frame is discarded; its buffer is freed at once.
         ++m_unroutable;
-        Simulator::Schedule(eofArrival - Simulator::Now(), &FcNetDevice::ReleaseBuffer, in);
+        Cross(eofArrival - now, nullptr, std::move(frame), in);
         return;
     }
-    Ptr<FcNetDevice> out = m_ports[port];
+    FcNetDevice* out = PeekPointer(m_ports[port]);
     Time ready;
     if (m_switching == CUT_THROUGH)
     {
         // Start once the header is in and routed, but never so early that the output would
         // overtake the input (a faster output waits for the tail).
-        Time headerIn = sofArrival + FcWireTime(in->GetSpeed(), FC_SOF + FC_HEADER) + m_latency;
-        Time outTx = FcWireTime(out->GetSpeed(), FcFrameWireBytes(frame->GetSize() - FC_HEADER));
+        Time headerIn = sofArrival + in->GetHeaderTime() + m_latency;
+        Time outTx = out->GetWireTime(FcFrameWireBytes(frame->GetSize() - FC_HEADER));
         ready = std::max(headerIn, eofArrival - outTx);
     }
     else
     {
         ready = eofArrival + m_latency;
     }
-    Simulator::Schedule(ready - Simulator::Now(), &FcNetDevice::Enqueue, out, frame, in);
+    Cross(ready - now, out, std::move(frame), in);
 }
 
 } // namespace ns3

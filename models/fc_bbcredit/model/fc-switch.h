@@ -10,6 +10,7 @@
 #define FC_SWITCH_H
 
 #include "fc-net-device.h"
+#include "ns3/event-impl.h"
 #include "ns3/object.h"
 
 #include <unordered_map>
@@ -62,11 +63,36 @@ class FcSwitch : public Object
         return m_unroutable;
     }
 
+    /// A port's received frame, its SOF arriving now (`sofArrival`), its EOF at
+    /// `eofArrival`: routed and handed to the output port through the crossbar.
+    void Forward(FcNetDevice* in, Ptr<Packet> frame, Time sofArrival, Time eofArrival);
+
   protected:
     void DoDispose() override;
 
   private:
-    void Forward(Ptr<FcNetDevice> in, Ptr<Packet> frame, Time sofArrival, Time eofArrival);
+    /// One frame in the crossbar, from the routing decision to the output port (or to its
+    /// discard).
+    class Crossing : public EventImpl
+    {
+      public:
+        FcSwitch* sw = nullptr;
+        FcNetDevice* out = nullptr;
+        FcNetDevice* in = nullptr;
+        Ptr<Packet> frame;
+
+      protected:
+        void Notify() override;
+    };
+
+    /// A frame crosses the crossbar: `out` gets it at `when` (nullptr: discarded, the buffer
+    /// of `in` freed).
+    void Cross(Time when, FcNetDevice* out, Ptr<Packet> frame, FcNetDevice* in);
+    /// A crossing has happened: its event goes back to m_idle.
+    void Crossed(Crossing* c);
+
+    /// Crossing events not scheduled, reused: nothing allocated per frame.
+    std::vector<Ptr<Crossing>> m_idle;
 
     std::vector<Ptr<FcNetDevice>> m_ports;
     std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes; ///< D_ID -> ports

@@ -42,6 +42,21 @@ RERECORDED = {
     **json.loads((_DATA / "metrics_802bd22.json").read_text()),
 }
 CNP_PER_INTERVAL = ("dcqcn", "incast@pfc_dcqcn", "incast@pfc_ecn")
+# d38e67d: an FC port that sends a primitive (R_RDY) with nothing queued behind it schedules no
+# event for the end of that word; TryTransmit schedules it if work arrives within the word. The
+# same simulation with fewer events: every metric is still compared in full. Events of the
+# recording -> events now.
+FC_QUIET_PRIMITIVE_END = {
+    "db_mix@fc": (885712, 753178),
+    "fc_credit_loop@light": (60120, 49436),
+    "fc_credit_loop@loop": (3394, 3066),
+    "fc_distance": (9073, 7624),
+    "fc_incast": (100543, 84168),
+    "fc_pingpong": (2690611, 2202211),
+    "incast@fc": (232224, 189785),
+    "latency_vs_depth@fcp": (7340, 6092),
+    "storage_qd1@fcp": (10395, 8627),
+}
 
 # Port labels: FC E_Ports were labelled with their peer ("leaf0/p2(spine0)", "sw0/p1(ISL)"); every
 # port is now "switch/pN". The one-switch RoCE topology was "leaf0", the Star generator's "sw0".
@@ -129,7 +144,9 @@ def test_same_metrics_as_before_the_redesign(name, mode):
     r = lfsim.run(name, {"mode": mode} if mode else {})
     changed = set() if key in RERECORDED else CHANGED.get((name, mode), set())
     if not changed:
-        assert r.summary["events"] == gold["events"]
+        recorded, now = FC_QUIET_PRIMITIVE_END.get(key, (gold["events"], gold["events"]))
+        assert gold["events"] == recorded
+        assert r.summary["events"] == now
     for key, old in gold["metrics"].items():
         if key in changed:
             continue
