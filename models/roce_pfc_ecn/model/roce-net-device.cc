@@ -451,10 +451,14 @@ RoceNetDevice::SchedulePauseWake(Time now, uint8_t held)
             wake = std::min(wake, m_pauseFrom[c]);
         }
     }
-    m_wake.Cancel();
+    if (m_wakeAt >= now) // an earlier wake is over already: nothing to cancel (most calls)
+    {
+        m_wake.Cancel();
+    }
     if (wake != Time::Max())
     {
         m_wake = Simulator::Schedule(wake - now, &RoceNetDevice::Kick, this);
+        m_wakeAt = wake;
     }
 }
 
@@ -488,7 +492,11 @@ RoceNetDevice::Transmit(Item item, bool control)
     {
         m_txDoneEvent = Ptr<EventImpl>(MakeEvent(&RoceNetDevice::TransmitDone, this), false);
     }
-    Simulator::Schedule(done, m_txDoneEvent); // one reusable event: nothing allocated per frame
+    // One reusable event: nothing allocated per frame. With this node's context, as Schedule
+    // would give it, but without the EventId Schedule builds and nobody reads; the simulator
+    // releases one reference per scheduled instance.
+    m_txDoneEvent->Ref();
+    Simulator::ScheduleWithContext(Simulator::GetContext(), done, PeekPointer(m_txDoneEvent));
 }
 
 void

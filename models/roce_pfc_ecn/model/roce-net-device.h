@@ -353,6 +353,7 @@ class RoceNetDevice : public NetDevice
     std::array<Time, ETH_CLASSES> m_pauseUntil{};
     std::array<Time, ETH_CLASSES> m_pausedTotal{};
     EventId m_wake;
+    Time m_wakeAt{-1}; ///< when m_wake was last set to run (before any time: never)
     TracedCallback<uint8_t, uint16_t> m_pauseTxTrace;
     TracedCallback<uint8_t, uint16_t> m_pauseRxTrace;
 

@@ -368,7 +368,9 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> frame, const FrameBytes&
             m_egressEvent = Ptr<EventImpl>(MakeEvent(&RoceSwitch::EgressNext, this), false);
         }
         m_forwarding.push_back({in, out, prio, ect, frame});
-        Simulator::Schedule(m_forwardingLatency, m_egressEvent);
+        m_egressEvent->Ref(); // as the port's TransmitDone: Schedule's key, no EventId
+        Simulator::ScheduleWithContext(Simulator::GetContext(), m_forwardingLatency,
+                                       PeekPointer(m_egressEvent));
     }
     else
     {
