@@ -506,25 +506,6 @@ Graph::Adjacency(uint32_t without) const
     return g;
 }
 
-void
-SwitchRoutes::Append(uint32_t a, const std::vector<uint32_t>& ports)
-{
-    if (m_index.empty())
-    {
-        m_index.emplace(std::vector<uint32_t>{}, 0);
-    }
-    const auto [it, added] = m_index.emplace(ports, sets.size());
-    if (added)
-    {
-        sets.push_back(ports);
-    }
-    if (set.empty() || set.back() != it->second)
-    {
-        start.push_back(a);
-        set.push_back(it->second);
-    }
-}
-
 RouteTable
 Graph::Routes(Routing routing, uint32_t failed, bool stale) const
 {
@@ -570,6 +551,23 @@ Graph::Routes(Routing routing, uint32_t failed, bool stale) const
     // Per home switch, computed once: each switch's ports toward it.
     std::map<uint32_t, std::vector<std::vector<uint32_t>>> toward;
     const std::vector<uint32_t> none;
+    // Per switch, while building: each distinct port set's index in its `sets`.
+    std::vector<std::map<std::vector<uint32_t>, uint32_t>> setIndex(ns, {{none, 0}});
+    // Address `a` (the next one, in order) goes out of `ports` at switch `s`.
+    auto append = [&](uint32_t s, uint32_t a, const std::vector<uint32_t>& ports)
+    {
+        SwitchRoutes& r = t.m_switch[s];
+        const auto [it, added] = setIndex[s].emplace(ports, r.sets.size());
+        if (added)
+        {
+            r.sets.push_back(ports);
+        }
+        if (r.set.empty() || r.set.back() != it->second)
+        {
+            r.start.push_back(a);
+            r.set.push_back(it->second);
+        }
+    };
     for (uint32_t a = 0; a < na; ++a)
     {
         const uint32_t peer = Peer(addresses[a]);
@@ -578,7 +576,7 @@ Graph::Routes(Routing routing, uint32_t failed, bool stale) const
         {
             for (uint32_t s = 0; s < ns; ++s)
             {
-                t.m_switch[s].Append(a, none); // cabled to another host: no switch routes it
+                append(s, a, none); // cabled to another host: no switch routes it
             }
             continue;
         }
@@ -598,7 +596,7 @@ Graph::Routes(Routing routing, uint32_t failed, bool stale) const
         }
         for (uint32_t s = 0; s < ns; ++s)
         {
-            t.m_switch[s].Append(a, s == home ? std::vector<uint32_t>{hp.number} : it->second[s]);
+            append(s, a, s == home ? std::vector<uint32_t>{hp.number} : it->second[s]);
         }
     }
     return t;

@@ -80,11 +80,6 @@ struct SwitchRoutes
         const auto it = std::upper_bound(start.begin(), start.end(), a);
         return sets[set[it - start.begin() - 1]];
     }
-    /// Appends address `a` (the next one, in order) with the ports toward it.
-    void Append(uint32_t a, const std::vector<uint32_t>& ports);
-
-  private:
-    std::map<std::vector<uint32_t>, uint32_t> m_index; ///< set -> its index, while built
 };
 
 /// A route: the switch ports toward one destination address at every switch.

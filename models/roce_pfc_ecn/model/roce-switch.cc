@@ -185,23 +185,6 @@ RoceSwitch::SetRoutes(const std::vector<std::vector<uint32_t>>& sets,
 }
 
 void
-RoceSwitch::SetRoutes(const std::vector<std::vector<uint32_t>>& sets,
-                      const std::vector<uint32_t>& setOf, uint32_t hostIpBase)
-{
-    std::vector<uint32_t> start;
-    std::vector<uint32_t> set;
-    for (uint32_t a = 0; a < setOf.size(); ++a)
-    {
-        if (set.empty() || set.back() != setOf[a])
-        {
-            start.push_back(a);
-            set.push_back(setOf[a]);
-        }
-    }
-    SetRoutes(sets, start, set, setOf.size(), hostIpBase);
-}
-
-void
 RoceSwitch::ParseDscpMap()
 {
     for (uint8_t d = 0; d < 64; ++d)

@@ -87,9 +87,6 @@ class RoceSwitch : public Object
     void SetRoutes(const std::vector<std::vector<uint32_t>>& sets,
                    const std::vector<uint32_t>& start, const std::vector<uint32_t>& setOf,
                    uint32_t addresses, uint32_t hostIpBase);
-    /// The same with one set index per address (`setOf[a]`, a < setOf.size()).
-    void SetRoutes(const std::vector<std::vector<uint32_t>>& sets,
-                   const std::vector<uint32_t>& setOf, uint32_t hostIpBase);
 
     /// Sizes the MMU once every port is attached (headroom from the cable and speeds).
     void Setup(uint32_t id);

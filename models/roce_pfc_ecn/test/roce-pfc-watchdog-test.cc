@@ -536,13 +536,19 @@ struct Ring
         }
         for (uint32_t s = 0; s < N; ++s)
         {
-            // Port sets {0} (the host) and {1} (clockwise); host d uses the first if local.
-            std::vector<uint32_t> setOf(N);
-            for (uint32_t d = 0; d < N; ++d)
+            // Port sets {0} (the host) and {1} (clockwise): host s is local, the others
+            // clockwise (intervals of addresses: [0, s), s, (s, N)).
+            std::vector<uint32_t> start;
+            std::vector<uint32_t> setOf;
+            for (uint32_t from : {0u, s, s + 1})
             {
-                setOf[d] = d == s ? 0u : 1u;
+                if (from < N && (start.empty() || start.back() != from))
+                {
+                    start.push_back(from);
+                    setOf.push_back(from == s ? 0u : 1u);
+                }
             }
-            switches[s]->SetRoutes({{0u}, {1u}}, setOf, RoceHelper::HOST_IP_BASE);
+            switches[s]->SetRoutes({{0u}, {1u}}, start, setOf, N, RoceHelper::HOST_IP_BASE);
             switches[s]->Setup(s);
         }
         for (uint32_t i = 0; i < N; ++i)

@@ -66,3 +66,16 @@ def modes_file(tmp_path):
     path = tmp_path / "modes.yaml"
     path.write_text(MODES_YAML)
     return path
+
+
+def process_table() -> dict[int, tuple[int, str]]:
+    """Every process: pid -> (parent pid, command line), from /proc."""
+    out = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            cmd = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError):
+            continue
+        out[int(stat.parent.name)] = (ppid, cmd)
+    return out

@@ -5,7 +5,7 @@ and nothing written."""
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import process_table, run_cli
 
 STORAGE = ["--set", "stop_time=2ms", "--set", "FioJob.runtime=1ms", "--set", "FioJob.ramp_time=0s"]
 INCAST = ["--set", "stop_time=2ms"]
@@ -206,16 +206,8 @@ def test_job_sections_of_separators_only_are_refused(tmp_path):
 
 
 def _children(pid: int) -> set[int]:
-    """Processes whose parent is ``pid`` (from /proc)."""
-    out = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.add(int(stat.parent.name))
-    return out
+    """Processes whose parent is ``pid``."""
+    return {p for p, (ppid, _) in process_table().items() if ppid == pid}
 
 
 def _start(tmp_path, *args: str):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import SMALL
+from conftest import SMALL, process_table
 
 import lfsim
 
@@ -160,22 +160,9 @@ def test_jobs_and_scheduler_together_are_refused(cli, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def _process_tree() -> dict[int, tuple[int, str]]:
-    """pid -> (parent pid, command line), from /proc."""
-    out = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            cmd = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except (OSError, ValueError):
-            continue
-        out[int(stat.parent.name)] = (ppid, cmd)
-    return out
-
-
 def _simulations_under(roots: set[int]) -> set[int]:
     """The sweep points' interpreters (``-m lfsim._worker``) running below these processes."""
-    tree = _process_tree()
+    tree = process_table()
     found = set()
     for pid, (_, cmd) in tree.items():
         if "lfsim._worker" not in cmd:
