@@ -106,7 +106,7 @@ using MetricValue
     = std::variant<double, std::vector<double>, std::string, bool, std::vector<std::string>>;
 
 /// The fastest of ns-3's schedulers on lfsim's loads (docs/bench.md).
-constexpr const char* DEFAULT_SCHEDULER = "ns3::PriorityQueueScheduler";
+constexpr const char* DEFAULT_SCHEDULER = "ns3::LfsimScheduler";
 
 /// The TypeIds of the event schedulers a run may use (every ns3::Scheduler with a constructor).
 std::vector<std::string> SchedulerTypes();

@@ -5,6 +5,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace ns3
 {
@@ -55,11 +56,15 @@ void
 LfsimSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
 {
     Ptr<Scheduler> scheduler = schedulerFactory.Create<Scheduler>();
+    m_cancelled = 0;
     while (m_events && !m_events->IsEmpty())
     {
-        scheduler->Insert(m_events->RemoveNext());
+        const Scheduler::Event ev = m_events->RemoveNext();
+        m_cancelled += ev.impl->IsCancelled() ? 1 : 0;
+        scheduler->Insert(ev);
     }
     m_events = scheduler;
+    m_heap = dynamic_cast<LfsimScheduler*>(PeekPointer(scheduler));
 }
 
 uint32_t
@@ -72,16 +77,68 @@ void
 LfsimSimulatorImpl::Run()
 {
     m_stop = false;
-    while (!m_stop && !m_events->IsEmpty())
+    if (m_heap)
     {
-        const Scheduler::Event next = m_events->RemoveNext();
-        ++m_eventCount;
-        m_currentTs = next.key.m_ts;
-        m_currentContext = next.key.m_context;
-        m_currentUid = next.key.m_uid;
-        next.impl->Invoke(); // a cancelled event does nothing, but is counted (as ns-3 does)
-        next.impl->Unref();
+        while (!m_stop && !m_heap->IsEmpty())
+        {
+            const Scheduler::Event next = m_heap->Pop();
+            ++m_eventCount;
+            m_currentTs = next.key.m_ts;
+            m_currentContext = next.key.m_context;
+            m_currentUid = next.key.m_uid;
+            next.impl->Invoke(); // a cancelled event does nothing, but is counted (as ns-3 does)
+            next.impl->Unref();
+        }
     }
+    else
+    {
+        while (!m_stop && !m_events->IsEmpty())
+        {
+            const Scheduler::Event next = m_events->RemoveNext();
+            ++m_eventCount;
+            m_currentTs = next.key.m_ts;
+            m_currentContext = next.key.m_context;
+            m_currentUid = next.key.m_uid;
+            next.impl->Invoke();
+            next.impl->Unref();
+        }
+    }
+    if (!m_stop && !m_dropped.empty())
+    {
+        // The list ran dry: ns-3's loop would still have popped the dropped events, the last
+        // of them setting the clock.
+        Scheduler::EventKey last = m_dropped.front();
+        for (const auto& key : m_dropped)
+        {
+            last = last < key ? key : last;
+        }
+        m_droppedRun += m_dropped.size();
+        m_dropped.clear();
+        if (m_currentUid == EventId::UID::INVALID
+            || Scheduler::EventKey{m_currentTs, m_currentUid, 0} < last)
+        {
+            m_currentTs = last.m_ts;
+            m_currentContext = last.m_context;
+            m_currentUid = last.m_uid;
+        }
+    }
+}
+
+void
+LfsimSimulatorImpl::MaybeDropCancelled()
+{
+    // Half the list dead: dropping costs one pass, paid for by as many cancels.
+    if (m_cancelled < 32 || 2 * m_cancelled < m_heap->Size())
+    {
+        return;
+    }
+    const std::size_t before = m_dropped.size();
+    m_heap->DropCancelled(m_dropped);
+    for (std::size_t i = before; i < m_dropped.size(); ++i)
+    {
+        std::push_heap(m_dropped.begin(), m_dropped.begin() + long(i) + 1, std::greater<>());
+    }
+    m_cancelled = 0;
 }
 
 bool
@@ -110,7 +167,14 @@ LfsimSimulatorImpl::Insert(uint64_t ts, uint32_t context, EventImpl* event)
     ev.key.m_ts = ts;
     ev.key.m_context = context;
     ev.key.m_uid = m_uid++;
-    m_events->Insert(ev);
+    if (m_heap)
+    {
+        m_heap->Push(ev);
+    }
+    else
+    {
+        m_events->Insert(ev);
+    }
 }
 
 EventId
@@ -190,6 +254,11 @@ LfsimSimulatorImpl::Cancel(const EventId& id)
     if (!IsExpired(id))
     {
         id.PeekEventImpl()->Cancel();
+        if (m_heap)
+        {
+            ++m_cancelled;
+            MaybeDropCancelled();
+        }
     }
 }
 
@@ -222,7 +291,15 @@ LfsimSimulatorImpl::GetContext() const
 uint64_t
 LfsimSimulatorImpl::GetEventCount() const
 {
-    return m_eventCount;
+    // Dropped cancelled events count once the run has passed their place in the order.
+    const Scheduler::EventKey now{m_currentTs, m_currentUid, m_currentContext};
+    while (!m_dropped.empty() && m_currentUid != EventId::UID::INVALID && m_dropped.front() < now)
+    {
+        std::pop_heap(m_dropped.begin(), m_dropped.end(), std::greater<>());
+        m_dropped.pop_back();
+        ++m_droppedRun;
+    }
+    return m_eventCount + m_droppedRun;
 }
 
 } // namespace ns3

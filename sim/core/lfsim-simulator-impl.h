@@ -1,6 +1,7 @@
 #ifndef LFSIM_SIMULATOR_IMPL_H
 #define LFSIM_SIMULATOR_IMPL_H
 
+#include "lfsim-scheduler.h"
 #include "ns3/event-id.h"
 #include "ns3/scheduler.h"
 #include "ns3/simulator-impl.h"
@@ -53,7 +54,20 @@ class LfsimSimulatorImpl : public SimulatorImpl
     void DoDispose() override;
     void Insert(uint64_t ts, uint32_t context, EventImpl* event);
 
+    /// Drop the list's cancelled events if half of it is dead (LfsimScheduler only).
+    void MaybeDropCancelled();
+
     Ptr<Scheduler> m_events;
+    /// m_events when it is an LfsimScheduler: called directly, and its dead events dropped.
+    LfsimScheduler* m_heap = nullptr;
+    /// Events cancelled since m_heap last dropped its dead ones (some may have run since: a
+    /// count that only triggers a pass, which then finds the real number).
+    std::size_t m_cancelled = 0;
+    /// Keys of dropped cancelled events the run has not reached yet, a min-heap: each is
+    /// counted as an event when the run passes its key, as if it had been run (ns-3 counts a
+    /// cancelled event when its time comes).
+    mutable std::vector<Scheduler::EventKey> m_dropped;
+    mutable uint64_t m_droppedRun = 0;
     std::list<EventId> m_destroyEvents;
     bool m_stop = false;
     uint32_t m_uid = EventId::UID::VALID; ///< the next event's uid

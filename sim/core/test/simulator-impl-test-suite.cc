@@ -4,12 +4,16 @@
  * destroy event, a Stop) run on each; the order, the times, the contexts, the uids, IsExpired,
  * GetDelayLeft and the event count must be the same, and the order the one worked out by hand.
  */
+#include "../lfsim-scheduler.h"
 #include "../lfsim-simulator-impl.h"
 #include "ns3/global-value.h"
+#include "ns3/make-event.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
 
+#include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -35,9 +39,10 @@ Note(std::string what)
 }
 
 Trace
-RunScript(const std::string& impl)
+RunScript(const std::string& impl, const std::string& scheduler = "ns3::MapScheduler")
 {
     GlobalValue::Bind("SimulatorImplementationType", StringValue(impl));
+    GlobalValue::Bind("SchedulerType", StringValue(scheduler));
     Trace t;
     g_log = &t.log;
     t.impl = Simulator::GetImplementation()->GetInstanceTypeId().GetName();
@@ -109,6 +114,205 @@ class SameAsDefaultTest : public TestCase
         // Processed: never (cancelled, still counted), seven, now, b, a, c, stop = 7.
         NS_TEST_EXPECT_MSG_EQ(ours.events, 7, "events counted as ns-3 counts them");
         NS_TEST_EXPECT_MSG_EQ(ns3.events, ours.events, "same event count");
+        const Trace heap = RunScript("ns3::LfsimSimulatorImpl", "ns3::LfsimScheduler");
+        NS_TEST_EXPECT_MSG_EQ(heap.events, 7, "LfsimScheduler: the same count");
+        for (std::size_t i = 0; i < expected.size() && i < heap.log.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(heap.log[i], expected[i], "LfsimScheduler, entry " << i);
+        }
+    }
+};
+
+/*
+ * A timer moved again and again (a PFC pause wake, DCQCN's rate-increase timer): each move
+ * cancels the pending event and schedules a later one, so LfsimScheduler drops dead events many
+ * times during the run. Against DefaultSimulatorImpl on ns-3's MapScheduler: the same events run
+ * in the same order at the same times, and the event count read in the middle of the run, at
+ * its end and after a list that ran dry (where ns-3's loop still pops the dead events and its
+ * clock stops at the last of them) is the same.
+ */
+struct TimerScript
+{
+    std::vector<std::string> log;
+    std::vector<uint64_t> counts;
+    int64_t endPs = 0;
+    EventId timer;
+
+    void
+    Fire(int k)
+    {
+        log.push_back("fire " + std::to_string(k) + "@"
+                      + std::to_string(Simulator::Now().GetPicoSeconds()));
+    }
+
+    void
+    Tick(int k)
+    {
+        // Every tick moves the timer 1 us past now: the old one (still 1 us away) goes dead.
+        timer.Cancel();
+        timer = Simulator::Schedule(MicroSeconds(1), &TimerScript::Fire, this, k);
+        // Ties at the same picosecond from two contexts, run in scheduling order.
+        Simulator::ScheduleWithContext(uint32_t(k % 3), PicoSeconds(250), &TimerScript::Note, this,
+                                       k);
+        if (k % 97 == 0)
+        {
+            counts.push_back(Simulator::GetEventCount());
+        }
+        if (k == 4000)
+        {
+            // Forty far timers cancelled latest first: the 32nd cancel drops 32 of them, the
+            // last eight stay in the list; ns-3's clock ends at the latest dropped one.
+            std::vector<EventId> far;
+            for (int i = 0; i < 40; ++i)
+            {
+                far.push_back(Simulator::Schedule(MicroSeconds(5) + NanoSeconds(i),
+                                                  &TimerScript::Fire, this, -i));
+            }
+            for (int i = 39; i >= 0; --i)
+            {
+                far[std::size_t(i)].Cancel();
+            }
+        }
+        if (k < 4000)
+        {
+            Simulator::Schedule(PicoSeconds(k % 5 == 0 ? 250 : 500), &TimerScript::Tick, this,
+                                k + 1);
+        }
+    }
+
+    void
+    Note(int k)
+    {
+        log.push_back("note " + std::to_string(k) + "/c" + std::to_string(Simulator::GetContext())
+                      + "@" + std::to_string(Simulator::Now().GetPicoSeconds()));
+    }
+};
+
+TimerScript
+RunTimers(const std::string& impl, const std::string& scheduler, bool stop)
+{
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(impl));
+    GlobalValue::Bind("SchedulerType", StringValue(scheduler));
+    TimerScript t;
+    Simulator::Schedule(PicoSeconds(0), &TimerScript::Tick, &t, 0);
+    if (stop)
+    {
+        Simulator::Stop(NanoSeconds(1500));
+    }
+    Simulator::Run();
+    t.counts.push_back(Simulator::GetEventCount());
+    t.endPs = Simulator::Now().GetPicoSeconds();
+    Simulator::Destroy();
+    return t;
+}
+
+class DroppedCancelledEventsTest : public TestCase
+{
+  public:
+    DroppedCancelledEventsTest()
+        : TestCase("LfsimScheduler drops cancelled events; order, clock and count as ns-3's")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        for (bool stop : {true, false})
+        {
+            const TimerScript ours
+                = RunTimers("ns3::LfsimSimulatorImpl", "ns3::LfsimScheduler", stop);
+            const TimerScript ns3
+                = RunTimers("ns3::DefaultSimulatorImpl", "ns3::MapScheduler", stop);
+            NS_TEST_ASSERT_MSG_EQ(ours.log.size(), ns3.log.size(), "events run, stop " << stop);
+            NS_TEST_EXPECT_MSG_EQ((ours.log == ns3.log), true, "same order and times");
+            NS_TEST_EXPECT_MSG_EQ((ours.counts == ns3.counts), true, "same event counts");
+            NS_TEST_EXPECT_MSG_EQ(ours.endPs, ns3.endPs, "the clock where the run ended");
+        }
+        // By hand, the run to the end: 4001 ticks, 4001 notes, one fire (the last timer), 4000
+        // cancelled timers and 40 cancelled far ones = 12043 events; the clock stops at the
+        // latest far one, 5.039 us after the last tick at 800 * 250 + 3200 * 500 = 1,800,000 ps.
+        const TimerScript ours = RunTimers("ns3::LfsimSimulatorImpl", "ns3::LfsimScheduler", false);
+        NS_TEST_EXPECT_MSG_EQ(ours.counts.back(), 12043, "events");
+        NS_TEST_EXPECT_MSG_EQ(ours.endPs, 1800000 + 5039000, "end of the run");
+        NS_TEST_EXPECT_MSG_EQ(ours.log.back(), "fire 4000@2800000", "the last timer fires");
+    }
+};
+
+/// The heap alone: random keys with many ties, removals and dropped cancelled events; what
+/// comes out is every event not removed or dropped, in (time, uid) order.
+class HeapOrderTest : public TestCase
+{
+  public:
+    HeapOrderTest()
+        : TestCase("LfsimScheduler pops in (time, uid) order through Remove and DropCancelled")
+    {
+    }
+
+  private:
+    static void
+    Nothing()
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        std::mt19937 rng(12345); // a fixed test input
+        Ptr<LfsimScheduler> heap = CreateObject<LfsimScheduler>();
+        std::vector<Scheduler::Event> all;
+        for (uint32_t uid = 1; uid <= 3000; ++uid)
+        {
+            Scheduler::Event ev;
+            ev.impl = MakeEvent(&HeapOrderTest::Nothing);
+            ev.key = {uint64_t(rng() % 200), uid, 0};
+            heap->Insert(ev);
+            all.push_back(ev);
+        }
+        std::vector<uint32_t> gone;
+        for (std::size_t i = 0; i < all.size(); i += 7)
+        {
+            heap->Remove(all[i]);
+            gone.push_back(all[i].key.m_uid);
+            all[i].impl->Unref();
+        }
+        std::vector<uint32_t> cancelled;
+        for (std::size_t i = 3; i < all.size(); i += 5)
+        {
+            if (i % 7 != 0)
+            {
+                all[i].impl->Cancel();
+                cancelled.push_back(all[i].key.m_uid);
+            }
+        }
+        std::vector<Scheduler::EventKey> dropped;
+        heap->DropCancelled(dropped);
+        std::vector<uint32_t> droppedUids;
+        for (const auto& k : dropped)
+        {
+            droppedUids.push_back(k.m_uid);
+        }
+        std::sort(droppedUids.begin(), droppedUids.end());
+        NS_TEST_EXPECT_MSG_EQ((droppedUids == cancelled), true, "exactly the cancelled ones");
+        std::vector<Scheduler::EventKey> expected;
+        for (const auto& ev : all)
+        {
+            const uint32_t u = ev.key.m_uid;
+            if (!std::binary_search(gone.begin(), gone.end(), u)
+                && !std::binary_search(cancelled.begin(), cancelled.end(), u))
+            {
+                expected.push_back(ev.key);
+            }
+        }
+        std::sort(expected.begin(), expected.end());
+        NS_TEST_ASSERT_MSG_EQ(heap->Size(), expected.size(), "what is left");
+        for (const auto& key : expected)
+        {
+            const Scheduler::Event ev = heap->RemoveNext();
+            NS_TEST_ASSERT_MSG_EQ(ev.key.m_uid, key.m_uid, "order at " << key.m_ts);
+            ev.impl->Unref();
+        }
+        NS_TEST_EXPECT_MSG_EQ(heap->IsEmpty(), true, "empty");
     }
 };
 
@@ -119,6 +323,8 @@ class SimulatorImplTestSuite : public TestSuite
         : TestSuite("lfsim-simulator-impl", UNIT)
     {
         AddTestCase(new SameAsDefaultTest, TestCase::QUICK);
+        AddTestCase(new DroppedCancelledEventsTest, TestCase::QUICK);
+        AddTestCase(new HeapOrderTest, TestCase::QUICK);
     }
 };
 

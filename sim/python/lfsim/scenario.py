@@ -231,8 +231,8 @@ ACCEPTED = {
     ),
     "stop_on_deadlock": "true or false",
     "SchedulerType": (
-        "the TypeId of an ns-3 event scheduler, e.g. ns3::PriorityQueueScheduler (the default), "
-        "ns3::CalendarScheduler, ns3::HeapScheduler, ns3::MapScheduler"
+        "the TypeId of an ns-3 event scheduler, e.g. ns3::LfsimScheduler (the default), "
+        "ns3::PriorityQueueScheduler, ns3::CalendarScheduler, ns3::HeapScheduler, ns3::MapScheduler"
     ),
     "name": "a name of letters, digits, '_', '-' and '.'",
     "faults": (

@@ -21,13 +21,14 @@ def test_every_scheduler_gives_the_same_run(scenario, mode):
     runs = {
         s: _fingerprint(lfsim.run(scenario, {**over, "SchedulerType": s}))
         for s in (
+            "ns3::LfsimScheduler",
             "ns3::PriorityQueueScheduler",
             "ns3::MapScheduler",
             "ns3::HeapScheduler",
             "ns3::CalendarScheduler",
         )
     }
-    first = runs["ns3::PriorityQueueScheduler"]
+    first = runs["ns3::LfsimScheduler"]
     assert first[0]["packet_hops"] > 10_000
     for name, fp in runs.items():
         assert fp == first, name
@@ -35,9 +36,9 @@ def test_every_scheduler_gives_the_same_run(scenario, mode):
 
 def test_the_default_is_written_into_the_resolved_config(tmp_path):
     r = lfsim.run("incast", {"stop_time": "3ms"}, out=tmp_path / "out")
-    assert r.config["SchedulerType"] == "ns3::PriorityQueueScheduler"
+    assert r.config["SchedulerType"] == "ns3::LfsimScheduler"
     assert (
-        "SchedulerType: ns3::PriorityQueueScheduler" in (tmp_path / "out/config.yaml").read_text()
+        "SchedulerType: ns3::LfsimScheduler" in (tmp_path / "out/config.yaml").read_text()
     )
 
 
