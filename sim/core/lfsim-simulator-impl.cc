@@ -25,6 +25,15 @@ LfsimSimulatorImpl::GetTypeId()
 LfsimSimulatorImpl::LfsimSimulatorImpl()
     : m_currentContext(Simulator::NO_CONTEXT)
 {
+    s_running = this; // one loop at a time: ns-3 makes the next after Destroy
+}
+
+LfsimSimulatorImpl::~LfsimSimulatorImpl()
+{
+    if (s_running == this)
+    {
+        s_running = nullptr;
+    }
 }
 
 void
@@ -41,6 +50,7 @@ LfsimSimulatorImpl::DoDispose()
 void
 LfsimSimulatorImpl::Destroy()
 {
+    s_running = nullptr; // from here ns-3 may make another loop (a Ptr may keep this one)
     while (!m_destroyEvents.empty())
     {
         Ptr<EventImpl> ev = m_destroyEvents.front().PeekEventImpl();
@@ -157,24 +167,6 @@ void
 LfsimSimulatorImpl::Stop(const Time& delay)
 {
     Simulator::Schedule(delay, &Simulator::Stop);
-}
-
-void
-LfsimSimulatorImpl::Insert(uint64_t ts, uint32_t context, EventImpl* event)
-{
-    Scheduler::Event ev;
-    ev.impl = event;
-    ev.key.m_ts = ts;
-    ev.key.m_context = context;
-    ev.key.m_uid = m_uid++;
-    if (m_heap)
-    {
-        m_heap->Push(ev);
-    }
-    else
-    {
-        m_events->Insert(ev);
-    }
 }
 
 EventId

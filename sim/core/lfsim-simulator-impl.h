@@ -22,12 +22,40 @@ namespace ns3
  * cross-thread event list polled after every event. Selected by ns-3's GlobalValue
  * SimulatorImplementationType; a scenario's `SimulatorImplementationType` key names it.
  */
-class LfsimSimulatorImpl : public SimulatorImpl
+class LfsimSimulatorImpl final : public SimulatorImpl
 {
   public:
     static TypeId GetTypeId();
 
     LfsimSimulatorImpl();
+    ~LfsimSimulatorImpl() override;
+
+    /// The loop that runs now, or null when ns-3 runs another (ns-3's DefaultSimulatorImpl).
+    static LfsimSimulatorImpl*
+    Running()
+    {
+        return s_running;
+    }
+
+    /// Now() as picoseconds, the context of the event that runs, and ScheduleWithContext
+    /// without a Time built or a virtual call: for lfsim::Now and friends (lfsim-clock.h).
+    uint64_t
+    NowTs() const
+    {
+        return m_currentTs;
+    }
+
+    uint32_t
+    CurrentContext() const
+    {
+        return m_currentContext;
+    }
+
+    void
+    InsertIn(uint64_t delay, uint32_t context, EventImpl* event)
+    {
+        Insert(m_currentTs + delay, context, event);
+    }
 
     void Destroy() override;
     bool IsFinished() const override;
@@ -52,7 +80,25 @@ class LfsimSimulatorImpl : public SimulatorImpl
 
   private:
     void DoDispose() override;
-    void Insert(uint64_t ts, uint32_t context, EventImpl* event);
+    void
+    Insert(uint64_t ts, uint32_t context, EventImpl* event)
+    {
+        Scheduler::Event ev;
+        ev.impl = event;
+        ev.key.m_ts = ts;
+        ev.key.m_context = context;
+        ev.key.m_uid = m_uid++;
+        if (m_heap)
+        {
+            m_heap->Push(ev);
+        }
+        else
+        {
+            m_events->Insert(ev);
+        }
+    }
+
+    static inline LfsimSimulatorImpl* s_running = nullptr;
 
     /// Drop the list's cancelled events if half of it is dead (LfsimScheduler only).
     void MaybeDropCancelled();

@@ -1,6 +1,7 @@
 #include "dcqcn.h"
 
 #include "lfsim-attributes.h"
+#include "lfsim-clock.h"
 #include "lfsim-run.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -154,7 +155,7 @@ Dcqcn::UpdateAlpha(const Flow& f) const
     {
         return;
     }
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     const int64_t periods = (now - f.alphaFrom).GetTimeStep() / m_dceTcpRtt.GetTimeStep();
     if (periods > 0)
     {
@@ -177,7 +178,7 @@ Dcqcn::OnCnp(RdmaQueuePair& qp)
 {
     const uint32_t i = qp.GetIndex();
     Flow& f = m_flows[i];
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     const bool first = !f.rp.SeenCnp();
     UpdateAlpha(f);
     const bool cut = f.lastCut.IsStrictlyNegative() || now - f.lastCut >= m_reduceMonitorPeriod;
@@ -196,8 +197,8 @@ Dcqcn::OnCnp(RdmaQueuePair& qp)
     }
     else if (!f.pendingCut.IsRunning())
     {
-        f.pendingCut = Simulator::Schedule(f.lastCut + m_reduceMonitorPeriod - now,
-                                           &Dcqcn::DeferredCut, this, i);
+        f.pendingCut = lfsim::Schedule(f.lastCut + m_reduceMonitorPeriod - now, &Dcqcn::DeferredCut,
+                                       this, i);
     }
 }
 
@@ -214,11 +215,11 @@ void
 Dcqcn::AfterCut(uint32_t i)
 {
     Flow& f = m_flows[i];
-    f.lastCut = Simulator::Now();
+    f.lastCut = lfsim::Now();
     f.qp->SetRate(f.rp.CurrentRate());
     m_cutTrace(f.qp->GetQpn(), f.rp.Alpha(), f.rp.TargetRate(), f.rp.CurrentRate());
     f.timer.Cancel();
-    f.timer = Simulator::Schedule(m_timeReset, &Dcqcn::OnTimer, this, i);
+    f.timer = lfsim::Schedule(m_timeReset, &Dcqcn::OnTimer, this, i);
 }
 
 void
@@ -228,7 +229,7 @@ Dcqcn::OnTimer(uint32_t i)
     Apply(f, f.rp.OnTimer());
     if (!f.rp.AtMaxRate())
     {
-        f.timer = Simulator::Schedule(m_timeReset, &Dcqcn::OnTimer, this, i);
+        f.timer = lfsim::Schedule(m_timeReset, &Dcqcn::OnTimer, this, i);
     }
 }
 

@@ -1,6 +1,7 @@
 #include "fc-channel.h"
 
 #include "fc-net-device.h"
+#include "lfsim-clock.h"
 #include "ns3/double.h"
 #include "ns3/make-event.h"
 #include "ns3/simulator.h"
@@ -158,7 +159,7 @@ FcChannel::TransmitFrame(const FcNetDevice* src, Ptr<Packet> frame, Time txTime)
     const uint8_t side = 1 - dir;
     m_frames[side].push_back({std::move(frame), txTime});
     m_frameEvent[side]->Ref(); // released by the simulator after the event runs
-    Simulator::ScheduleWithContext(Context(side), m_delay, PeekPointer(m_frameEvent[side]));
+    lfsim::ScheduleWithContext(Context(side), m_delay, PeekPointer(m_frameEvent[side]));
 }
 
 void
@@ -190,8 +191,8 @@ FcChannel::TransmitPrimitive(const FcNetDevice* src, FcPrimitive p, Time wordTim
     const uint8_t side = 1 - dir;
     m_primitives[side].push_back(p);
     m_primitiveEvent[side]->Ref(); // released by the simulator after the event runs
-    Simulator::ScheduleWithContext(Context(side), wordTime + m_delay,
-                                   PeekPointer(m_primitiveEvent[side]));
+    lfsim::ScheduleWithContext(Context(side), wordTime + m_delay,
+                               PeekPointer(m_primitiveEvent[side]));
 }
 
 void

@@ -3,6 +3,7 @@
 #include "fc-channel.h"
 #include "fc-frame-header.h"
 #include "fc-switch.h"
+#include "lfsim-clock.h"
 #include "ns3/abort.h"
 #include "ns3/enum.h"
 #include "ns3/make-event.h"
@@ -238,7 +239,7 @@ FcNetDevice::TryTransmit()
         {
             return; // TransmitDone comes
         }
-        const Time now = Simulator::Now();
+        const Time now = lfsim::Now();
         if (now < m_busyUntil)
         {
             m_quietEnd = false;
@@ -277,7 +278,7 @@ FcNetDevice::TryTransmit()
             // Nothing waits behind this word: its end needs an event only if work comes
             // before it (most R_RDYs of a receiving port).
             m_quietEnd = true;
-            m_busyUntil = Simulator::Now() + m_wordTime;
+            m_busyUntil = lfsim::Now() + m_wordTime;
             return;
         }
         FcScheduleReused(m_wordTime, PeekPointer(m_txDoneEvent));
@@ -287,7 +288,7 @@ FcNetDevice::TryTransmit()
     {
         return;
     }
-    Time now = Simulator::Now();
+    Time now = lfsim::Now();
     if (m_credits == 0)
     {
         if (!m_stalled)
@@ -301,7 +302,7 @@ FcNetDevice::TryTransmit()
             if (m_linkResetTimeout.IsStrictlyPositive() && !m_linkResetPending)
             {
                 m_linkResetPending = true;
-                Simulator::Schedule(m_linkResetTimeout, &FcNetDevice::LinkResetCheck, this);
+                lfsim::Schedule(m_linkResetTimeout, &FcNetDevice::LinkResetCheck, this);
             }
         }
         return;
@@ -369,12 +370,12 @@ FcNetDevice::LinkResetCheck()
         return;
     }
     const Time deadline = m_stallStart + m_linkResetTimeout;
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     if (now < deadline)
     {
         // The stall this check was for ended; another one started since.
         m_linkResetPending = true;
-        Simulator::Schedule(deadline - now, &FcNetDevice::LinkResetCheck, this);
+        lfsim::Schedule(deadline - now, &FcNetDevice::LinkResetCheck, this);
         return;
     }
     if (m_credits != 0)
@@ -386,7 +387,7 @@ FcNetDevice::LinkResetCheck()
     // credit full and are counted as credit overflows).
     ++m_c.linkResets;
     const Time roundTrip = 2 * (m_channel->GetPropagationDelay() + m_wordTime);
-    Simulator::Schedule(roundTrip, &FcNetDevice::Reinitialize, this);
+    lfsim::Schedule(roundTrip, &FcNetDevice::Reinitialize, this);
 }
 
 void
@@ -408,21 +409,21 @@ FcNetDevice::SetLinkUp(bool up)
     if (up)
     {
         const Time roundTrip = 2 * (m_channel->GetPropagationDelay() + m_wordTime);
-        Simulator::Schedule(roundTrip,
-                            [this]()
+        lfsim::Schedule(roundTrip,
+                        [this]()
+                        {
+                            Reinitialize();
+                            if (!m_dequeueCb.IsNull())
                             {
-                                Reinitialize();
-                                if (!m_dequeueCb.IsNull())
-                                {
-                                    m_dequeueCb(); // a sender that stopped may fill it again
-                                }
-                            });
+                                m_dequeueCb(); // a sender that stopped may fill it again
+                            }
+                        });
         return;
     }
     if (m_stalled)
     {
         m_stalled = false;
-        m_c.creditStall += Simulator::Now() - m_stallStart;
+        m_c.creditStall += lfsim::Now() - m_stallStart;
     }
     lfsim::Fifo<TxItem> held;
     held.swap(m_txq);
@@ -448,7 +449,7 @@ FcNetDevice::SetCredits(uint32_t c)
 Time
 FcNetDevice::GetCreditStallTime() const
 {
-    return m_c.creditStall + (m_stalled ? Simulator::Now() - m_stallStart : Time(0));
+    return m_c.creditStall + (m_stalled ? lfsim::Now() - m_stallStart : Time(0));
 }
 
 void
@@ -479,7 +480,7 @@ FcNetDevice::TransmitDone()
     m_busy = false;
     if (m_busyWithFrame)
     {
-        m_gapEnd = Simulator::Now() + m_gapTime;
+        m_gapEnd = lfsim::Now() + m_gapTime;
         if (m_releaseOnDone)
         {
             FcNetDevice* in = m_releaseOnDone;
@@ -514,7 +515,7 @@ FcNetDevice::StartReceive(Ptr<Packet> frame, Time txTime)
     }
     if (m_switch)
     {
-        Time now = Simulator::Now();
+        Time now = lfsim::Now();
         m_switch->Forward(this, std::move(frame), now, now + txTime);
     }
     else

@@ -7,6 +7,7 @@
 
 #include "fc-primitive.h"
 #include "fc-speed.h"
+#include "lfsim-clock.h"
 #include "lfsim-fifo.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
@@ -32,7 +33,7 @@ inline void
 FcScheduleReused(const Time& delay, EventImpl* event)
 {
     event->Ref();
-    Simulator::ScheduleWithContext(Simulator::GetContext(), delay, event);
+    lfsim::ScheduleHere(delay, event);
 }
 
 class FcNetDevice : public NetDevice

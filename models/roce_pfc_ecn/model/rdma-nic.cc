@@ -1,5 +1,6 @@
 #include "rdma-nic.h"
 
+#include "lfsim-clock.h"
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
@@ -96,7 +97,7 @@ RdmaQueuePair::SetRate(double bps)
     }
     m_rate = rate;
     m_nic->m_rateTrace(m_qpn, m_rate);
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     if (m_nextAvail <= now)
     {
         return;
@@ -112,7 +113,7 @@ RdmaQueuePair::SetRate(double bps)
         && (!wake.IsRunning() || TimeStep(wake.GetTs()) > m_nextAvail))
     {
         wake.Cancel();
-        wake = Simulator::Schedule(m_nextAvail - now, &RdmaNic::Wake, m_nic, m_prio);
+        wake = lfsim::Schedule(m_nextAvail - now, &RdmaNic::Wake, m_nic, m_prio);
     }
 }
 
@@ -127,7 +128,7 @@ RdmaQueuePair::Post(RdmaOp op, uint32_t length)
     // Each work request targets its own region of the remote buffer.
     w.va = 0x10000000ULL + (m_nextId << 24);
     w.id = m_nextId++;
-    w.posted = Simulator::Now();
+    w.posted = lfsim::Now();
     // The NIC's own latency before the work request can be sent (doorbell, WQE fetch, payload
     // DMA read; all 0 by default). Work requests become sendable in the order they were posted.
     const Time delay = m_nic->PostLatency(op, length);
@@ -137,8 +138,7 @@ RdmaQueuePair::Post(RdmaOp op, uint32_t length)
         return w.id;
     }
     m_sendableAt = std::max(m_sendableAt, w.posted + delay);
-    Simulator::Schedule(m_sendableAt - w.posted, &RdmaQueuePair::Sendable, Ptr<RdmaQueuePair>(this),
-                        w);
+    lfsim::Schedule(m_sendableAt - w.posted, &RdmaQueuePair::Sendable, Ptr<RdmaQueuePair>(this), w);
     return w.id;
 }
 
@@ -157,7 +157,7 @@ RdmaQueuePair::ToError()
     if (!m_error)
     {
         m_error = true;
-        m_errorAt = Simulator::Now();
+        m_errorAt = lfsim::Now();
     }
     m_rto.Cancel();
     m_rnrTimer.Cancel();
@@ -265,7 +265,7 @@ RdmaQueuePair::NextRequest()
     ++m_pktsSent;
     if (!m_rto.IsRunning())
     {
-        m_lastProgress = Simulator::Now();
+        m_lastProgress = lfsim::Now();
         m_nic->ArmTimer(*this);
     }
     return p;
@@ -320,8 +320,8 @@ RdmaQueuePair::Complete(Time now)
         }
         else
         {
-            Simulator::Schedule(cqe, &RdmaQueuePair::Deliver, Ptr<RdmaQueuePair>(this), w.id,
-                                w.length, now + cqe - w.posted);
+            lfsim::Schedule(cqe, &RdmaQueuePair::Deliver, Ptr<RdmaQueuePair>(this), w.id, w.length,
+                            now + cqe - w.posted);
         }
     }
 }
@@ -757,12 +757,12 @@ RdmaNic::Wake(uint8_t prio)
 Ptr<Packet>
 RdmaNic::Pull(uint8_t prio)
 {
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     if (m_txFree > now)
     {
         // The host-read serializer is still fetching earlier payload: nothing new until then.
         m_wake[prio].Cancel();
-        m_wake[prio] = Simulator::Schedule(m_txFree - now, &RdmaNic::Wake, this, prio);
+        m_wake[prio] = lfsim::Schedule(m_txFree - now, &RdmaNic::Wake, this, prio);
         return nullptr;
     }
     const size_t n = m_qps.size();
@@ -816,7 +816,7 @@ RdmaNic::Pull(uint8_t prio)
     if (earliest != Time::Max())
     {
         m_wake[prio].Cancel();
-        m_wake[prio] = Simulator::Schedule(earliest - now, &RdmaNic::Wake, this, prio);
+        m_wake[prio] = lfsim::Schedule(earliest - now, &RdmaNic::Wake, this, prio);
     }
     return nullptr;
 }
@@ -841,7 +841,7 @@ RdmaNic::Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn) const
     if (m_telemetry && opcode != IbOpcode::ACKNOWLEDGE && opcode != IbOpcode::CNP)
     {
         h.tel.flags = m_telemetry;
-        h.tel.ts = uint64_t(Simulator::Now().GetNanoSeconds());
+        h.tel.ts = uint64_t(lfsim::Now().GetNanoSeconds());
         h.tel.slots = m_intSlots;
     }
     return h;
@@ -906,7 +906,7 @@ RdmaNic::SetReceiverNotReady(bool notReady)
 void
 RdmaNic::MaybeSendCnp(RdmaQueuePair& qp)
 {
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     if (qp.m_lastCnp.IsStrictlyNegative() || now - qp.m_lastCnp >= m_cnpInterval)
     {
         qp.m_lastCnp = now;
@@ -918,8 +918,7 @@ RdmaNic::MaybeSendCnp(RdmaQueuePair& qp)
         // interval ends if a packet arriving within it was marked. (m_lastCnp > now: that CNP
         // is already on its way.)
         qp.m_lastCnp += m_cnpInterval;
-        Simulator::Schedule(qp.m_lastCnp - now, &RdmaNic::SendCnp, this,
-                            m_qps[qp.m_qpn - m_qpnBase]);
+        lfsim::Schedule(qp.m_lastCnp - now, &RdmaNic::SendCnp, this, m_qps[qp.m_qpn - m_qpnBase]);
     }
 }
 
@@ -957,7 +956,7 @@ RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> frame, const FrameBytes& f)
     }
     // Host interface: the frame waits in the receive buffer until its payload is in host
     // memory; the writes are serialized in arrival order.
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     const uint32_t payload = h.trailing - IB_ICRC - h.padCount;
     if (payload == 0 && m_rxFree <= now)
     {
@@ -982,7 +981,7 @@ RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> frame, const FrameBytes& f)
     m_host.rxDmaBytes += payload;
     m_rxFree = std::max(now, m_rxFree)
                + HostTime(Pcie::TlpBytes(payload, m_mps, m_tlpHeader, m_dllpBytes), m_rxRem);
-    Simulator::Schedule(m_rxFree - now, &RdmaNic::HostRxDone, this, h, bytes);
+    lfsim::Schedule(m_rxFree - now, &RdmaNic::HostRxDone, this, h, bytes);
 }
 
 void
@@ -995,8 +994,8 @@ RdmaNic::HostXoff()
     ++m_host.xoffSent;
     m_port->SendPause(m_losslessMask, 0xFFFF);
     // Refreshed at half the timer while the buffer stays above the XON level (as switches do).
-    m_xoffRefresh = Simulator::Schedule(PfcQuantum(m_port->GetSpeed()) * int64_t(0xFFFF / 2),
-                                        &RdmaNic::HostXoff, this);
+    m_xoffRefresh = lfsim::Schedule(PfcQuantum(m_port->GetSpeed()) * int64_t(0xFFFF / 2),
+                                    &RdmaNic::HostXoff, this);
 }
 
 void
@@ -1021,8 +1020,8 @@ RdmaNic::StormPause()
 {
     ++m_host.stormPauses;
     m_port->SendPause(m_losslessMask, 0xFFFF);
-    m_stormRefresh = Simulator::Schedule(PfcQuantum(m_port->GetSpeed()) * int64_t(0xFFFF / 2),
-                                         &RdmaNic::StormPause, this);
+    m_stormRefresh = lfsim::Schedule(PfcQuantum(m_port->GetSpeed()) * int64_t(0xFFFF / 2),
+                                     &RdmaNic::StormPause, this);
 }
 
 void
@@ -1209,13 +1208,13 @@ RdmaNic::OnReadResponse(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload
         m_ackTrace(qp.m_qpn, payload);
         qp.m_sndUna = psn + 1;
         qp.m_sndNxt = std::max(qp.m_sndNxt, qp.m_sndUna);
-        qp.m_lastProgress = Simulator::Now();
+        qp.m_lastProgress = lfsim::Now();
         qp.m_retriesUsed = 0;
         qp.m_rnrRetriesUsed = 0;
         AckSample(qp, h, payload);
         if (IbOpcodeIsLast(h.opcode))
         {
-            qp.Complete(Simulator::Now());
+            qp.Complete(lfsim::Now());
         }
     }
     else if (psn > qp.m_sndUna && !qp.m_readGap)
@@ -1261,7 +1260,7 @@ RdmaNic::AckSample(RdmaQueuePair& qp, const RoceHeader& h, uint64_t bytes)
     s.ecnEcho = h.becn;
     if (h.tel.flags & TEL_TIMESTAMP)
     {
-        s.rtt = NanoSeconds(Simulator::Now().GetNanoSeconds() - int64_t(h.tel.ts));
+        s.rtt = NanoSeconds(lfsim::Now().GetNanoSeconds() - int64_t(h.tel.ts));
     }
     if (h.tel.flags & TEL_INT)
     {
@@ -1299,7 +1298,7 @@ RdmaNic::OnRnrNak(RdmaQueuePair& qp, uint64_t psn, uint8_t timer)
     qp.m_rto.Cancel();
     qp.m_readGap = false;
     qp.m_sndNxt = psn;
-    qp.m_rnrTimer = Simulator::Schedule(IbRnrTimer(timer), &RdmaNic::RnrTimerExpired, this, p);
+    qp.m_rnrTimer = lfsim::Schedule(IbRnrTimer(timer), &RdmaNic::RnrTimerExpired, this, p);
 }
 
 void
@@ -1318,7 +1317,7 @@ RdmaNic::EnterError(Ptr<RdmaQueuePair> qp, bool rnr)
     qp->m_error = true;
     qp->m_exhausted = true;
     qp->m_rnrExceeded = rnr;
-    qp->m_errorAt = Simulator::Now();
+    qp->m_errorAt = lfsim::Now();
     qp->m_rto.Cancel();
     qp->m_rnrTimer.Cancel();
     if (!qp->m_onError.IsNull())
@@ -1355,11 +1354,11 @@ RdmaNic::Acked(RdmaQueuePair& qp, uint64_t upTo)
     qp.m_sndUna = upTo;
     qp.m_sndNxt = std::max(qp.m_sndNxt, upTo);
     qp.m_bytesAcked += bytes;
-    qp.m_lastProgress = Simulator::Now();
+    qp.m_lastProgress = lfsim::Now();
     qp.m_retriesUsed = 0;
     qp.m_rnrRetriesUsed = 0;
     m_ackTrace(qp.m_qpn, bytes);
-    qp.Complete(Simulator::Now());
+    qp.Complete(lfsim::Now());
 }
 
 void
@@ -1392,7 +1391,7 @@ RdmaNic::ArmTimer(RdmaQueuePair& qp)
     {
         return; // infinite: no retry by timeout
     }
-    qp.m_rto = Simulator::Schedule(m_rtoTime, &RdmaNic::OnTimer, this, m_qps[qp.m_qpn - m_qpnBase]);
+    qp.m_rto = lfsim::Schedule(m_rtoTime, &RdmaNic::OnTimer, this, m_qps[qp.m_qpn - m_qpnBase]);
 }
 
 void
@@ -1402,7 +1401,7 @@ RdmaNic::OnTimer(Ptr<RdmaQueuePair> qp)
     {
         return; // nothing outstanding; the next send re-arms
     }
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     const Time due = qp->m_lastProgress + m_rtoTime;
     if (now >= due)
     {
@@ -1421,7 +1420,7 @@ RdmaNic::OnTimer(Ptr<RdmaQueuePair> qp)
     }
     else
     {
-        qp->m_rto = Simulator::Schedule(due - now, &RdmaNic::OnTimer, this, qp);
+        qp->m_rto = lfsim::Schedule(due - now, &RdmaNic::OnTimer, this, qp);
     }
 }
 

@@ -1,5 +1,6 @@
 #include "roce-channel.h"
 
+#include "lfsim-clock.h"
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/simulator.h"
@@ -86,8 +87,7 @@ RoceChannel::Transmit(Ptr<const RoceNetDevice> src, Ptr<Packet> frame, Time fram
     {
         m_context[side] = m_dev[side]->GetNode()->GetId(); // nodes stay: read once
     }
-    Simulator::ScheduleWithContext(m_context[side], frameTime + m_delay,
-                                   PeekPointer(m_deliver[side]));
+    lfsim::ScheduleWithContext(m_context[side], frameTime + m_delay, PeekPointer(m_deliver[side]));
 }
 
 void

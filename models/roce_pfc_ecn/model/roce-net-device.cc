@@ -1,5 +1,6 @@
 #include "roce-net-device.h"
 
+#include "lfsim-clock.h"
 #include "ns3/abort.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
@@ -193,7 +194,7 @@ RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t prio, int32_t inPort)
 bool
 RoceNetDevice::IsPaused(uint8_t c) const
 {
-    Time now = Simulator::Now();
+    Time now = lfsim::Now();
     return now >= m_pauseFrom[c] && now < m_pauseUntil[c];
 }
 
@@ -265,7 +266,7 @@ RoceNetDevice::AddQueuedBytesByInPort(uint8_t prio, std::vector<uint64_t>& byInP
 Time
 RoceNetDevice::GetPausedTime(uint8_t c) const
 {
-    Time end = std::min(Simulator::Now(), m_pauseUntil[c]);
+    Time end = std::min(lfsim::Now(), m_pauseUntil[c]);
     Time open = end > m_pauseFrom[c] ? end - m_pauseFrom[c] : Time(0);
     return m_pausedTotal[c] + open;
 }
@@ -363,7 +364,7 @@ RoceNetDevice::Kick()
     }
     // The time is read once: nothing below changes a pause (the NIC's pull never calls back
     // into the port), so one held mask serves the whole decision.
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     const uint8_t held = HeldMask(now);
     // Classes that may send: not held, with a frame queued or a source to take one from. A
     // class without either is skipped wherever the loops below would find it not eligible.
@@ -457,7 +458,7 @@ RoceNetDevice::SchedulePauseWake(Time now, uint8_t held)
     }
     if (wake != Time::Max())
     {
-        m_wake = Simulator::Schedule(wake - now, &RoceNetDevice::Kick, this);
+        m_wake = lfsim::Schedule(wake - now, &RoceNetDevice::Kick, this);
         m_wakeAt = wake;
     }
 }
@@ -496,7 +497,7 @@ RoceNetDevice::Transmit(Item item, bool control)
     // would give it, but without the EventId Schedule builds and nobody reads; the simulator
     // releases one reference per scheduled instance.
     m_txDoneEvent->Ref();
-    Simulator::ScheduleWithContext(Simulator::GetContext(), done, PeekPointer(m_txDoneEvent));
+    lfsim::ScheduleHere(done, PeekPointer(m_txDoneEvent));
 }
 
 void
@@ -571,7 +572,7 @@ RoceNetDevice::OnPause(Ptr<Packet> frame)
 {
     PfcHeader h;
     frame->PeekHeader(h);
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     const Time start = now + m_pfcResponseDelay;
     const Time quantum = PfcQuantum(m_speed);
     bool anyPause = false;

@@ -1,5 +1,6 @@
 #include "roce-switch.h"
 
+#include "lfsim-clock.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -352,8 +353,7 @@ RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> frame, const FrameBytes&
         }
         m_forwarding.push_back({in, out, prio, ect, frame});
         m_egressEvent->Ref(); // as the port's TransmitDone: Schedule's key, no EventId
-        Simulator::ScheduleWithContext(Simulator::GetContext(), m_forwardingLatency,
-                                       PeekPointer(m_egressEvent));
+        lfsim::ScheduleHere(m_forwardingLatency, PeekPointer(m_egressEvent));
     }
     else
     {
@@ -438,9 +438,9 @@ RoceSwitch::Dequeue(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item)
     }
     if (m_int)
     {
-        StampInt(item.packet, IntHop::Make(uint8_t(port->GetSpeed()),
-                                           uint64_t(Simulator::Now().GetNanoSeconds()),
-                                           port->GetCounters().lineBytesTx, q));
+        StampInt(item.packet,
+                 IntHop::Make(uint8_t(port->GetSpeed()), uint64_t(lfsim::Now().GetNanoSeconds()),
+                              port->GetCounters().lineBytesTx, q));
     }
 }
 
@@ -528,8 +528,8 @@ RoceSwitch::RefreshPause(uint32_t port, uint8_t prio)
     Ptr<RoceNetDevice> dev = m_ports[port];
     dev->SendPause(uint8_t(1u << prio), m_pauseQuanta);
     // Refresh before the upstream timer runs out, as switches do while congestion lasts.
-    a.refresh = Simulator::Schedule(PfcQuantum(dev->GetSpeed()) * int64_t(m_pauseQuanta / 2),
-                                    &RoceSwitch::RefreshPause, this, port, prio);
+    a.refresh = lfsim::Schedule(PfcQuantum(dev->GetSpeed()) * int64_t(m_pauseQuanta / 2),
+                                &RoceSwitch::RefreshPause, this, port, prio);
 }
 
 bool
@@ -553,7 +553,7 @@ RoceSwitch::WdPauseRx(uint32_t port, uint8_t prio, uint16_t quanta)
         return;
     }
     Watchdog& w = m_wd[port * ETH_CLASSES + prio];
-    w.lastXoff = Simulator::Now();
+    w.lastXoff = lfsim::Now();
     // One check per pause spell: refreshes of a running spell find it pending.
     if (!w.storm && !w.check.IsRunning())
     {
@@ -565,10 +565,10 @@ void
 RoceSwitch::WdArm(uint32_t port, uint8_t prio)
 {
     Watchdog& w = m_wd[port * ETH_CLASSES + prio];
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     const Time due = std::max(m_ports[port]->GetPauseStart(prio), w.restoredAt) + m_wdDetection;
-    w.check = Simulator::Schedule(due > now ? due - now : Time(0), &RoceSwitch::WdDetect, this,
-                                  port, prio);
+    w.check
+        = lfsim::Schedule(due > now ? due - now : Time(0), &RoceSwitch::WdDetect, this, port, prio);
 }
 
 void
@@ -576,7 +576,7 @@ RoceSwitch::WdDetect(uint32_t port, uint8_t prio)
 {
     Watchdog& w = m_wd[port * ETH_CLASSES + prio];
     Ptr<RoceNetDevice> dev = m_ports[port];
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     const Time pauseStart = dev->GetPauseStart(prio);
     if (!dev->IsPaused(prio) && pauseStart <= now)
     {
@@ -587,13 +587,13 @@ RoceSwitch::WdDetect(uint32_t port, uint8_t prio)
     const Time due = std::max(pauseStart, w.restoredAt) + m_wdDetection;
     if (now < due)
     {
-        w.check = Simulator::Schedule(due - now, &RoceSwitch::WdDetect, this, port, prio);
+        w.check = lfsim::Schedule(due - now, &RoceSwitch::WdDetect, this, port, prio);
         return;
     }
     if (dev->GetQueueBytes(prio) == 0)
     {
         // Paused but nothing held: look again after another DetectionTime (a poll).
-        w.check = Simulator::Schedule(m_wdDetection, &RoceSwitch::WdDetect, this, port, prio);
+        w.check = lfsim::Schedule(m_wdDetection, &RoceSwitch::WdDetect, this, port, prio);
         return;
     }
     w.storm = true;
@@ -610,7 +610,7 @@ RoceSwitch::WdDetect(uint32_t port, uint8_t prio)
     }
     dev->SetPfcIgnored(prio, true);
     m_wdTrace(port, prio, true);
-    w.check = Simulator::Schedule(m_wdRestoration, &RoceSwitch::WdRestore, this, port, prio);
+    w.check = lfsim::Schedule(m_wdRestoration, &RoceSwitch::WdRestore, this, port, prio);
 }
 
 void
@@ -618,11 +618,11 @@ RoceSwitch::WdRestore(uint32_t port, uint8_t prio)
 {
     Watchdog& w = m_wd[port * ETH_CLASSES + prio];
     Ptr<RoceNetDevice> dev = m_ports[port];
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     const Time quiet = w.lastXoff + m_wdRestoration;
     if (now < quiet)
     {
-        w.check = Simulator::Schedule(quiet - now, &RoceSwitch::WdRestore, this, port, prio);
+        w.check = lfsim::Schedule(quiet - now, &RoceSwitch::WdRestore, this, port, prio);
         return;
     }
     w.storm = false;

@@ -4,6 +4,7 @@
  * destroy event, a Stop) run on each; the order, the times, the contexts, the uids, IsExpired,
  * GetDelayLeft and the event count must be the same, and the order the one worked out by hand.
  */
+#include "../lfsim-clock.h"
 #include "../lfsim-scheduler.h"
 #include "../lfsim-simulator-impl.h"
 #include "ns3/global-value.h"
@@ -34,8 +35,11 @@ std::vector<std::string>* g_log = nullptr;
 void
 Note(std::string what)
 {
+    // lfsim::Now and lfsim::Context must read what ns3::Simulator gives, on either loop.
+    const bool same
+        = lfsim::Now() == Simulator::Now() && lfsim::Context() == Simulator::GetContext();
     g_log->push_back(what + "@" + std::to_string(Simulator::Now().GetPicoSeconds()) + "/c"
-                     + std::to_string(Simulator::GetContext()));
+                     + std::to_string(Simulator::GetContext()) + (same ? "" : " lfsim differs"));
 }
 
 Trace
@@ -66,6 +70,9 @@ RunScript(const std::string& impl, const std::string& scheduler = "ns3::MapSched
                             + " expired " + std::to_string(Simulator::IsExpired(c)) + " "
                             + std::to_string(Simulator::IsExpired(removed)) + " "
                             + std::to_string(Simulator::IsExpired(destroy)));
+            // lfsim-clock.h's scheduling, as Simulator's: in this context, 1 and 2 ps later.
+            lfsim::ScheduleHere(PicoSeconds(1), MakeEvent(&Note, std::string("here")));
+            lfsim::Schedule(PicoSeconds(2), &Note, std::string("lf"));
         });
     Simulator::Cancel(cancelled);
     Simulator::Remove(removed);
@@ -97,13 +104,14 @@ class SameAsDefaultTest : public TestCase
         NS_TEST_ASSERT_MSG_EQ(ns3.impl, "ns3::DefaultSimulatorImpl", "and ns-3's");
         // By hand: uids from 4 in scheduling order (b 4, a 5, c 6, never 7, removed 8, the
         // destroy event takes 9 but carries uid 2); the cancelled and removed events never run;
-        // `now` after `seven`; the three 10 ps events in insertion order; the Stop at 15 ps
+        // `now` after `seven`, then `here` and `lf` (lfsim-clock.h) at 8 and 9 ps; the three
+        // 10 ps events in insertion order; the Stop at 15 ps
         // before the 20 ps event; the destroy event at Destroy (context of no node).
         const std::string none = std::to_string(Simulator::NO_CONTEXT);
         const std::vector<std::string> expected{
-            "uids 6 8 2",     "seven@7/c" + none, "c left 3 expired 0 1 0",
-            "now@7/c" + none, "b@10/c" + none,    "a@10/c7",
-            "c@10/c" + none,  "c expired 1",      "destroy@15/c" + none,
+            "uids 6 8 2",      "seven@7/c" + none, "c left 3 expired 0 1 0", "now@7/c" + none,
+            "here@8/c" + none, "lf@9/c" + none,    "b@10/c" + none,          "a@10/c7",
+            "c@10/c" + none,   "c expired 1",      "destroy@15/c" + none,
         };
         NS_TEST_ASSERT_MSG_EQ(ours.log.size(), expected.size(), "entries");
         for (std::size_t i = 0; i < expected.size(); ++i)
@@ -111,11 +119,11 @@ class SameAsDefaultTest : public TestCase
             NS_TEST_EXPECT_MSG_EQ(ours.log[i], expected[i], "LfsimSimulatorImpl, entry " << i);
             NS_TEST_EXPECT_MSG_EQ(ns3.log[i], expected[i], "DefaultSimulatorImpl, entry " << i);
         }
-        // Processed: never (cancelled, still counted), seven, now, b, a, c, stop = 7.
-        NS_TEST_EXPECT_MSG_EQ(ours.events, 7, "events counted as ns-3 counts them");
+        // Processed: never (cancelled, still counted), seven, now, here, lf, b, a, c, stop = 9.
+        NS_TEST_EXPECT_MSG_EQ(ours.events, 9, "events counted as ns-3 counts them");
         NS_TEST_EXPECT_MSG_EQ(ns3.events, ours.events, "same event count");
         const Trace heap = RunScript("ns3::LfsimSimulatorImpl", "ns3::LfsimScheduler");
-        NS_TEST_EXPECT_MSG_EQ(heap.events, 7, "LfsimScheduler: the same count");
+        NS_TEST_EXPECT_MSG_EQ(heap.events, 9, "LfsimScheduler: the same count");
         for (std::size_t i = 0; i < expected.size() && i < heap.log.size(); ++i)
         {
             NS_TEST_EXPECT_MSG_EQ(heap.log[i], expected[i], "LfsimScheduler, entry " << i);
