@@ -941,7 +941,7 @@ RdmaNic::SendCnp(Ptr<RdmaQueuePair> p)
 }
 
 void
-RdmaNic::Receive(Ptr<RoceNetDevice>, Ptr<Packet> frame, const FrameBytes& f)
+RdmaNic::Receive(Ptr<RoceNetDevice>, const Ptr<Packet>& frame, const FrameBytes& f)
 {
     const uint32_t bytes = frame->GetSize();
     RoceHeader h;

@@ -448,7 +448,7 @@ class RdmaNic : public Object
     friend class RdmaQueuePair;
 
     Ptr<Packet> Pull(uint8_t prio);
-    void Receive(Ptr<RoceNetDevice> port, Ptr<Packet> frame, const FrameBytes& bytes);
+    void Receive(Ptr<RoceNetDevice> port, const Ptr<Packet>& frame, const FrameBytes& bytes);
     void Process(const RoceHeader& h);
     void HostRxDone(RoceHeader h, uint32_t bytes);
     void HostXoff();

@@ -95,7 +95,7 @@ RoceChannel::Deliver(uint8_t side)
 {
     Ptr<Packet> frame = std::move(m_inFlight[side].front());
     m_inFlight[side].pop_front();
-    m_dev[side]->Receive(frame);
+    m_dev[side]->Receive(std::move(frame));
 }
 
 std::size_t

@@ -179,10 +179,10 @@ RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t prio, int32_t inPort)
 {
     Item it;
     it.bytes = frame->GetSize();
-    it.packet = frame;
+    it.packet = std::move(frame);
     it.inPort = inPort;
     it.prio = prio;
-    m_q[prio].push_back(it);
+    m_q[prio].push_back(std::move(it));
     m_queued |= uint8_t(1u << prio);
     m_qBytes[prio] += it.bytes;
     m_qTotal += it.bytes;
@@ -334,14 +334,15 @@ RoceNetDevice::HeadReady(uint8_t c)
             return false;
         }
         Item it;
-        it.bytes = p->GetSize();
-        it.packet = p;
+        const uint32_t bytes = p->GetSize();
+        it.bytes = bytes;
+        it.packet = std::move(p);
         it.prio = c;
-        m_q[c].push_back(it);
+        m_q[c].push_back(std::move(it));
         m_queued |= uint8_t(1u << c);
-        m_qBytes[c] += it.bytes;
-        m_qTotal += it.bytes;
-        m_ipCredit[c] = ip ? m_ipCredit[c] - it.bytes : 0;
+        m_qBytes[c] += bytes;
+        m_qTotal += bytes;
+        m_ipCredit[c] = ip ? m_ipCredit[c] - bytes : 0;
     }
     return !m_q[c].empty();
 }
@@ -487,7 +488,7 @@ RoceNetDevice::Transmit(Item item, bool control)
         m_snifferTrace(item.packet);
     }
     m_channel->Transmit(this, item.packet, arrive);
-    m_current = item;
+    m_current = std::move(item);
     m_currentIsData = !control;
     if (!m_txDoneEvent)
     {
@@ -506,7 +507,7 @@ RoceNetDevice::TransmitDone()
     m_busy = false;
     if (m_currentIsData)
     {
-        Item done = m_current;
+        Item done = std::move(m_current);
         m_current = Item();
         if (!m_txDoneCb.IsNull())
         {

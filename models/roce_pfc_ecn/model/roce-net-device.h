@@ -51,7 +51,7 @@ class RoceNetDevice : public NetDevice
     };
 
     /// A frame other than PFC arrived: (port, frame, its first bytes).
-    typedef Callback<void, Ptr<RoceNetDevice>, Ptr<Packet>, const FrameBytes&> FrameCallback;
+    typedef Callback<void, Ptr<RoceNetDevice>, const Ptr<Packet>&, const FrameBytes&> FrameCallback;
     /// A queued frame has left the port completely (switches free its buffer here).
     typedef Callback<void, Ptr<RoceNetDevice>, const Item&> TxDoneCallback;
     /// NIC data source: the next packet of a class, or null if nothing may go now.

@@ -313,7 +313,7 @@ RoceSwitch::EcmpPick(const FrameView& v, uint32_t n) const
 }
 
 void
-RoceSwitch::Receive(Ptr<RoceNetDevice> dev, Ptr<Packet> frame, const FrameBytes& head)
+RoceSwitch::Receive(Ptr<RoceNetDevice> dev, const Ptr<Packet>& frame, const FrameBytes& head)
 {
     const uint32_t in = m_portOf[dev->GetIfIndex()];
     const FrameView v = ParseFrame(head);
@@ -366,7 +366,7 @@ RoceSwitch::EgressNext()
 {
     Forwarding f = std::move(m_forwarding.front());
     m_forwarding.pop_front();
-    Egress(f.in, f.out, f.prio, f.ect, f.frame);
+    Egress(f.in, f.out, f.prio, f.ect, std::move(f.frame));
 }
 
 void
@@ -384,7 +384,7 @@ RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Pt
         ++m_c.ecnMarked;
         m_markTrace(outPort, prio);
     }
-    out->Enqueue(frame, prio, int32_t(inPort));
+    out->Enqueue(std::move(frame), prio, int32_t(inPort));
 }
 
 bool

@@ -186,7 +186,7 @@ class RoceSwitch : public Object
         bool storm = false;
     };
 
-    void Receive(Ptr<RoceNetDevice> port, Ptr<Packet> frame, const FrameBytes& bytes);
+    void Receive(Ptr<RoceNetDevice> port, const Ptr<Packet>& frame, const FrameBytes& bytes);
     void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Ptr<Packet> frame);
     void EgressNext(); ///< the frame at the head of m_forwarding has waited ForwardingLatency
     /// RED on a queue of `q` bytes (Kmin, Kmax, Pmax): mark this frame?

@@ -271,7 +271,7 @@ class PfcTimingTest : public TestCase
 
   private:
     void
-    Rx(Ptr<RoceNetDevice>, Ptr<Packet> p, const FrameBytes&)
+    Rx(Ptr<RoceNetDevice>, const Ptr<Packet>& p, const FrameBytes&)
     {
         ++m_rx;
     }
