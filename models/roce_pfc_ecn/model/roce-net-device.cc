@@ -394,7 +394,8 @@ RoceNetDevice::Kick()
         uint8_t c = m_rr;
         if (dwrr >> c & 1)
         {
-            if (!(held >> c & 1) && HeadReady(c))
+            // A class not open has neither a frame nor a source: HeadReady would say no.
+            if ((open() >> c & 1) && HeadReady(c))
             {
                 const Item& head = m_q[c].front();
                 if (m_deficit[c] >= int64_t(head.bytes))
