@@ -392,6 +392,24 @@ RoceNetDevice::Kick()
             break;
         }
         uint8_t c = m_rr;
+        const uint8_t go = open() & dwrr;
+        if (!(go >> c & 1))
+        {
+            // Classes that may not send are passed in one go: d steps to the next that may
+            // (1 to 7), each forgetting the deficit of a class with nothing queued, as the walk
+            // below would one step at a time; the step that lands gives it its quantum.
+            const uint32_t ahead = uint32_t(go) >> (c + 1) | uint32_t(go) << (ETH_CLASSES - c - 1);
+            const int d = __builtin_ctz(ahead) + 1;
+            if (n + d > 4 * ETH_CLASSES)
+            {
+                ForgetDeficits(4 * ETH_CLASSES - n);
+                break;
+            }
+            ForgetDeficits(d);
+            m_deficit[m_rr] += m_dwrrQuantum;
+            n += d - 1;
+            continue;
+        }
         if (dwrr >> c & 1)
         {
             // A class not open has neither a frame nor a source: HeadReady would say no.
@@ -422,13 +440,14 @@ RoceNetDevice::Kick()
 void
 RoceNetDevice::ForgetDeficits(int steps)
 {
-    for (int k = 0; k < std::min(steps, int(ETH_CLASSES)); ++k)
+    // The classes passed, m_rr onwards (all of them from 8 steps): a DWRR class among them
+    // with nothing queued forgets its deficit.
+    const int k = std::min(steps, int(ETH_CLASSES));
+    const uint32_t span = (1u << k) - 1;
+    const uint8_t passed = uint8_t(span << m_rr | span >> (ETH_CLASSES - m_rr));
+    for (uint32_t m = passed & ~m_strictMask & ~m_queued & 0xFFu; m; m &= m - 1)
     {
-        const uint8_t c = (m_rr + k) % ETH_CLASSES;
-        if (!(m_strictMask >> c & 1) && m_q[c].empty())
-        {
-            m_deficit[c] = 0;
-        }
+        m_deficit[__builtin_ctz(m)] = 0;
     }
     m_rr = (m_rr + steps) % ETH_CLASSES;
 }

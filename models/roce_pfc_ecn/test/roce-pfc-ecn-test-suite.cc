@@ -292,6 +292,83 @@ class PfcTimingTest : public TestCase
     std::vector<std::pair<Time, uint32_t>> m_starts;
 };
 
+/// One port with three DWRR classes backlogged (frames of 1000, 4000 and 64 bytes, quantum
+/// 9216): the order of frames on the wire, round by round, worked out by hand from the DWRR
+/// rule (Shreedhar and Varghese): a class gets a quantum at its turn, sends while its deficit
+/// covers its head frame, and forgets the deficit when its queue empties.
+class DwrrOrderTest : public TestCase
+{
+  public:
+    DwrrOrderTest()
+        : TestCase("DWRR: three backlogged classes send in the order worked out by hand")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        Ptr<Node> na = CreateObject<Node>();
+        Ptr<Node> nb = CreateObject<Node>();
+        Ptr<RoceNetDevice> a = CreateObject<RoceNetDevice>();
+        Ptr<RoceNetDevice> b = CreateObject<RoceNetDevice>();
+        for (auto [n, d] : {std::make_pair(na, a), std::make_pair(nb, b)})
+        {
+            d->SetAddress(Mac48Address::Allocate());
+            d->SetSpeed(EthSpeed::GBE100);
+            n->AddDevice(d);
+        }
+        b->SetFrameCallback(MakeCallback(&DwrrOrderTest::Rx, this));
+        Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
+        a->Attach(ch);
+        b->Attach(ch);
+        // The first class-1 frame leaves at once (class 0, first in turn, has nothing); the
+        // rest queue behind it. Classes 6 and 7 are strict by default, 0-5 DWRR.
+        for (int i = 0; i < 100; ++i)
+        {
+            a->Enqueue(Create<Packet>(1000), 1);
+        }
+        for (int i = 0; i < 9; ++i)
+        {
+            a->Enqueue(Create<Packet>(4000), 2);
+        }
+        for (int i = 0; i < 1000; ++i)
+        {
+            a->Enqueue(Create<Packet>(64), 5);
+        }
+        Simulator::Run();
+        // Deficits after each turn: class 1 216, 432, 648, 864, then 10080 sends 10 (80);
+        // class 2 1216, 2432, 3648, then 12864 sends 3 and its queue is empty; class 5 sends
+        // 9216 / 64 = 144 every turn.
+        const std::vector<std::pair<uint32_t, int>> expected{
+            {1000, 9}, {4000, 2}, {64, 144}, {1000, 9}, {4000, 2}, {64, 144},  {1000, 9},
+            {4000, 2}, {64, 144}, {1000, 9}, {4000, 3}, {64, 144}, {1000, 10}, {64, 144},
+        };
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(m_runs.size(), expected.size(), "turns");
+        for (std::size_t i = 0; i < expected.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(m_runs[i].first, expected[i].first, "frame size, turn " << i);
+            NS_TEST_EXPECT_MSG_EQ(m_runs[i].second, expected[i].second, "frames, turn " << i);
+        }
+        NS_TEST_EXPECT_MSG_EQ(m_rx, 1109u, "every frame arrives");
+        Simulator::Destroy();
+    }
+
+  private:
+    void
+    Rx(Ptr<RoceNetDevice>, const Ptr<Packet>& p, const FrameBytes&)
+    {
+        ++m_rx;
+        if (m_runs.empty() || m_runs.back().first != p->GetSize())
+        {
+            m_runs.push_back({p->GetSize(), 0});
+        }
+        ++m_runs.back().second;
+    }
+
+    uint32_t m_rx = 0;
+    std::vector<std::pair<uint32_t, int>> m_runs; ///< (frame size, frames in a row)
+};
+
 class HeadroomFormulaTest : public RoceTestCase
 {
   public:
@@ -768,6 +845,7 @@ class RocePfcEcnTestSuite : public TestSuite
         AddTestCase(new PfcTimingTest(EthSpeed::GBE25, 100, false), TestCase::QUICK);
         AddTestCase(new PfcTimingTest(EthSpeed::GBE100, 1000, false), TestCase::QUICK);
         AddTestCase(new PfcTimingTest(EthSpeed::GBE25, 0xFFFF, true), TestCase::QUICK);
+        AddTestCase(new DwrrOrderTest, TestCase::QUICK);
         AddTestCase(new HeadroomFormulaTest, TestCase::QUICK);
         AddTestCase(new LosslessIncastTest, TestCase::QUICK);
         AddTestCase(new GoBackNTest, TestCase::QUICK);
