@@ -18,6 +18,17 @@
 namespace ns3
 {
 
+namespace
+{
+/// A default RoceHeader, made once.
+const RoceHeader&
+BlankHeader()
+{
+    static const RoceHeader blank;
+    return blank;
+}
+} // namespace
+
 double
 Pcie::LinkBitRate(uint32_t generation, uint32_t lanes)
 {
@@ -944,7 +955,11 @@ void
 RdmaNic::Receive(Ptr<RoceNetDevice>, const Ptr<Packet>& frame, const FrameBytes& f)
 {
     const uint32_t bytes = frame->GetSize();
-    RoceHeader h;
+    // A header object kept for reception and reset by assignment: making one per frame costs
+    // six log-level checks in Debian's build (the addresses' and Header's constructors and
+    // destructor). Nothing below receives a frame before h is done with.
+    RoceHeader& h = m_rxHeader;
+    h = BlankHeader();
     if (!h.Read(f.b, f.n))
     {
         return; // not a RoCEv2 frame the port could have sent us

@@ -535,6 +535,7 @@ class RdmaNic : public Object
     Time m_rxFree;              ///< the host-write serializer is busy until then
     Time m_txFree;              ///< the host-read serializer is busy until then
     uint32_t m_lastPayload = 0; ///< payload of the packet Build made last
+    RoceHeader m_rxHeader;      ///< the header of the frame being received (see Receive)
     uint32_t m_rxBuffered = 0;
     uint32_t m_xoffAt = 0; ///< receive-buffer bytes that trigger XOFF
     bool m_xoff = false;

@@ -438,21 +438,6 @@ RoceNetDevice::Kick()
 }
 
 void
-RoceNetDevice::ForgetDeficits(int steps)
-{
-    // The classes passed, m_rr onwards (all of them from 8 steps): a DWRR class among them
-    // with nothing queued forgets its deficit.
-    const int k = std::min(steps, int(ETH_CLASSES));
-    const uint32_t span = (1u << k) - 1;
-    const uint8_t passed = uint8_t(span << m_rr | span >> (ETH_CLASSES - m_rr));
-    for (uint32_t m = passed & ~m_strictMask & ~m_queued & 0xFFu; m; m &= m - 1)
-    {
-        m_deficit[__builtin_ctz(m)] = 0;
-    }
-    m_rr = (m_rr + steps) % ETH_CLASSES;
-}
-
-void
 RoceNetDevice::SchedulePauseWake(Time now, uint8_t held)
 {
     // Nothing could go: if a paused class holds frames, look again when its pause ends.

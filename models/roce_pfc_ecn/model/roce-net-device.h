@@ -303,7 +303,21 @@ class RoceNetDevice : public NetDevice
     Item PopFront(uint8_t c); ///< takes the head frame of class c's queue
     /// What `steps` more steps of the DWRR walk do when no class may send: the deficit of each
     /// DWRR class passed with nothing queued is forgotten, and the turn moves on.
-    void ForgetDeficits(int steps);
+    void
+    ForgetDeficits(int steps)
+    {
+        // The classes passed, m_rr onwards (all of them from 8 steps): a DWRR class among them
+        // with nothing queued forgets its deficit.
+        const int k = std::min(steps, int(ETH_CLASSES));
+        const uint32_t span = (1u << k) - 1;
+        const uint8_t passed = uint8_t(span << m_rr | span >> (ETH_CLASSES - m_rr));
+        for (uint32_t m = passed & ~m_strictMask & ~m_queued & 0xFFu; m; m &= m - 1)
+        {
+            m_deficit[__builtin_ctz(m)] = 0;
+        }
+        m_rr = (m_rr + steps) % ETH_CLASSES;
+    }
+
     /// Bit c: class c has a source besides its queue (the NIC's pull, or queued IP frames).
     uint8_t
     Sources() const

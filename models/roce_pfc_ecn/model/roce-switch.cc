@@ -376,7 +376,7 @@ RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Pt
     {
         return;
     }
-    Ptr<RoceNetDevice> out = m_ports[outPort];
+    const Ptr<RoceNetDevice>& out = m_ports[outPort];
     if (m_ecnEnabled && ect && m_markingPoint == ECN_AT_ENQUEUE
         && RedMark(out->GetQueueBytes(prio)))
     {
