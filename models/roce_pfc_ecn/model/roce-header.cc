@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iomanip>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -575,7 +576,17 @@ MakeRocePacket(const RoceHeader& h)
 {
     RawBytesHeader raw;
     raw.m_len = h.Write(raw.m_b);
-    Ptr<Packet> p = Create<Packet>(h.trailing);
+    // The payload is zeros of h.trailing bytes: a copy of one packet of that size made once
+    // (a copy shares its buffer, metadata and tags) costs a third of a new packet, whose
+    // buffer, metadata and tag list ns-3 builds afresh. Never freed: a few sizes, and the
+    // templates must outlive ns-3's static buffer pools at exit.
+    static auto* zeros = new std::unordered_map<uint32_t, Ptr<Packet>>();
+    auto it = zeros->find(h.trailing);
+    if (it == zeros->end())
+    {
+        it = zeros->emplace(h.trailing, Create<Packet>(h.trailing)).first;
+    }
+    Ptr<Packet> p = it->second->Copy();
     p->AddHeader(raw);
     return p;
 }
