@@ -1,5 +1,6 @@
 #include "fc-applications.h"
 
+#include "lfsim-packet.h"
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
 #include "ns3/simulator.h"
@@ -14,7 +15,7 @@ namespace ns3
 Ptr<Packet>
 MakeFcFrame(const FcFrameHeader& h, uint32_t payload)
 {
-    Ptr<Packet> p = Create<Packet>(payload);
+    Ptr<Packet> p = lfsim::ZeroPayload(payload);
     p->AddHeader(h);
     return p;
 }

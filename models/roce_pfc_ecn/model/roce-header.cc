@@ -2,11 +2,11 @@
 
 #include "ethernet-speed.h"
 #include "lfsim-crc32.h"
+#include "lfsim-packet.h"
 
 #include <algorithm>
 #include <cstring>
 #include <iomanip>
-#include <unordered_map>
 
 namespace ns3
 {
@@ -576,17 +576,7 @@ MakeRocePacket(const RoceHeader& h)
 {
     RawBytesHeader raw;
     raw.m_len = h.Write(raw.m_b);
-    // The payload is zeros of h.trailing bytes: a copy of one packet of that size made once
-    // (a copy shares its buffer, metadata and tags) costs a third of a new packet, whose
-    // buffer, metadata and tag list ns-3 builds afresh. Never freed: a few sizes, and the
-    // templates must outlive ns-3's static buffer pools at exit.
-    static auto* zeros = new std::unordered_map<uint32_t, Ptr<Packet>>();
-    auto it = zeros->find(h.trailing);
-    if (it == zeros->end())
-    {
-        it = zeros->emplace(h.trailing, Create<Packet>(h.trailing)).first;
-    }
-    Ptr<Packet> p = it->second->Copy();
+    Ptr<Packet> p = lfsim::ZeroPayload(h.trailing);
     p->AddHeader(raw);
     return p;
 }
