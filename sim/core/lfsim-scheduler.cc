@@ -20,7 +20,7 @@ LfsimScheduler::GetTypeId()
 }
 
 void
-LfsimScheduler::SiftDown(std::size_t hole, const Event& ev)
+LfsimScheduler::SiftDown(std::size_t hole, const Event& ev) const
 {
     const std::size_t n = m_heap.size();
     for (;;)
@@ -52,6 +52,7 @@ LfsimScheduler::SiftDown(std::size_t hole, const Event& ev)
 void
 LfsimScheduler::Remove(const Event& ev)
 {
+    Settle();
     // Rare (Simulator::Remove): a linear search, then the last event fills the hole.
     auto it = std::find_if(m_heap.begin(), m_heap.end(),
                            [&](const Event& e) { return e.key.m_uid == ev.key.m_uid; });
@@ -75,6 +76,7 @@ LfsimScheduler::Remove(const Event& ev)
 void
 LfsimScheduler::DropCancelled(std::vector<EventKey>& dropped)
 {
+    Settle();
     std::size_t kept = 0;
     for (const Event& ev : m_heap)
     {

@@ -39,12 +39,13 @@ class LfsimScheduler : public Scheduler
     bool
     IsEmpty() const override
     {
-        return m_heap.empty();
+        return Size() == 0;
     }
 
     Event
     PeekNext() const override
     {
+        Settle();
         return m_heap.front();
     }
 
@@ -60,12 +61,21 @@ class LfsimScheduler : public Scheduler
     std::size_t
     Size() const
     {
-        return m_heap.size();
+        return m_heap.size() - (m_rootFree ? 1 : 0);
     }
 
     void
     Push(const Event& ev)
     {
+        if (m_rootFree)
+        {
+            // The last Pop left the root empty: the new event goes down from there, in place
+            // of the last leaf Pop would have sifted down (an event just scheduled is often
+            // soon, so it stops high).
+            m_rootFree = false;
+            SiftDown(0, ev);
+            return;
+        }
         // Sift the hole up from the new leaf; ties cannot occur (uids are unique).
         std::size_t hole = m_heap.size();
         m_heap.push_back(ev);
@@ -82,15 +92,20 @@ class LfsimScheduler : public Scheduler
         m_heap[hole] = ev;
     }
 
+    /// The earliest event; its slot stays empty until the next Push fills it or the next
+    /// Pop (or any other call) settles the heap.
     Event
     Pop()
     {
+        Settle();
         const Event top = m_heap.front();
-        const Event last = m_heap.back();
-        m_heap.pop_back();
-        if (!m_heap.empty())
+        if (m_heap.size() == 1)
         {
-            SiftDown(0, last);
+            m_heap.pop_back();
+        }
+        else
+        {
+            m_rootFree = true;
         }
         return top;
     }
@@ -105,9 +120,23 @@ class LfsimScheduler : public Scheduler
     static constexpr std::size_t ARITY = 4;
 
     /// Place \p ev at \p hole or below it, moving smaller children up.
-    void SiftDown(std::size_t hole, const Event& ev);
+    void SiftDown(std::size_t hole, const Event& ev) const;
 
-    std::vector<Event> m_heap;
+    /// Fill an empty root with the last leaf, as a plain pop does.
+    void
+    Settle() const
+    {
+        if (m_rootFree)
+        {
+            m_rootFree = false;
+            const Event last = m_heap.back();
+            m_heap.pop_back();
+            SiftDown(0, last);
+        }
+    }
+
+    mutable std::vector<Event> m_heap;
+    mutable bool m_rootFree = false; ///< m_heap[0] is free (its event was popped)
 };
 
 } // namespace ns3
