@@ -91,26 +91,14 @@ LfsimSimulatorImpl::Run()
     {
         while (!m_stop && !m_heap->IsEmpty())
         {
-            const Scheduler::Event next = m_heap->Pop();
-            ++m_eventCount;
-            m_currentTs = next.key.m_ts;
-            m_currentContext = next.key.m_context;
-            m_currentUid = next.key.m_uid;
-            next.impl->Invoke(); // a cancelled event does nothing, but is counted (as ns-3 does)
-            next.impl->Unref();
+            Invoke(m_heap->Pop());
         }
     }
     else
     {
         while (!m_stop && !m_events->IsEmpty())
         {
-            const Scheduler::Event next = m_events->RemoveNext();
-            ++m_eventCount;
-            m_currentTs = next.key.m_ts;
-            m_currentContext = next.key.m_context;
-            m_currentUid = next.key.m_uid;
-            next.impl->Invoke();
-            next.impl->Unref();
+            Invoke(m_events->RemoveNext());
         }
     }
     if (!m_stop && !m_dropped.empty())

@@ -100,6 +100,18 @@ class LfsimSimulatorImpl final : public SimulatorImpl
 
     static inline LfsimSimulatorImpl* s_running = nullptr;
 
+    /// Run one event taken from the list.
+    void
+    Invoke(const Scheduler::Event& next)
+    {
+        ++m_eventCount;
+        m_currentTs = next.key.m_ts;
+        m_currentContext = next.key.m_context;
+        m_currentUid = next.key.m_uid;
+        next.impl->Invoke(); // a cancelled event does nothing, but is counted (as ns-3 does)
+        next.impl->Unref();
+    }
+
     /// Drop the list's cancelled events if half of it is dead (LfsimScheduler only).
     void MaybeDropCancelled();
 

@@ -181,6 +181,31 @@ class LineTimingTest : public TestCase
     }
 };
 
+/// Two ports on two nodes joined by a 100 m cable.
+struct BackToBack
+{
+    Ptr<RoceNetDevice> a;
+    Ptr<RoceNetDevice> b;
+    Ptr<RoceChannel> ch;
+};
+
+BackToBack
+MakeBackToBack(EthSpeed speed)
+{
+    BackToBack p{CreateObject<RoceNetDevice>(), CreateObject<RoceNetDevice>(),
+                 CreateObject<RoceChannel>()};
+    for (const Ptr<RoceNetDevice>& d : {p.a, p.b})
+    {
+        d->SetAddress(Mac48Address::Allocate());
+        d->SetSpeed(speed);
+        CreateObject<Node>()->AddDevice(d);
+    }
+    p.ch->SetAttribute("Length", DoubleValue(100));
+    p.a->Attach(p.ch);
+    p.b->Attach(p.ch);
+    return p;
+}
+
 /// Two ports back to back; port A streams frames of class 3, port B pauses it.
 class PfcTimingTest : public TestCase
 {
@@ -198,21 +223,9 @@ class PfcTimingTest : public TestCase
     void
     DoRun() override
     {
-        Ptr<Node> na = CreateObject<Node>();
-        Ptr<Node> nb = CreateObject<Node>();
-        Ptr<RoceNetDevice> a = CreateObject<RoceNetDevice>();
-        Ptr<RoceNetDevice> b = CreateObject<RoceNetDevice>();
-        for (auto [n, d] : {std::make_pair(na, a), std::make_pair(nb, b)})
-        {
-            d->SetAddress(Mac48Address::Allocate());
-            d->SetSpeed(m_speed);
-            n->AddDevice(d);
-            d->SetFrameCallback(MakeCallback(&PfcTimingTest::Rx, this));
-        }
-        Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
-        ch->SetAttribute("Length", DoubleValue(100));
-        a->Attach(ch);
-        b->Attach(ch);
+        const auto [a, b, ch] = MakeBackToBack(m_speed);
+        a->SetFrameCallback(MakeCallback(&PfcTimingTest::Rx, this));
+        b->SetFrameCallback(MakeCallback(&PfcTimingTest::Rx, this));
         a->TraceConnectWithoutContext("Sniffer", MakeCallback(&PfcTimingTest::Sniff, this));
         for (int i = 0; i < 200; ++i)
         {
@@ -307,20 +320,8 @@ class DwrrOrderTest : public TestCase
     void
     DoRun() override
     {
-        Ptr<Node> na = CreateObject<Node>();
-        Ptr<Node> nb = CreateObject<Node>();
-        Ptr<RoceNetDevice> a = CreateObject<RoceNetDevice>();
-        Ptr<RoceNetDevice> b = CreateObject<RoceNetDevice>();
-        for (auto [n, d] : {std::make_pair(na, a), std::make_pair(nb, b)})
-        {
-            d->SetAddress(Mac48Address::Allocate());
-            d->SetSpeed(EthSpeed::GBE100);
-            n->AddDevice(d);
-        }
+        const auto [a, b, ch] = MakeBackToBack(EthSpeed::GBE100);
         b->SetFrameCallback(MakeCallback(&DwrrOrderTest::Rx, this));
-        Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
-        a->Attach(ch);
-        b->Attach(ch);
         // The first class-1 frame leaves at once (class 0, first in turn, has nothing); the
         // rest queue behind it. Classes 6 and 7 are strict by default, 0-5 DWRR.
         for (int i = 0; i < 100; ++i)
