@@ -37,9 +37,7 @@ def test_every_scheduler_gives_the_same_run(scenario, mode):
 def test_the_default_is_written_into_the_resolved_config(tmp_path):
     r = lfsim.run("incast", {"stop_time": "3ms"}, out=tmp_path / "out")
     assert r.config["SchedulerType"] == "ns3::LfsimScheduler"
-    assert (
-        "SchedulerType: ns3::LfsimScheduler" in (tmp_path / "out/config.yaml").read_text()
-    )
+    assert "SchedulerType: ns3::LfsimScheduler" in (tmp_path / "out/config.yaml").read_text()
 
 
 def test_an_unknown_scheduler_is_one_line_exit_2(tmp_path):
