@@ -130,6 +130,7 @@ LfsimSimulatorImpl::MaybeDropCancelled()
     {
         return;
     }
+    CountPassedDrops(); // keeps m_dropped to the events still ahead (memory flat in long runs)
     const std::size_t before = m_dropped.size();
     m_heap->DropCancelled(m_dropped);
     for (std::size_t i = before; i < m_dropped.size(); ++i)
@@ -271,6 +272,13 @@ LfsimSimulatorImpl::GetContext() const
 uint64_t
 LfsimSimulatorImpl::GetEventCount() const
 {
+    CountPassedDrops();
+    return m_eventCount + m_droppedRun;
+}
+
+void
+LfsimSimulatorImpl::CountPassedDrops() const
+{
     // Dropped cancelled events count once the run has passed their place in the order.
     const Scheduler::EventKey now{m_currentTs, m_currentUid, m_currentContext};
     while (!m_dropped.empty() && m_currentUid != EventId::UID::INVALID && m_dropped.front() < now)
@@ -279,7 +287,6 @@ LfsimSimulatorImpl::GetEventCount() const
         m_dropped.pop_back();
         ++m_droppedRun;
     }
-    return m_eventCount + m_droppedRun;
 }
 
 } // namespace ns3

@@ -112,6 +112,9 @@ class LfsimSimulatorImpl final : public SimulatorImpl
         next.impl->Unref();
     }
 
+    /// Count the dropped events the run has passed, and forget their keys.
+    void CountPassedDrops() const;
+
     /// Drop the list's cancelled events if half of it is dead (LfsimScheduler only).
     void MaybeDropCancelled();
 
