@@ -54,23 +54,25 @@ LfsimScheduler::Remove(const Event& ev)
 {
     Settle();
     // Rare (Simulator::Remove): a linear search, then the last event fills the hole.
-    auto it = std::find_if(m_heap.begin(), m_heap.end(),
-                           [&](const Event& e) { return e.key.m_uid == ev.key.m_uid; });
+    const auto it = std::find_if(m_heap.begin(), m_heap.end(),
+                                 [&](const Event& e) { return e.key.m_uid == ev.key.m_uid; });
     NS_ASSERT_MSG(it != m_heap.end(), "LfsimScheduler::Remove: event not in the list");
+    const std::size_t hole = std::size_t(it - m_heap.begin());
     const Event last = m_heap.back();
     m_heap.pop_back();
-    if (it == m_heap.end())
+    if (hole == m_heap.size())
     {
         return; // it was the last one
     }
-    std::size_t hole = std::size_t(it - m_heap.begin());
     // The filler may belong above the hole (smaller than its new parent) or below it.
-    while (hole > 0 && last.key < m_heap[(hole - 1) / ARITY].key)
+    if (hole > 0 && last.key < m_heap[(hole - 1) / ARITY].key)
     {
-        m_heap[hole] = m_heap[(hole - 1) / ARITY];
-        hole = (hole - 1) / ARITY;
+        SiftUp(hole, last);
     }
-    SiftDown(hole, last);
+    else
+    {
+        SiftDown(hole, last);
+    }
 }
 
 void

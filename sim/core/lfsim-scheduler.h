@@ -16,9 +16,9 @@ namespace ns3
  *
  * Why: a RoCE run keeps most of its pending events cancelled. A PFC pause's wake is moved at
  * every PAUSE refresh and DCQCN's rate-increase timer at every CNP; ns-3 cancels by flagging
- * the event, which stays in the list until its time (often a millisecond away). In the matched
- * incast nine of ten pending events were dead, so every insert and removal paid for a heap
- * eight times too deep. LfsimSimulatorImpl calls DropCancelled when half the list is dead
+ * the event, which stays in the list until its time (often a millisecond away). In the PFC
+ * incast 466 of about 530 pending events were dead, so every insert and removal paid for a
+ * heap several times too big. LfsimSimulatorImpl calls DropCancelled when half the list is dead
  * and counts the dropped events when the run reaches their time, so the event count, the
  * order of events and everything they do stay as with any ns-3 scheduler.
  *
@@ -76,20 +76,8 @@ class LfsimScheduler : public Scheduler
             SiftDown(0, ev);
             return;
         }
-        // Sift the hole up from the new leaf; ties cannot occur (uids are unique).
-        std::size_t hole = m_heap.size();
         m_heap.push_back(ev);
-        while (hole > 0)
-        {
-            const std::size_t parent = (hole - 1) / ARITY;
-            if (!(ev.key < m_heap[parent].key))
-            {
-                break;
-            }
-            m_heap[hole] = m_heap[parent];
-            hole = parent;
-        }
-        m_heap[hole] = ev;
+        SiftUp(m_heap.size() - 1, ev);
     }
 
     /// The earliest event; its slot stays empty until the next Push fills it or the next
@@ -121,6 +109,23 @@ class LfsimScheduler : public Scheduler
 
     /// Place \p ev at \p hole or below it, moving smaller children up.
     void SiftDown(std::size_t hole, const Event& ev) const;
+
+    /// Place \p ev at \p hole or above it, moving larger parents down (keys are unique: uids).
+    void
+    SiftUp(std::size_t hole, const Event& ev)
+    {
+        while (hole > 0)
+        {
+            const std::size_t parent = (hole - 1) / ARITY;
+            if (!(ev.key < m_heap[parent].key))
+            {
+                break;
+            }
+            m_heap[hole] = m_heap[parent];
+            hole = parent;
+        }
+        m_heap[hole] = ev;
+    }
 
     /// Fill an empty root with the last leaf, as a plain pop does.
     void

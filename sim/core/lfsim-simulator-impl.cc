@@ -105,11 +105,7 @@ LfsimSimulatorImpl::Run()
     {
         // The list ran dry: ns-3's loop would still have popped the dropped events, the last
         // of them setting the clock.
-        Scheduler::EventKey last = m_dropped.front();
-        for (const auto& key : m_dropped)
-        {
-            last = last < key ? key : last;
-        }
+        const Scheduler::EventKey last = *std::max_element(m_dropped.begin(), m_dropped.end());
         m_droppedRun += m_dropped.size();
         m_dropped.clear();
         if (m_currentUid == EventId::UID::INVALID

@@ -178,14 +178,15 @@ void
 RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t prio, int32_t inPort)
 {
     Item it;
-    it.bytes = frame->GetSize();
+    const uint32_t bytes = frame->GetSize();
+    it.bytes = bytes;
     it.packet = std::move(frame);
     it.inPort = inPort;
     it.prio = prio;
     m_q[prio].push_back(std::move(it));
     m_queued |= uint8_t(1u << prio);
-    m_qBytes[prio] += it.bytes;
-    m_qTotal += it.bytes;
+    m_qBytes[prio] += bytes;
+    m_qTotal += bytes;
     m_c.maxQueueBytes = std::max(m_c.maxQueueBytes, GetQueueBytes());
     m_queueTrace(prio, m_qBytes[prio]);
     Kick();
@@ -384,20 +385,20 @@ RoceNetDevice::Kick()
     // DWRR: the class at m_rr keeps its turn while its deficit covers the head frame.
     for (int n = 0; n < 4 * ETH_CLASSES; ++n)
     {
-        if (!(open() & dwrr))
+        const uint8_t go = open() & dwrr;
+        if (!go)
         {
             // No DWRR class may send any more: the rest of the walk would only forget the
             // deficit of the classes it passes that have nothing queued.
             ForgetDeficits(4 * ETH_CLASSES - n);
             break;
         }
-        uint8_t c = m_rr;
-        const uint8_t go = open() & dwrr;
+        const uint8_t c = m_rr;
         if (!(go >> c & 1))
         {
             // Classes that may not send are passed in one go: d steps to the next that may
             // (1 to 7), each forgetting the deficit of a class with nothing queued, as the walk
-            // below would one step at a time; the step that lands gives it its quantum.
+            // would one step at a time; the step that lands gives it its quantum.
             const uint32_t ahead = uint32_t(go) >> (c + 1) | uint32_t(go) << (ETH_CLASSES - c - 1);
             const int d = __builtin_ctz(ahead) + 1;
             if (n + d > 4 * ETH_CLASSES)
@@ -410,23 +411,20 @@ RoceNetDevice::Kick()
             n += d - 1;
             continue;
         }
-        if (dwrr >> c & 1)
+        // Class c may send (DWRR, not held, a frame queued or a source to pull from).
+        if (HeadReady(c))
         {
-            // A class not open has neither a frame nor a source: HeadReady would say no.
-            if ((open() >> c & 1) && HeadReady(c))
+            const Item& head = m_q[c].front();
+            if (m_deficit[c] >= int64_t(head.bytes))
             {
-                const Item& head = m_q[c].front();
-                if (m_deficit[c] >= int64_t(head.bytes))
-                {
-                    m_deficit[c] -= head.bytes;
-                    Transmit(PopFront(c), false);
-                    return;
-                }
+                m_deficit[c] -= head.bytes;
+                Transmit(PopFront(c), false);
+                return;
             }
-            else if (m_q[c].empty())
-            {
-                m_deficit[c] = 0;
-            }
+        }
+        else if (m_q[c].empty())
+        {
+            m_deficit[c] = 0;
         }
         m_rr = (m_rr + 1) % ETH_CLASSES;
         if (open() & dwrr & (1u << m_rr))
