@@ -228,7 +228,7 @@ RdmaQueuePair::NextRequest()
     Ptr<Packet> p;
     if (w->op == RdmaOp::READ)
     {
-        RoceHeader h = m_nic->Template(*this, IbOpcode::RDMA_READ_REQUEST, psn);
+        RoceHeader& h = m_nic->Template(*this, IbOpcode::RDMA_READ_REQUEST, psn);
         h.va = w->va + offset;
         h.rkey = m_peerQpn;
         h.dmaLength = static_cast<uint32_t>(w->length - offset);
@@ -256,7 +256,7 @@ RdmaQueuePair::NextRequest()
                  : last        ? IbOpcode::SEND_LAST
                                : IbOpcode::SEND_MIDDLE;
         }
-        RoceHeader h = m_nic->Template(*this, op, psn);
+        RoceHeader& h = m_nic->Template(*this, op, psn);
         if (IbOpcodeHasReth(op))
         {
             h.va = w->va;
@@ -295,7 +295,7 @@ RdmaQueuePair::NextReadResponse()
                        : first       ? IbOpcode::RDMA_READ_RESPONSE_FIRST
                        : last        ? IbOpcode::RDMA_READ_RESPONSE_LAST
                                      : IbOpcode::RDMA_READ_RESPONSE_MIDDLE;
-    RoceHeader h = m_nic->Template(*this, op, r.psn + k);
+    RoceHeader& h = m_nic->Template(*this, op, r.psn + k);
     h.syndrome = AETH_ACK;
     h.msn = m_msn;
     Ptr<Packet> p = m_nic->Build(h, len);
@@ -639,6 +639,8 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
     port->SetPullCallback(MakeCallback(&RdmaNic::Pull, this));
     port->SetFrameCallback(MakeCallback(&RdmaNic::Receive, this));
     m_nextHop = port->GetRoceChannel()->GetPeer(port)->GetMac();
+    m_macWire = port->GetMac();
+    m_ipWire = m_ip;
     if (m_psDen)
     {
         const uint32_t headroom = m_rxHeadroomAttr ? m_rxHeadroomAttr : HeadroomFormula();
@@ -832,16 +834,20 @@ RdmaNic::Pull(uint8_t prio)
     return nullptr;
 }
 
-RoceHeader
-RdmaNic::Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn) const
+RoceHeader&
+RdmaNic::Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn)
 {
-    RoceHeader h;
+    // One kept header reset by assignment, as Receive does: a header made per packet costs
+    // log-level checks in Header's constructor and destructor (Debian's build). Every caller
+    // is done with it (the packet built) before anything can build another.
+    RoceHeader& h = m_txHeader;
+    h = BlankHeader();
     h.dst = m_nextHop;
-    h.src = m_port->GetMac();
+    h.src = m_macWire;
     h.vlan = m_vlan;
     h.pcp = qp.m_prio;
     h.vid = m_vid;
-    h.ipSrc = m_ip;
+    h.ipSrc = m_ipWire;
     h.ipDst = qp.m_peerIp;
     h.dscp = qp.m_dscp < 0 ? m_dscp : uint8_t(qp.m_dscp);
     h.ecn = m_ecnCapable ? 2 : 0;
@@ -872,7 +878,7 @@ RdmaNic::Build(RoceHeader& h, uint32_t payload)
 void
 RdmaNic::SendControl(RdmaQueuePair& qp, uint8_t opcode, uint8_t syndrome, uint64_t psn)
 {
-    RoceHeader h = Template(qp, opcode, psn);
+    RoceHeader& h = Template(qp, opcode, psn);
     h.ecn = 0;
     h.syndrome = syndrome;
     h.msn = qp.m_msn;
@@ -941,14 +947,15 @@ RdmaNic::SendCnp(Ptr<RdmaQueuePair> p)
     {
         return;
     }
-    RoceHeader h = Template(qp, IbOpcode::CNP, 0);
+    RoceHeader& h = Template(qp, IbOpcode::CNP, 0);
     h.dscp = m_cnpDscp;
     h.ecn = 0;
     h.becn = true;
     h.pcp = m_cnpDscp >> 3;
+    Ptr<Packet> cnp = Build(h, 0); // before the trace: its subscriber may send (Template)
     ++qp.m_cnpsSent;
     m_cnpTxTrace(qp.m_qpn);
-    m_port->Enqueue(Build(h, 0), m_cnpDscp >> 3);
+    m_port->Enqueue(std::move(cnp), m_cnpDscp >> 3);
 }
 
 void

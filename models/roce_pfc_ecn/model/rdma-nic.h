@@ -279,7 +279,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     RdmaNic* m_nic = nullptr;
     uint32_t m_qpn = 0;
     uint32_t m_peerQpn = 0;
-    Ipv4Address m_peerIp;
+    Ipv4Bytes m_peerIp;
     uint16_t m_udpSrc = 0;
     uint8_t m_prio = 3;
     int16_t m_dscp = -1; ///< -1: the NIC's Dscp
@@ -472,14 +472,19 @@ class RdmaNic : public Object
     void SetLocalAckTimeout(uint32_t n);
     uint32_t GetLocalAckTimeout() const;
     void OnTimer(Ptr<RdmaQueuePair> qp);
-    RoceHeader Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn) const;
+    /// The header of a packet to send, filled from the QP; it is the NIC's one kept header
+    /// (m_txHeader), valid until the next Template.
+    RoceHeader& Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn);
     /// The controller's per-ACK hook: the sample of an ACK that acknowledged `bytes`.
     void AckSample(RdmaQueuePair& qp, const RoceHeader& h, uint64_t bytes);
     Ptr<Packet> Build(RoceHeader& h, uint32_t payload);
 
     Ptr<RoceNetDevice> m_port;
     Ipv4Address m_ip;
-    Mac48Address m_nextHop;
+    // The addresses every packet carries, in wire form, read once when the port is attached.
+    Ipv4Bytes m_ipWire;
+    MacBytes m_macWire;
+    MacBytes m_nextHop;
     std::vector<Ptr<RdmaQueuePair>> m_qps;
     std::vector<uint32_t> m_live; ///< indices of the QPs not retired, increasing
     uint32_t m_qpnBase = 0x100;
@@ -536,6 +541,7 @@ class RdmaNic : public Object
     Time m_txFree;              ///< the host-read serializer is busy until then
     uint32_t m_lastPayload = 0; ///< payload of the packet Build made last
     RoceHeader m_rxHeader;      ///< the header of the frame being received (see Receive)
+    RoceHeader m_txHeader;      ///< the header of the packet being built (see Template)
     uint32_t m_rxBuffered = 0;
     uint32_t m_xoffAt = 0; ///< receive-buffer bytes that trigger XOFF
     bool m_xoff = false;

@@ -229,8 +229,8 @@ uint32_t
 RoceHeader::Write(uint8_t* start) const
 {
     uint8_t* b = start;
-    dst.CopyTo(b);
-    src.CopyTo(b + 6);
+    std::memcpy(b, dst.b.data(), 6);
+    std::memcpy(b + 6, src.b.data(), 6);
     b += 12;
     if (vlan)
     {
@@ -250,8 +250,8 @@ RoceHeader::Write(uint8_t* start) const
     ip[8] = ttl;
     ip[9] = 17; // UDP
     ip[10] = ip[11] = 0;
-    ipSrc.Serialize(ip + 12);
-    ipDst.Serialize(ip + 16);
+    Put32(ip + 12, ipSrc.v);
+    Put32(ip + 16, ipDst.v);
     Put16(ip + 10, Ipv4Checksum(ip));
     b += IPV4_HEADER;
 
@@ -314,8 +314,8 @@ RoceHeader::Read(const uint8_t* start, uint32_t len)
     {
         return 0;
     }
-    dst.CopyFrom(b);
-    src.CopyFrom(b + 6);
+    std::memcpy(dst.b.data(), b, 6);
+    std::memcpy(src.b.data(), b + 6, 6);
     b += 12;
     uint16_t type = Get16(b);
     b += 2;
@@ -334,8 +334,8 @@ RoceHeader::Read(const uint8_t* start, uint32_t len)
     const uint16_t total = Get16(ip + 2);
     ipId = Get16(ip + 4);
     ttl = ip[8];
-    ipSrc = Ipv4Address::Deserialize(ip + 12);
-    ipDst = Ipv4Address::Deserialize(ip + 16);
+    ipSrc.v = Get32(ip + 12);
+    ipDst.v = Get32(ip + 16);
     b += IPV4_HEADER;
     udpSrc = Get16(b);
     udpDst = Get16(b + 2);
@@ -422,15 +422,15 @@ RoceHeader::Deserialize(Buffer::Iterator start)
 void
 RoceHeader::Print(std::ostream& os) const
 {
-    os << "Eth " << src << " > " << dst;
+    os << "Eth " << Mac48Address(src) << " > " << Mac48Address(dst);
     if (vlan)
     {
         os << " 802.1Q pcp=" << unsigned(pcp) << " vid=" << vid;
     }
-    os << " IPv4 " << ipSrc << " > " << ipDst << " dscp=" << unsigned(dscp)
-       << " ecn=" << unsigned(ecn) << " UDP " << udpSrc << " > " << udpDst << " BTH op=0x"
-       << std::hex << unsigned(opcode) << std::dec << " qp=" << destQp << " psn=" << psn
-       << (ackReq ? " A" : "");
+    os << " IPv4 " << Ipv4Address(ipSrc) << " > " << Ipv4Address(ipDst)
+       << " dscp=" << unsigned(dscp) << " ecn=" << unsigned(ecn) << " UDP " << udpSrc << " > "
+       << udpDst << " BTH op=0x" << std::hex << unsigned(opcode) << std::dec << " qp=" << destQp
+       << " psn=" << psn << (ackReq ? " A" : "");
     if (opcode != IbOpcode::CNP && IbOpcodeHasReth(opcode))
     {
         os << " RETH va=" << va << " rkey=" << rkey << " len=" << dmaLength;

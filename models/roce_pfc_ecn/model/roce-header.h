@@ -171,6 +171,61 @@ struct RoceTelemetry
     }
 };
 
+/*
+ * Addresses as their bytes on the wire. RoceHeader keeps its addresses in this form so a frame
+ * is written and read with plain copies: Mac48Address's and Ipv4Address's own members each check
+ * a log level in Debian's build (eight calls per frame built and read). They convert to and
+ * from the ns-3 types where a header is made by hand or printed.
+ */
+struct MacBytes
+{
+    std::array<uint8_t, 6> b{};
+
+    MacBytes() = default;
+
+    MacBytes(Mac48Address a) // NOLINT: implicit, so `h.src = Mac48Address(...)` reads naturally
+    {
+        a.CopyTo(b.data());
+    }
+
+    operator Mac48Address() const // NOLINT: implicit
+    {
+        Mac48Address a;
+        a.CopyFrom(b.data());
+        return a;
+    }
+
+    bool
+    operator==(const MacBytes& o) const
+    {
+        return b == o.b;
+    }
+};
+
+/// An IPv4 address as a host-order number (written big-endian).
+struct Ipv4Bytes
+{
+    uint32_t v = 0;
+
+    Ipv4Bytes() = default;
+
+    Ipv4Bytes(Ipv4Address a) // NOLINT: implicit
+        : v(a.Get())
+    {
+    }
+
+    operator Ipv4Address() const // NOLINT: implicit
+    {
+        return Ipv4Address(v);
+    }
+
+    bool
+    operator==(const Ipv4Bytes& o) const
+    {
+        return v == o.v;
+    }
+};
+
 class RoceHeader : public Header
 {
   public:
@@ -189,14 +244,14 @@ class RoceHeader : public Header
     uint32_t Read(const uint8_t* b, uint32_t len);
 
     // Ethernet / 802.1Q
-    Mac48Address dst;
-    Mac48Address src;
+    MacBytes dst;
+    MacBytes src;
     bool vlan = false;
     uint8_t pcp = 0;
     uint16_t vid = 0;
     // IPv4
-    Ipv4Address ipSrc;
-    Ipv4Address ipDst;
+    Ipv4Bytes ipSrc;
+    Ipv4Bytes ipDst;
     uint8_t dscp = 0;
     uint8_t ecn = 0; ///< 0 Not-ECT, 2 ECT(0), 1 ECT(1), 3 CE
     uint8_t ttl = 64;

@@ -90,6 +90,15 @@ class WireFormatTest : public TestCase
         NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 74u + 1028u, "frame size");
         uint8_t b[74];
         p->CopyData(b, 74);
+        // Addresses in wire order: destination MAC first, then source; IPv4 source, then
+        // destination, most significant byte first (10.0.0.1 = 0a 00 00 01).
+        NS_TEST_EXPECT_MSG_EQ(unsigned(b[5]), 0x02u, "destination MAC, last byte");
+        NS_TEST_EXPECT_MSG_EQ(unsigned(b[6]), 0x02u, "source MAC, first byte");
+        NS_TEST_EXPECT_MSG_EQ(unsigned(b[11]), 0x01u, "source MAC, last byte");
+        NS_TEST_EXPECT_MSG_EQ((b[30] << 24 | b[31] << 16 | b[32] << 8 | b[33]), 0x0A000001,
+                              "IPv4 source");
+        NS_TEST_EXPECT_MSG_EQ((b[34] << 24 | b[35] << 16 | b[36] << 8 | b[37]), 0x0A000002,
+                              "IPv4 destination");
         NS_TEST_EXPECT_MSG_EQ((b[12] << 8 | b[13]), 0x8100, "TPID");
         NS_TEST_EXPECT_MSG_EQ((b[14] >> 5), 3, "PCP");
         NS_TEST_EXPECT_MSG_EQ((b[16] << 8 | b[17]), 0x0800, "IPv4 ethertype");
@@ -117,6 +126,14 @@ class WireFormatTest : public TestCase
         p->RemoveHeader(back);
         NS_TEST_EXPECT_MSG_EQ(unsigned(back.ecn), 3u, "CE after marking");
         NS_TEST_EXPECT_MSG_EQ(back.psn, 0x123456u, "PSN round trip");
+        NS_TEST_EXPECT_MSG_EQ(Mac48Address(back.dst), Mac48Address("02:00:00:00:00:02"),
+                              "destination MAC round trip");
+        NS_TEST_EXPECT_MSG_EQ(Mac48Address(back.src), Mac48Address("02:00:00:00:00:01"),
+                              "source MAC round trip");
+        NS_TEST_EXPECT_MSG_EQ(Ipv4Address(back.ipSrc), Ipv4Address("10.0.0.1"),
+                              "IPv4 source round trip");
+        NS_TEST_EXPECT_MSG_EQ(Ipv4Address(back.ipDst), Ipv4Address("10.0.0.2"),
+                              "IPv4 destination round trip");
         NS_TEST_EXPECT_MSG_EQ(back.va, 0x1122334455667788ULL, "VA round trip");
         NS_TEST_EXPECT_MSG_EQ(back.trailing, 1028u, "payload + ICRC");
         uint8_t ip[20];
