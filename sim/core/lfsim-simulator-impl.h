@@ -2,6 +2,7 @@
 #define LFSIM_SIMULATOR_IMPL_H
 
 #include "lfsim-scheduler.h"
+#include "ns3/assert.h"
 #include "ns3/event-id.h"
 #include "ns3/scheduler.h"
 #include "ns3/simulator-impl.h"
@@ -57,6 +58,32 @@ class LfsimSimulatorImpl final : public SimulatorImpl
         Insert(m_currentTs + delay, context, event);
     }
 
+    /**
+     * A place in the event order taken now for an event inserted later with InsertAt: the
+     * event runs exactly where ScheduleWithContext(context, delay, ...) called now would have
+     * put it (the same time and uid, so the same order among events of the same time), provided
+     * it is inserted before the run reaches that place.
+     *
+     * Why: a link holds a dozen frames in flight, each an event in the list. The link keeps
+     * their places and inserts only the next one, when the one before it is delivered, so the
+     * list (every insert and removal pays for its depth) holds one event per busy link.
+     */
+    Scheduler::EventKey
+    TakePlace(uint64_t delay, uint32_t context)
+    {
+        return Scheduler::EventKey{m_currentTs + delay, m_uid++, context};
+    }
+
+    /// Insert \p event at a place taken by TakePlace (the list takes \p event's reference).
+    void
+    InsertAt(const Scheduler::EventKey& key, EventImpl* event)
+    {
+        NS_ASSERT_MSG(key.m_ts > m_currentTs
+                          || (key.m_ts == m_currentTs && key.m_uid > m_currentUid),
+                      "LfsimSimulatorImpl::InsertAt: the run has passed this place");
+        Push(Scheduler::Event{event, key});
+    }
+
     void Destroy() override;
     bool IsFinished() const override;
     void Stop() override;
@@ -83,11 +110,12 @@ class LfsimSimulatorImpl final : public SimulatorImpl
     void
     Insert(uint64_t ts, uint32_t context, EventImpl* event)
     {
-        Scheduler::Event ev;
-        ev.impl = event;
-        ev.key.m_ts = ts;
-        ev.key.m_context = context;
-        ev.key.m_uid = m_uid++;
+        Push(Scheduler::Event{event, Scheduler::EventKey{ts, m_uid++, context}});
+    }
+
+    void
+    Push(const Scheduler::Event& ev)
+    {
         if (m_heap)
         {
             m_heap->Push(ev);

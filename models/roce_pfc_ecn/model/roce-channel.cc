@@ -76,26 +76,20 @@ RoceChannel::Transmit(Ptr<const RoceNetDevice> src, Ptr<Packet> frame, Time fram
         return; // lost on the line, or dropped by the receiver's FCS/ICRC check
     }
     const uint8_t side = 1 - from;
-    if (!m_deliver[side])
+    if (!m_inFlight[side].HasDelivery())
     {
-        m_deliver[side] = Ptr<EventImpl>(MakeEvent(&RoceChannel::Deliver, this, side), false);
+        // The receiver's node is its context; nodes stay, so it is read once.
+        m_inFlight[side].SetDelivery(
+            Ptr<EventImpl>(MakeEvent(&RoceChannel::Deliver, this, side), false),
+            m_dev[side]->GetNode()->GetId());
     }
-    m_inFlight[side].push_back(std::move(frame));
-    // The simulator releases one reference of the event per scheduled instance.
-    m_deliver[side]->Ref();
-    if (m_context[side] == NO_CONTEXT)
-    {
-        m_context[side] = m_dev[side]->GetNode()->GetId(); // nodes stay: read once
-    }
-    lfsim::ScheduleWithContext(m_context[side], frameTime + m_delay, PeekPointer(m_deliver[side]));
+    m_inFlight[side].Send(std::move(frame), frameTime + m_delay);
 }
 
 void
 RoceChannel::Deliver(uint8_t side)
 {
-    Ptr<Packet> frame = std::move(m_inFlight[side].front());
-    m_inFlight[side].pop_front();
-    m_dev[side]->Receive(std::move(frame));
+    m_dev[side]->Receive(m_inFlight[side].Take());
 }
 
 std::size_t
@@ -117,8 +111,7 @@ RoceChannel::DoDispose()
     m_dev[1] = nullptr;
     for (uint8_t side : {0, 1})
     {
-        m_inFlight[side].clear();
-        m_deliver[side] = nullptr;
+        m_inFlight[side].Clear();
     }
     Channel::DoDispose();
 }

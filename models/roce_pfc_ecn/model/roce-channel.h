@@ -5,7 +5,7 @@
 #define ROCE_CHANNEL_H
 
 #include "lfsim-faults.h"
-#include "lfsim-fifo.h"
+#include "lfsim-in-flight.h"
 #include "ns3/channel.h"
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
@@ -60,10 +60,7 @@ class RoceChannel : public Channel, public lfsim::FaultableChannel
     /// Frames on the line toward each side, in sending order. They arrive in that order (one
     /// delay, one sender at a time), so one reusable event per side delivers the head: no event
     /// or argument copy is allocated per frame.
-    lfsim::Fifo<Ptr<Packet>> m_inFlight[2];
-    Ptr<EventImpl> m_deliver[2];
-    static constexpr uint32_t NO_CONTEXT = 0xFFFFFFFF;
-    uint32_t m_context[2] = {NO_CONTEXT, NO_CONTEXT}; ///< each side's node id, once known
+    lfsim::InFlight<Ptr<Packet>> m_inFlight[2]; ///< frames on their way to m_dev[side]
     double m_length = 2.0;
     Time m_delayPerMeter;
     Time m_delay;

@@ -5,6 +5,7 @@
  * GetDelayLeft and the event count must be the same, and the order the one worked out by hand.
  */
 #include "../lfsim-clock.h"
+#include "../lfsim-in-flight.h"
 #include "../lfsim-scheduler.h"
 #include "../lfsim-simulator-impl.h"
 #include "ns3/global-value.h"
@@ -247,6 +248,81 @@ class DroppedCancelledEventsTest : public TestCase
     }
 };
 
+/// A line's items in flight keep their places in the event order: ties at the same picosecond
+/// with events scheduled before and after each send run as if each item had its own event.
+struct LineScript
+{
+    lfsim::InFlight<int> line;
+    std::vector<std::string> log;
+
+    void
+    Deliver()
+    {
+        const int item = line.Take();
+        log.push_back("item " + std::to_string(item) + "/c"
+                      + std::to_string(Simulator::GetContext()) + "@"
+                      + std::to_string(Simulator::Now().GetPicoSeconds()));
+    }
+
+    void
+    Note(std::string what)
+    {
+        log.push_back(what + "@" + std::to_string(Simulator::Now().GetPicoSeconds()));
+    }
+};
+
+std::pair<std::vector<std::string>, uint64_t>
+RunLine(const std::string& impl, const std::string& scheduler)
+{
+    GlobalValue::Bind("SimulatorImplementationType", StringValue(impl));
+    GlobalValue::Bind("SchedulerType", StringValue(scheduler));
+    LineScript s;
+    s.line.SetDelivery(Ptr<EventImpl>(MakeEvent(&LineScript::Deliver, &s), false), 3);
+    Simulator::Schedule(PicoSeconds(30), &LineScript::Note, &s, std::string("x"));
+    s.line.Send(1, PicoSeconds(30));
+    Simulator::Schedule(PicoSeconds(30), &LineScript::Note, &s, std::string("y"));
+    Simulator::Schedule(PicoSeconds(40), &LineScript::Note, &s, std::string("w"));
+    s.line.Send(2, PicoSeconds(40));
+    s.line.Send(3, PicoSeconds(40));
+    Simulator::Schedule(PicoSeconds(40), &LineScript::Note, &s, std::string("z"));
+    Simulator::Schedule(PicoSeconds(10), [&s]() { s.line.Send(4, PicoSeconds(30)); });
+    Simulator::Run();
+    const uint64_t events = Simulator::GetEventCount();
+    s.line.Clear();
+    Simulator::Destroy();
+    return {s.log, events};
+}
+
+class InFlightOrderTest : public TestCase
+{
+  public:
+    InFlightOrderTest()
+        : TestCase("A line's frames in flight run in the places one event each would take")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        // By hand: at 30 ps x, item 1, y (their scheduling order); at 40 ps w, items 2 and 3,
+        // z, then item 4 (sent at 10 ps, after every other 40 ps event was scheduled). Nine
+        // events: seven notes and deliveries at 30 and 40 ps, the send at 10 ps, item 4.
+        const std::vector<std::string> expected{"x@30", "item 1/c3@30", "y@30",
+                                                "w@40", "item 2/c3@40", "item 3/c3@40",
+                                                "z@40", "item 4/c3@40"};
+        for (const auto& [impl, scheduler] :
+             {std::pair<std::string, std::string>{"ns3::LfsimSimulatorImpl", "ns3::LfsimScheduler"},
+              {"ns3::LfsimSimulatorImpl", "ns3::MapScheduler"},
+              {"ns3::DefaultSimulatorImpl", "ns3::MapScheduler"}})
+        {
+            const auto [log, events] = RunLine(impl, scheduler);
+            NS_TEST_EXPECT_MSG_EQ((log == expected), true, impl << " with " << scheduler);
+            NS_TEST_EXPECT_MSG_EQ(events, 9, impl << " with " << scheduler << ": events");
+        }
+    }
+};
+
 /// The heap alone: random keys with many ties, removals and dropped cancelled events; what
 /// comes out is every event not removed or dropped, in (time, uid) order.
 class HeapOrderTest : public TestCase
@@ -333,6 +409,7 @@ class SimulatorImplTestSuite : public TestSuite
         AddTestCase(new SameAsDefaultTest, TestCase::QUICK);
         AddTestCase(new DroppedCancelledEventsTest, TestCase::QUICK);
         AddTestCase(new HeapOrderTest, TestCase::QUICK);
+        AddTestCase(new InFlightOrderTest, TestCase::QUICK);
     }
 };
 
