@@ -27,12 +27,28 @@ enum class EthSpeed
 
 /// "25GbE"
 const char* EthSpeedName(EthSpeed s);
+/// Picoseconds per byte on the line (800 at 10GbE ... 20 at 400GbE). Inline, with the two
+/// below: a port asks twice per frame.
+inline uint64_t
+EthPicosecondsPerByte(EthSpeed s)
+{
+    constexpr uint64_t PS_PER_BYTE[] = {800, 320, 200, 160, 80, 40, 20}; // in EthSpeed's order
+    return PS_PER_BYTE[static_cast<int>(s)];
+}
+
 /// Line bit rate in bit/s (the MAC data rate; PCS coding is below it and not modelled).
-uint64_t EthBitRate(EthSpeed s);
-/// Picoseconds per byte on the line (800 at 10GbE ... 20 at 400GbE).
-uint64_t EthPicosecondsPerByte(EthSpeed s);
+inline uint64_t
+EthBitRate(EthSpeed s)
+{
+    return 8000000000000ULL / EthPicosecondsPerByte(s); // 8 bits x 1e12 ps/s, exact for all
+}
+
 /// Time to serialize `bytes` (preamble, IFG and FCS are the caller's to count).
-Time EthWireTime(EthSpeed s, uint64_t bytes);
+inline Time
+EthWireTime(EthSpeed s, uint64_t bytes)
+{
+    return PicoSeconds(bytes * EthPicosecondsPerByte(s));
+}
 /// One PFC pause quantum: 512 bit times (IEEE 802.1Qbb / 802.3 Annex 31B).
 Time PfcQuantum(EthSpeed s);
 /// The attribute checker of an EthSpeed enum attribute: "10GbE" ... "400GbE".

@@ -68,9 +68,9 @@ RoceChannel::GetPeer(Ptr<const RoceNetDevice> self) const
 }
 
 void
-RoceChannel::Transmit(Ptr<const RoceNetDevice> src, Ptr<Packet> frame, Time frameTime)
+RoceChannel::Transmit(const RoceNetDevice* src, Ptr<Packet> frame, Time frameTime)
 {
-    const uint8_t from = src == m_dev[0] ? 0 : 1;
+    const uint8_t from = src == PeekPointer(m_dev[0]) ? 0 : 1;
     if (m_faults.Active() && m_faults.Lose(frame->GetSize(), from))
     {
         return; // lost on the line, or dropped by the receiver's FCS/ICRC check

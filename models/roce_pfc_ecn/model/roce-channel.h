@@ -41,7 +41,8 @@ class RoceChannel : public Channel, public lfsim::FaultableChannel
         return m_delayPerMeter;
     }
     /// The last bit of `frame` reaches the peer `frameTime` plus the propagation delay from now.
-    void Transmit(Ptr<const RoceNetDevice> src, Ptr<Packet> frame, Time frameTime);
+    /// \p src (one of the two ports) sends \p frame, whose last bit leaves \p frameTime from now.
+    void Transmit(const RoceNetDevice* src, Ptr<Packet> frame, Time frameTime);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
