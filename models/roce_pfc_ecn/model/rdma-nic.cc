@@ -636,8 +636,7 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
             + " B) does not fit RoceNetDevice.Mtu " + std::to_string(port->GetMtu())
             + "; accepted: a smaller PathMtu or a larger Mtu");
     }
-    port->SetPullCallback(MakeCallback(&RdmaNic::Pull, this));
-    port->SetFrameCallback(MakeCallback(&RdmaNic::Receive, this));
+    port->SetUser(this);
     m_nextHop = port->GetRoceChannel()->GetPeer(port)->GetMac();
     m_macWire = port->GetMac();
     m_ipWire = m_ip;
@@ -959,7 +958,7 @@ RdmaNic::SendCnp(Ptr<RdmaQueuePair> p)
 }
 
 void
-RdmaNic::Receive(Ptr<RoceNetDevice>, const Ptr<Packet>& frame, const FrameBytes& f)
+RdmaNic::Receive(RoceNetDevice*, const Ptr<Packet>& frame, const FrameBytes& f)
 {
     const uint32_t bytes = frame->GetSize();
     // A header object kept for reception and reset by assignment: making one per frame costs

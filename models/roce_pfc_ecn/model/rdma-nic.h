@@ -342,7 +342,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint32_t m_rxMessageBytes = 0; ///< responder: payload of the SEND being received
 };
 
-class RdmaNic : public Object
+class RdmaNic : public Object, public RoceNetDevice::User
 {
   public:
     static TypeId GetTypeId();
@@ -447,8 +447,9 @@ class RdmaNic : public Object
   private:
     friend class RdmaQueuePair;
 
-    Ptr<Packet> Pull(uint8_t prio);
-    void Receive(Ptr<RoceNetDevice> port, const Ptr<Packet>& frame, const FrameBytes& bytes);
+    // RoceNetDevice::User: the port pulls packets and hands over frames.
+    Ptr<Packet> Pull(uint8_t prio) override;
+    void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
     void Process(const RoceHeader& h);
     void HostRxDone(RoceHeader h, uint32_t bytes);
     void HostXoff();

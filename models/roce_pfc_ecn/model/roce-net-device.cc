@@ -131,7 +131,7 @@ RoceNetDevice::EnableIp(uint8_t dscp, bool vlan, uint16_t vid)
 bool
 RoceNetDevice::Send(Ptr<Packet> packet, const Address&, uint16_t protocolNumber)
 {
-    // Switch ports take frames through Enqueue and the NIC's through its pull callback; a host
+    // Switch ports take frames through Enqueue and the NIC's through its Pull (User); a host
     // port with EnableIp takes IPv4 packets here. The link is point to point: the frame goes
     // to the peer's MAC whatever the IP layer's destination (there is no ARP).
     if (!m_ip || protocolNumber != ETHERTYPE_IPV4)
@@ -322,7 +322,7 @@ RoceNetDevice::HeadReady(uint8_t c)
             m_ipCredit[c] = nic ? m_ipCredit[c] + bytes : 0;
             return true;
         }
-        Ptr<Packet> p = m_pull(c);
+        Ptr<Packet> p = m_user->Pull(c);
         if (!p)
         {
             SetSourceReady(c, false);
@@ -485,9 +485,9 @@ RoceNetDevice::Transmit(Item item, bool control)
         m_qBytes[item.prio] -= item.bytes;
         m_qTotal -= item.bytes;
         m_queueTrace(item.prio, m_qBytes[item.prio]);
-        if (!m_dequeueCb.IsNull())
+        if (m_dequeueHook)
         {
-            m_dequeueCb(this, item);
+            m_user->Dequeue(this, item);
         }
     }
     const uint32_t frame = std::max(item.bytes + ETH_FCS, ETH_MIN_FRAME);
@@ -521,9 +521,9 @@ RoceNetDevice::TransmitDone()
     {
         Item done = std::move(m_current);
         m_current = Item();
-        if (!m_txDoneCb.IsNull())
+        if (m_user)
         {
-            m_txDoneCb(this, done);
+            m_user->TxDone(this, done);
         }
     }
     Kick();
@@ -577,7 +577,10 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
             return;
         }
     }
-    m_frameCb(this, frame, f);
+    if (m_user)
+    {
+        m_user->Receive(this, frame, f);
+    }
 }
 
 void
@@ -638,10 +641,7 @@ RoceNetDevice::DoDispose()
     m_rxCallback = ReceiveCallback();
     m_control.clear();
     m_current = Item();
-    m_frameCb = FrameCallback();
-    m_txDoneCb = TxDoneCallback();
-    m_pull = PullCallback();
-    m_dequeueCb = DequeueCallback();
+    m_user = nullptr;
     NetDevice::DoDispose();
 }
 

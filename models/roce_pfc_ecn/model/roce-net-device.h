@@ -50,15 +50,41 @@ class RoceNetDevice : public NetDevice
         uint8_t prio = 0;
     };
 
-    /// A frame other than PFC arrived: (port, frame, its first bytes).
-    typedef Callback<void, Ptr<RoceNetDevice>, const Ptr<Packet>&, const FrameBytes&> FrameCallback;
-    /// A queued frame has left the port completely (switches free its buffer here).
-    typedef Callback<void, Ptr<RoceNetDevice>, const Item&> TxDoneCallback;
-    /// NIC data source: the next packet of a class, or null if nothing may go now.
-    typedef Callback<Ptr<Packet>, uint8_t> PullCallback;
-    /// A queued frame leaves its queue for the line (its class's queue bytes already without
-    /// it); the frame may still be edited (a switch's dequeue ECN marking, INT stamping).
-    typedef Callback<void, Ptr<RoceNetDevice>, const Item&> DequeueCallback;
+    /**
+     * What a port serves (a switch or a NIC; set with SetUser). The port calls it directly:
+     * one virtual call per frame, where an ns-3 Callback made three calls and counted the
+     * port's references up and down.
+     */
+    class User
+    {
+      public:
+        virtual ~User() = default;
+        /// A frame other than PFC arrived: (port, frame, its first bytes).
+        virtual void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes)
+            = 0;
+
+        /// NIC data source: the next packet of a class, or null if nothing may go now (asked
+        /// only while SetSourceReady says the class has some).
+        virtual Ptr<Packet>
+        Pull(uint8_t prio)
+        {
+            return nullptr;
+        }
+
+        /// A queued frame has left the port completely (switches free its buffer here).
+        virtual void
+        TxDone(RoceNetDevice* port, const Item& item)
+        {
+        }
+
+        /// With SetDequeueHook(true): a queued frame leaves its queue for the line (its
+        /// class's queue bytes already without it); the frame may still be edited (a switch's
+        /// dequeue ECN marking, INT stamping).
+        virtual void
+        Dequeue(RoceNetDevice* port, const Item& item)
+        {
+        }
+    };
 
     void Attach(Ptr<RoceChannel> channel);
     Ptr<RoceChannel> GetRoceChannel() const;
@@ -77,26 +103,21 @@ class RoceNetDevice : public NetDevice
         return m_pfcResponseDelay;
     }
 
+    /// The switch or NIC this port serves (it outlives the port's use: DoDispose forgets it).
     void
-    SetFrameCallback(FrameCallback cb)
+    SetUser(User* user)
     {
-        m_frameCb = cb;
+        m_user = user;
     }
+
+    /// Call the user's Dequeue for every queued frame as it leaves (off by default: nothing
+    /// more per frame when nothing happens at dequeue).
     void
-    SetTxDoneCallback(TxDoneCallback cb)
+    SetDequeueHook(bool on)
     {
-        m_txDoneCb = cb;
+        m_dequeueHook = on;
     }
-    void
-    SetPullCallback(PullCallback cb)
-    {
-        m_pull = cb;
-    }
-    void
-    SetDequeueCallback(DequeueCallback cb)
-    {
-        m_dequeueCb = cb;
-    }
+
     /// The NIC has (or no longer has) packets of `prio` to pull.
     void SetSourceReady(uint8_t prio, bool ready);
 
@@ -350,10 +371,8 @@ class RoceNetDevice : public NetDevice
     Item m_current;
     Ptr<EventImpl> m_txDoneEvent; ///< TransmitDone, scheduled again for every frame
     Counters m_c;
-    FrameCallback m_frameCb;
-    TxDoneCallback m_txDoneCb;
-    PullCallback m_pull;
-    DequeueCallback m_dequeueCb;
+    User* m_user = nullptr;
+    bool m_dequeueHook = false;
     std::array<uint32_t, ETH_CLASSES> m_qBytes{};
     std::array<int64_t, ETH_CLASSES> m_deficit{};
     // Transmit queues: per class, and PFC frames ahead of them.

@@ -159,8 +159,7 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
         m_portOf.resize(port->GetIfIndex() + 1, 0);
     }
     m_portOf[port->GetIfIndex()] = idx;
-    port->SetFrameCallback(MakeCallback(&RoceSwitch::Receive, this));
-    port->SetTxDoneCallback(MakeCallback(&RoceSwitch::TxDone, this));
+    port->SetUser(this);
 }
 
 void
@@ -313,7 +312,7 @@ RoceSwitch::EcmpPick(const FrameView& v, uint32_t n) const
 }
 
 void
-RoceSwitch::Receive(Ptr<RoceNetDevice> dev, const Ptr<Packet>& frame, const FrameBytes& head)
+RoceSwitch::Receive(RoceNetDevice* dev, const Ptr<Packet>& frame, const FrameBytes& head)
 {
     const uint32_t in = m_portOf[dev->GetIfIndex()];
     const FrameView v = ParseFrame(head);
@@ -417,13 +416,13 @@ RoceSwitch::InstallDequeueHooks()
     {
         for (auto& port : m_ports)
         {
-            port->SetDequeueCallback(MakeCallback(&RoceSwitch::Dequeue, this));
+            port->SetDequeueHook(true);
         }
     }
 }
 
 void
-RoceSwitch::Dequeue(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item)
+RoceSwitch::Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item)
 {
     const uint32_t q = port->GetQueueBytes(item.prio); // behind the frame
     if (m_ecnEnabled && m_markingPoint == ECN_AT_DEQUEUE)
@@ -445,7 +444,7 @@ RoceSwitch::Dequeue(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item)
 }
 
 void
-RoceSwitch::TxDone(Ptr<RoceNetDevice>, const RoceNetDevice::Item& item)
+RoceSwitch::TxDone(RoceNetDevice*, const RoceNetDevice::Item& item)
 {
     Release(item.inPort, item.prio, item.bytes);
 }

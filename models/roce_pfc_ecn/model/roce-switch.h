@@ -44,7 +44,7 @@ enum class DropReason : uint8_t
     WATCHDOG = 3, ///< lossless egress queue in the PFC watchdog's storm state, action Drop
 };
 
-class RoceSwitch : public Object
+class RoceSwitch : public Object, public RoceNetDevice::User
 {
   public:
     static TypeId GetTypeId();
@@ -186,14 +186,15 @@ class RoceSwitch : public Object
         bool storm = false;
     };
 
-    void Receive(Ptr<RoceNetDevice> port, const Ptr<Packet>& frame, const FrameBytes& bytes);
+    // RoceNetDevice::User: frames in, frames leaving their queue and done.
+    void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
     void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Ptr<Packet> frame);
     void EgressNext(); ///< the frame at the head of m_forwarding has waited ForwardingLatency
     /// RED on a queue of `q` bytes (Kmin, Kmax, Pmax): mark this frame?
     bool RedMark(uint32_t q);
-    void Dequeue(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item);
+    void Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
     void InstallDequeueHooks();
-    void TxDone(Ptr<RoceNetDevice> port, const RoceNetDevice::Item& item);
+    void TxDone(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
     bool Admit(uint32_t port, uint8_t prio, uint32_t bytes);
     void Release(uint32_t port, uint8_t prio, uint32_t bytes);
     void Xoff(uint32_t port, uint8_t prio);

@@ -224,7 +224,7 @@ MakeBackToBack(EthSpeed speed)
 }
 
 /// Two ports back to back; port A streams frames of class 3, port B pauses it.
-class PfcTimingTest : public TestCase
+class PfcTimingTest : public TestCase, public RoceNetDevice::User
 {
   public:
     PfcTimingTest(EthSpeed speed, uint16_t quanta, bool xon)
@@ -241,8 +241,8 @@ class PfcTimingTest : public TestCase
     DoRun() override
     {
         const auto [a, b, ch] = MakeBackToBack(m_speed);
-        a->SetFrameCallback(MakeCallback(&PfcTimingTest::Rx, this));
-        b->SetFrameCallback(MakeCallback(&PfcTimingTest::Rx, this));
+        a->SetUser(this);
+        b->SetUser(this);
         a->TraceConnectWithoutContext("Sniffer", MakeCallback(&PfcTimingTest::Sniff, this));
         for (int i = 0; i < 200; ++i)
         {
@@ -301,7 +301,7 @@ class PfcTimingTest : public TestCase
 
   private:
     void
-    Rx(Ptr<RoceNetDevice>, const Ptr<Packet>& p, const FrameBytes&)
+    Receive(RoceNetDevice*, const Ptr<Packet>& p, const FrameBytes&) override
     {
         ++m_rx;
     }
@@ -326,7 +326,7 @@ class PfcTimingTest : public TestCase
 /// 9216): the order of frames on the wire, round by round, worked out by hand from the DWRR
 /// rule (Shreedhar and Varghese): a class gets a quantum at its turn, sends while its deficit
 /// covers its head frame, and forgets the deficit when its queue empties.
-class DwrrOrderTest : public TestCase
+class DwrrOrderTest : public TestCase, public RoceNetDevice::User
 {
   public:
     DwrrOrderTest()
@@ -338,7 +338,7 @@ class DwrrOrderTest : public TestCase
     DoRun() override
     {
         const auto [a, b, ch] = MakeBackToBack(EthSpeed::GBE100);
-        b->SetFrameCallback(MakeCallback(&DwrrOrderTest::Rx, this));
+        b->SetUser(this);
         // The first class-1 frame leaves at once (class 0, first in turn, has nothing); the
         // rest queue behind it. Classes 6 and 7 are strict by default, 0-5 DWRR.
         for (int i = 0; i < 100; ++i)
@@ -373,7 +373,7 @@ class DwrrOrderTest : public TestCase
 
   private:
     void
-    Rx(Ptr<RoceNetDevice>, const Ptr<Packet>& p, const FrameBytes&)
+    Receive(RoceNetDevice*, const Ptr<Packet>& p, const FrameBytes&) override
     {
         ++m_rx;
         if (m_runs.empty() || m_runs.back().first != p->GetSize())
