@@ -8,9 +8,8 @@
 #ifndef LFSIM_FIFO_H
 #define LFSIM_FIFO_H
 
-#include <boost/circular_buffer.hpp>
-
 #include <algorithm>
+#include <boost/circular_buffer.hpp>
 #include <cstddef>
 #include <utility>
 
@@ -60,13 +59,19 @@ class Fifo
         return m_b.back();
     }
 
+    /// Taken by reference, copied or moved once into place: no temporary whose destructor
+    /// runs per element (a frame's Ptr is not inlined away).
     void
-    push_back(T v)
+    push_back(const T& v)
     {
-        if (m_b.full())
-        {
-            m_b.set_capacity(std::max<std::size_t>(4, 2 * m_b.capacity()));
-        }
+        Reserve();
+        m_b.push_back(v);
+    }
+
+    void
+    push_back(T&& v)
+    {
+        Reserve();
         m_b.push_back(std::move(v));
     }
 
@@ -120,6 +125,15 @@ class Fifo
     }
 
   private:
+    void
+    Reserve()
+    {
+        if (m_b.full())
+        {
+            m_b.set_capacity(std::max<std::size_t>(4, 2 * m_b.capacity()));
+        }
+    }
+
     boost::circular_buffer<T> m_b;
 };
 

@@ -68,7 +68,7 @@ RoceChannel::GetPeer(Ptr<const RoceNetDevice> self) const
 }
 
 void
-RoceChannel::Transmit(const RoceNetDevice* src, Ptr<Packet> frame, Time frameTime)
+RoceChannel::Transmit(const RoceNetDevice* src, const Ptr<Packet>& frame, Time frameTime)
 {
     const uint8_t from = src == PeekPointer(m_dev[0]) ? 0 : 1;
     if (m_faults.Active() && m_faults.Lose(frame->GetSize(), from))
@@ -83,7 +83,7 @@ RoceChannel::Transmit(const RoceNetDevice* src, Ptr<Packet> frame, Time frameTim
             Ptr<EventImpl>(MakeEvent(&RoceChannel::Deliver, this, side), false),
             m_dev[side]->GetNode()->GetId());
     }
-    m_inFlight[side].Send(std::move(frame), frameTime + m_delay);
+    m_inFlight[side].Send(frame, frameTime + m_delay);
 }
 
 void

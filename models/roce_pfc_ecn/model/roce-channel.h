@@ -42,7 +42,7 @@ class RoceChannel : public Channel, public lfsim::FaultableChannel
     }
     /// The last bit of `frame` reaches the peer `frameTime` plus the propagation delay from now.
     /// \p src (one of the two ports) sends \p frame, whose last bit leaves \p frameTime from now.
-    void Transmit(const RoceNetDevice* src, Ptr<Packet> frame, Time frameTime);
+    void Transmit(const RoceNetDevice* src, const Ptr<Packet>& frame, Time frameTime);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
