@@ -175,12 +175,12 @@ RoceNetDevice::SetSourceReady(uint8_t prio, bool ready)
 }
 
 void
-RoceNetDevice::Enqueue(Ptr<Packet> frame, uint8_t prio, int32_t inPort)
+RoceNetDevice::Enqueue(const Ptr<Packet>& frame, uint8_t prio, int32_t inPort)
 {
     Item it;
     const uint32_t bytes = frame->GetSize();
     it.bytes = bytes;
-    it.packet = std::move(frame);
+    it.packet = frame;
     it.inPort = inPort;
     it.prio = prio;
     m_q[prio].push_back(std::move(it));

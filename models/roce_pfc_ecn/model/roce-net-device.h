@@ -122,7 +122,7 @@ class RoceNetDevice : public NetDevice
     void SetSourceReady(uint8_t prio, bool ready);
 
     /// Queue a frame in class `prio`.
-    void Enqueue(Ptr<Packet> frame, uint8_t prio, int32_t inPort = -1);
+    void Enqueue(const Ptr<Packet>& frame, uint8_t prio, int32_t inPort = -1);
     /// Send a PFC frame for the classes in `classMask`, all with the same timer (0 = XON).
     void SendPause(uint8_t classMask, uint16_t quanta);
     /// Try to start a transmission (after the NIC's rate limiter releases a queue pair).

@@ -363,13 +363,14 @@ RoceSwitch::Receive(RoceNetDevice* dev, const Ptr<Packet>& frame, const FrameByt
 void
 RoceSwitch::EgressNext()
 {
-    Forwarding f = std::move(m_forwarding.front());
+    const Forwarding f = std::move(m_forwarding.front());
     m_forwarding.pop_front();
-    Egress(f.in, f.out, f.prio, f.ect, std::move(f.frame));
+    Egress(f.in, f.out, f.prio, f.ect, f.frame);
 }
 
 void
-RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Ptr<Packet> frame)
+RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect,
+                   const Ptr<Packet>& frame)
 {
     if (!m_wd.empty() && WdDiscard(inPort, outPort, prio, frame->GetSize()))
     {
@@ -383,7 +384,7 @@ RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Pt
         ++m_c.ecnMarked;
         m_markTrace(outPort, prio);
     }
-    out->Enqueue(std::move(frame), prio, int32_t(inPort));
+    out->Enqueue(frame, prio, int32_t(inPort));
 }
 
 bool

@@ -188,7 +188,8 @@ class RoceSwitch : public Object, public RoceNetDevice::User
 
     // RoceNetDevice::User: frames in, frames leaving their queue and done.
     void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
-    void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect, Ptr<Packet> frame);
+    void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect,
+                const Ptr<Packet>& frame);
     void EgressNext(); ///< the frame at the head of m_forwarding has waited ForwardingLatency
     /// RED on a queue of `q` bytes (Kmin, Kmax, Pmax): mark this frame?
     bool RedMark(uint32_t q);
