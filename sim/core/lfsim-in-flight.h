@@ -82,12 +82,6 @@ class InFlight
         return item;
     }
 
-    std::size_t
-    size() const
-    {
-        return m_q.size();
-    }
-
     /// Forgets the items and the event (at dispose; a delivery still in the list stays
     /// harmless: the list holds its own reference and the simulator is being torn down).
     void

@@ -32,7 +32,7 @@ const char* EthSpeedName(EthSpeed s);
 inline uint64_t
 EthPicosecondsPerByte(EthSpeed s)
 {
-    constexpr uint64_t PS_PER_BYTE[] = {800, 320, 200, 160, 80, 40, 20}; // in EthSpeed's order
+    static constexpr uint64_t PS_PER_BYTE[] = {800, 320, 200, 160, 80, 40, 20}; // EthSpeed order
     return PS_PER_BYTE[static_cast<int>(s)];
 }
 
