@@ -639,7 +639,6 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
     port->SetUser(this);
     m_nextHop = port->GetRoceChannel()->GetPeer(port)->GetMac();
     m_macWire = port->GetMac();
-    m_ipWire = m_ip;
     if (m_psDen)
     {
         const uint32_t headroom = m_rxHeadroomAttr ? m_rxHeadroomAttr : HeadroomFormula();
@@ -728,7 +727,7 @@ RdmaNic::Connect(Ptr<RdmaNic> peer)
         x->m_peerQpn = y->m_qpn;
         x->m_peerIp = y->m_nic->m_ip;
         // RoCEv2 entropy: a UDP source port per QP from the dynamic range.
-        uint32_t h = (x->m_qpn * 2654435761u) ^ (nic->m_ip.Get() * 40503u) ^ y->m_qpn;
+        uint32_t h = (x->m_qpn * 2654435761u) ^ (nic->m_ip.v * 40503u) ^ y->m_qpn;
         x->m_udpSrc = static_cast<uint16_t>(0xC000 | ((h ^ (h >> 16)) & 0x3FFF));
         x->m_prio = nic->m_dscp >> 3;
         x->m_rate = x->GetLineRate();
@@ -846,7 +845,7 @@ RdmaNic::Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn)
     h.vlan = m_vlan;
     h.pcp = qp.m_prio;
     h.vid = m_vid;
-    h.ipSrc = m_ipWire;
+    h.ipSrc = m_ip;
     h.ipDst = qp.m_peerIp;
     h.dscp = qp.m_dscp < 0 ? m_dscp : uint8_t(qp.m_dscp);
     h.ecn = m_ecnCapable ? 2 : 0;

@@ -481,10 +481,8 @@ class RdmaNic : public Object, public RoceNetDevice::User
     Ptr<Packet> Build(RoceHeader& h, uint32_t payload);
 
     Ptr<RoceNetDevice> m_port;
-    Ipv4Address m_ip;
-    // The addresses every packet carries, in wire form, read once when the port is attached.
-    Ipv4Bytes m_ipWire;
-    MacBytes m_macWire;
+    Ipv4Bytes m_ip;     ///< in wire form, as every packet carries it
+    MacBytes m_macWire; ///< the port's address, read once when the port is attached
     MacBytes m_nextHop;
     std::vector<Ptr<RdmaQueuePair>> m_qps;
     std::vector<uint32_t> m_live; ///< indices of the QPs not retired, increasing
