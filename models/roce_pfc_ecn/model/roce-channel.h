@@ -18,7 +18,7 @@ namespace ns3
 
 class RoceNetDevice;
 
-class RoceChannel : public Channel, public lfsim::FaultableChannel
+class alignas(64) RoceChannel : public Channel, public lfsim::FaultableChannel
 {
   public:
     static TypeId GetTypeId();
@@ -57,6 +57,8 @@ class RoceChannel : public Channel, public lfsim::FaultableChannel
     /// The frame at the head of the line toward m_dev[side] has arrived.
     void Deliver(uint8_t side);
 
+    // Per frame first (Transmit, Deliver), set-up after.
+    Time m_delay;
     Ptr<RoceNetDevice> m_dev[2];
     /// Frames on the line toward each side, in sending order. They arrive in that order (one
     /// delay, one sender at a time), so one reusable event per side delivers the head: no event
@@ -64,7 +66,6 @@ class RoceChannel : public Channel, public lfsim::FaultableChannel
     lfsim::InFlight<Ptr<Packet>> m_inFlight[2]; ///< frames on their way to m_dev[side]
     double m_length = 2.0;
     Time m_delayPerMeter;
-    Time m_delay;
 };
 
 } // namespace ns3

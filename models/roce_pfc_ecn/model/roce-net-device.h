@@ -36,7 +36,7 @@ class RoceChannel;
 
 constexpr int ETH_CLASSES = 8;
 
-class RoceNetDevice : public NetDevice
+class alignas(64) RoceNetDevice : public NetDevice
 {
   public:
     static TypeId GetTypeId();
@@ -103,11 +103,21 @@ class RoceNetDevice : public NetDevice
         return m_pfcResponseDelay;
     }
 
-    /// The switch or NIC this port serves (it outlives the port's use: DoDispose forgets it).
+    /// The switch or NIC this port serves (it outlives the port's use: DoDispose forgets it),
+    /// and the port's number there (a switch's port index: GetUserIndex).
     void
-    SetUser(User* user)
+    SetUser(User* user, uint32_t index = 0)
     {
         m_user = user;
+        m_userIndex = index;
+    }
+
+    /// The number the user gave this port in SetUser (read per frame: kept beside the port's
+    /// per-frame state, where a table indexed by ifIndex would cost a cache line more).
+    uint32_t
+    GetUserIndex() const
+    {
+        return m_userIndex;
     }
 
     /// Call the user's Dequeue for every queued frame as it leaves (off by default: nothing
@@ -177,14 +187,15 @@ class RoceNetDevice : public NetDevice
 
     struct Counters
     {
+        // Per frame first (one cache line with the port's other per-frame fields).
         uint64_t framesTx = 0;
         uint64_t framesRx = 0;
         uint64_t lineBytesTx = 0; ///< with preamble, FCS and gap
-        uint64_t pauseTx = 0;     ///< PFC frames with at least one non-zero timer
-        uint64_t xonTx = 0;       ///< PFC frames with all timers zero
+        uint32_t maxQueueBytes = 0;
+        uint64_t pauseTx = 0; ///< PFC frames with at least one non-zero timer
+        uint64_t xonTx = 0;   ///< PFC frames with all timers zero
         uint64_t pauseRx = 0;
         uint64_t xonRx = 0;
-        uint32_t maxQueueBytes = 0;
         uint64_t ipTx = 0; ///< IP packets taken from the IP stack
         uint64_t ipRx = 0; ///< IP packets handed up to it
     };
@@ -353,8 +364,11 @@ class RoceNetDevice : public NetDevice
 
     // Members in the order a frame's transmission and arrival touch them, the state of every
     // frame first and what PFC, host IP and set-up use after it: on a large fabric each event
-    // meets its port cold in the cache, and a frame then reads a few lines, not the whole port.
+    // meets its port cold in the cache, and a frame then reads a few lines, not the whole port
+    // (the class is aligned to a cache line, so where they fall does not depend on malloc).
     Ptr<RoceChannel> m_channel;
+    User* m_user = nullptr;
+    uint32_t m_userIndex = 0;
     EthSpeed m_speed = EthSpeed::GBE25;
     uint8_t m_strictMask = 0;
     uint8_t m_rr = 0;
@@ -365,21 +379,21 @@ class RoceNetDevice : public NetDevice
     uint8_t m_pfcIgnored = 0;  ///< bit c: PFC for class c is recorded but not honoured
     bool m_busy = false;
     bool m_currentIsData = false;
+    bool m_dequeueHook = false;
+    bool m_ip = false; ///< carries the node's IP stack (EnableIp)
     uint32_t m_dwrrQuantum = 0;
     uint32_t m_qTotal = 0; ///< m_qBytes summed over the classes
     Time m_heldUntil;      ///< m_paused holds until then (0: compute it again)
     Item m_current;
     Ptr<EventImpl> m_txDoneEvent; ///< TransmitDone, scheduled again for every frame
     Counters m_c;
-    User* m_user = nullptr;
-    bool m_dequeueHook = false;
+    TracedCallback<uint8_t, uint32_t> m_queueTrace;
+    TracedCallback<Ptr<const Packet>> m_snifferTrace;
     std::array<uint32_t, ETH_CLASSES> m_qBytes{};
     std::array<int64_t, ETH_CLASSES> m_deficit{};
     // Transmit queues: per class, and PFC frames ahead of them.
     std::array<lfsim::Fifo<Item>, ETH_CLASSES> m_q;
     lfsim::Fifo<Ptr<Packet>> m_control;
-    TracedCallback<uint8_t, uint32_t> m_queueTrace;
-    TracedCallback<Ptr<const Packet>> m_snifferTrace;
 
     // PFC state of our transmitter, per class: held from `from` until `until`.
     std::array<Time, ETH_CLASSES> m_pauseFrom{};
@@ -391,7 +405,6 @@ class RoceNetDevice : public NetDevice
     TracedCallback<uint8_t, uint16_t> m_pauseRxTrace;
 
     // Host IP: frames from Send wait per class until the transmitter takes them (TakeIp).
-    bool m_ip = false;
     bool m_ipVlan = false;
     uint16_t m_ipVid = 0;
     uint8_t m_ipDscp = 0;

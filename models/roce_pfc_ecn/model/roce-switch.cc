@@ -154,12 +154,7 @@ RoceSwitch::AddPort(Ptr<RoceNetDevice> port)
 {
     uint32_t idx = m_ports.size();
     m_ports.push_back(port);
-    if (m_portOf.size() <= port->GetIfIndex())
-    {
-        m_portOf.resize(port->GetIfIndex() + 1, 0);
-    }
-    m_portOf[port->GetIfIndex()] = idx;
-    port->SetUser(this);
+    port->SetUser(this, idx);
 }
 
 void
@@ -314,7 +309,7 @@ RoceSwitch::EcmpPick(const FrameView& v, uint32_t n) const
 void
 RoceSwitch::Receive(RoceNetDevice* dev, const Ptr<Packet>& frame, const FrameBytes& head)
 {
-    const uint32_t in = m_portOf[dev->GetIfIndex()];
+    const uint32_t in = dev->GetUserIndex();
     const FrameView v = ParseFrame(head);
     const uint8_t prio = (m_trustPcp && v.vlan) ? v.pcp : m_dscpToPrio[v.dscp];
     const uint32_t host = v.ipDst - m_hostIpBase;
@@ -433,7 +428,7 @@ RoceSwitch::Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item)
         {
             MarkCe(item.packet);
             ++m_c.ecnMarked;
-            m_markTrace(m_portOf[port->GetIfIndex()], item.prio);
+            m_markTrace(port->GetUserIndex(), item.prio);
         }
     }
     if (m_int)

@@ -44,7 +44,7 @@ enum class DropReason : uint8_t
     WATCHDOG = 3, ///< lossless egress queue in the PFC watchdog's storm state, action Drop
 };
 
-class RoceSwitch : public Object, public RoceNetDevice::User
+class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
 {
   public:
     static TypeId GetTypeId();
@@ -213,36 +213,45 @@ class RoceSwitch : public Object, public RoceNetDevice::User
         return m_acc[port * ETH_CLASSES + prio];
     }
 
-    std::vector<Ptr<RoceNetDevice>> m_ports;
-    std::vector<uint32_t> m_portOf; ///< ifIndex -> port (ports are this switch's devices only)
+    // Members in the order a frame's forwarding touches them (route, admission, egress), what
+    // PFC, the watchdog and set-up use after them: on a large fabric a frame meets its switch
+    // cold in the cache and then reads a few lines of it, not all of them (the class is
+    // aligned to a cache line, so where they fall does not depend on malloc).
     struct RouteSpan
     {
         uint32_t first; ///< in m_routePorts
         uint32_t count; ///< 0: no route
     };
+    uint32_t m_addresses = 0;
+    uint32_t m_hostIpBase = 0;
     std::vector<uint32_t> m_routeStart; ///< first address of each interval
     std::vector<RouteSpan> m_routeSpan; ///< per interval: its ports
     std::vector<uint32_t> m_routePorts; ///< every interval's ports, one after another
-    uint32_t m_addresses = 0;
-    uint32_t m_hostIpBase = 0;
-    uint32_t m_id = 0;
-
-    // Attributes
-    uint64_t m_bufferSize;
-    uint32_t m_reservedBytes;
+    std::vector<Account> m_acc;
+    uint64_t m_sharedPool = 0;
+    uint64_t m_sharedUsed = 0;
+    uint64_t m_bufferUsed = 0;
+    uint64_t m_headroomUsed = 0;
     double m_alpha;
-    uint32_t m_headroomAttr;
+    uint32_t m_reservedBytes;
     uint32_t m_xonOffset;
-    bool m_pfcEnabled;
-    uint8_t m_losslessMask;
-    uint16_t m_pauseQuanta;
-    bool m_ecnEnabled;
     uint32_t m_kmin;
     uint32_t m_kmax;
-    double m_pmax;
-    EcnMarkingPoint m_markingPoint;
+    bool m_trustPcp;
+    bool m_pfcEnabled;
+    uint8_t m_losslessMask;
+    bool m_ecnEnabled;
     bool m_int = false;
+    EcnMarkingPoint m_markingPoint;
     Time m_forwardingLatency;
+    std::vector<Ptr<RoceNetDevice>> m_ports;
+    std::vector<Watchdog> m_wd; ///< per (port, priority); empty when the watchdog is off
+    std::array<uint8_t, 64> m_dscpToPrio{};
+    Counters m_c;
+    std::vector<uint32_t> m_headroom;
+    double m_pmax;
+    Ptr<UniformRandomVariable> m_uniform;
+    uint16_t m_pauseQuanta;
     struct Forwarding
     {
         uint32_t in;
@@ -253,26 +262,18 @@ class RoceSwitch : public Object, public RoceNetDevice::User
     };
     lfsim::Fifo<Forwarding> m_forwarding; ///< frames within their ForwardingLatency, in order
     Ptr<EventImpl> m_egressEvent;
-    bool m_trustPcp;
+
+    // Set-up, PFC watchdog
+    uint32_t m_id = 0;
+    uint64_t m_bufferSize;
+    uint32_t m_headroomAttr;
+    uint64_t m_fixedBytes = 0; ///< reserved and headroom bytes, outside the shared pool
     std::string m_dscpMapText;
     bool m_pfcWatchdog;
     Time m_wdDetection;
     Time m_wdRestoration;
     PfcWatchdogAction m_wdAction;
 
-    std::array<uint8_t, 64> m_dscpToPrio{};
-    std::vector<Account> m_acc;
-    std::vector<uint32_t> m_headroom;
-    uint64_t m_sharedPool = 0;
-    uint64_t m_fixedBytes = 0; ///< reserved and headroom bytes, outside the shared pool
-    uint64_t m_sharedUsed = 0;
-    uint64_t m_bufferUsed = 0;
-
-    uint64_t m_headroomUsed = 0;
-    Ptr<UniformRandomVariable> m_uniform;
-    std::vector<Watchdog> m_wd; ///< per (port, priority); empty when the watchdog is off
-
-    Counters m_c;
     TracedCallback<uint32_t, uint8_t, uint8_t> m_dropTrace;
     TracedCallback<uint32_t, uint8_t> m_markTrace;
     TracedCallback<uint32_t, uint8_t, bool> m_wdTrace;
