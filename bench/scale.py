@@ -8,6 +8,8 @@ that its peak resident memory is its own (getrusage of the children).
 - a long run's time series: the incast scenario with the queue of every switch port recorded
   at every change, 50 and 800 ms, written to an output directory (rows spill to disk as they
   grow, so peak memory stays about the same while the series grows sixteenfold);
+- this machine's load latency over 1 to 256 MiB (bench/memory-latency.cc), which says how much
+  cache the next case really gets;
 - the cost of a packet-hop as the fabric grows, 16 to 4,096 hosts: a leaf-spine of 8 hosts a
   leaf and 2 spines (1:1 at 25/100GbE), web-search flows from every host at 30 % load, DCQCN,
   for a simulated time that gives each size about the same number of packet-hops; the event
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 from lfsim._env import simulation_env
 
@@ -105,8 +108,21 @@ def cost_per_hop() -> list[dict]:
     return out
 
 
+def memory_latency() -> list[dict]:
+    """This machine's dependent-load latency over 1 to 256 MiB (bench/memory-latency.cc): how
+    much cache the cost-per-hop runs really get."""
+    exe = Path(__file__).resolve().parent.parent / "build" / "memory-latency"
+    text = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    rows = [{"MiB": int(f[0]), "ns": float(f[1])} for f in (ln.split() for ln in text.splitlines())]
+    print("\nload latency (dependent loads over a random chain):")
+    print("  " + "  ".join(f"{r['MiB']:>4} MiB {r['ns']:6.1f} ns" for r in rows[:5]))
+    print("  " + "  ".join(f"{r['MiB']:>4} MiB {r['ns']:6.1f} ns" for r in rows[5:]))
+    return rows
+
+
 def main() -> dict:
     res: dict = {"build": [], "series": []}
+    res["memory_latency"] = memory_latency()
     res["cost_per_hop"] = cost_per_hop()
     head = f"{'hosts':>7} {'run s':>7} {'process s':>10} {'peak MiB':>9}"
     print(f"\n{'building (no traffic)':28} {head}")
