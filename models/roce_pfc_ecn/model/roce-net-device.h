@@ -187,7 +187,7 @@ class alignas(64) RoceNetDevice : public NetDevice
 
     struct Counters
     {
-        // Per frame first (one cache line with the port's other per-frame fields).
+        // Per frame first, next to the port's other per-frame fields.
         uint64_t framesTx = 0;
         uint64_t framesRx = 0;
         uint64_t lineBytesTx = 0; ///< with preamble, FCS and gap
