@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <random>
 #include <sys/mman.h>
 #include <vector>
@@ -23,12 +24,14 @@ main(int argc, char** argv)
 {
     const std::size_t maxMiB = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 256;
     constexpr std::size_t LINE = 64;
-    constexpr std::size_t HUGE = std::size_t(2) << 20;
+    constexpr std::size_t HUGE_PAGE = std::size_t(2) << 20;
     for (std::size_t mib = 1; mib <= maxMiB; mib *= 2)
     {
         const std::size_t bytes = mib << 20;
         const std::size_t n = bytes / LINE;
-        auto* buf = static_cast<char*>(std::aligned_alloc(HUGE, bytes));
+        // aligned_alloc wants a size that is a multiple of the alignment (1 MiB is not).
+        const std::size_t reserved = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        auto* buf = static_cast<char*>(std::aligned_alloc(HUGE_PAGE, reserved));
         if (!buf)
         {
             std::fprintf(stderr, "memory-latency: cannot allocate %zu MiB\n", mib);
@@ -37,10 +40,7 @@ main(int argc, char** argv)
         madvise(buf, bytes, MADV_HUGEPAGE);
         // Sattolo's shuffle: one cycle through every line, in an order no prefetcher follows.
         std::vector<std::size_t> next(n);
-        for (std::size_t i = 0; i < n; ++i)
-        {
-            next[i] = i;
-        }
+        std::iota(next.begin(), next.end(), std::size_t(0));
         std::mt19937_64 rng(1);
         for (std::size_t i = n - 1; i > 0; --i)
         {
