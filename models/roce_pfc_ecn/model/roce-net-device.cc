@@ -146,11 +146,11 @@ RoceNetDevice::Send(Ptr<Packet> packet, const Address&, uint16_t protocolNumber)
     it.prio = c;
     m_ipQ[c].push_back(it);
     m_ipReady |= uint8_t(1u << c);
-    m_qBytes[c] += it.bytes;
+    m_tc[c].bytes += it.bytes;
     m_qTotal += it.bytes;
-    ++m_c.ipTx;
-    m_c.maxQueueBytes = std::max(m_c.maxQueueBytes, GetQueueBytes());
-    m_queueTrace(c, m_qBytes[c]);
+    ++m_pc.ipTx;
+    m_fc.maxQueueBytes = std::max(m_fc.maxQueueBytes, GetQueueBytes());
+    m_queueTrace(c, m_tc[c].bytes);
     Kick();
     return true;
 }
@@ -183,12 +183,12 @@ RoceNetDevice::Enqueue(const Ptr<Packet>& frame, uint8_t prio, int32_t inPort)
     it.packet = frame;
     it.inPort = inPort;
     it.prio = prio;
-    m_q[prio].push_back(std::move(it));
+    m_tc[prio].q.push_back(std::move(it));
     m_queued |= uint8_t(1u << prio);
-    m_qBytes[prio] += bytes;
+    m_tc[prio].bytes += bytes;
     m_qTotal += bytes;
-    m_c.maxQueueBytes = std::max(m_c.maxQueueBytes, GetQueueBytes());
-    m_queueTrace(prio, m_qBytes[prio]);
+    m_fc.maxQueueBytes = std::max(m_fc.maxQueueBytes, GetQueueBytes());
+    m_queueTrace(prio, m_tc[prio].bytes);
     Kick();
 }
 
@@ -244,10 +244,10 @@ lfsim::Fifo<RoceNetDevice::Item>
 RoceNetDevice::TakeQueue(uint8_t prio)
 {
     lfsim::Fifo<Item> taken;
-    taken.swap(m_q[prio]);
+    taken.swap(m_tc[prio].q);
     m_queued &= uint8_t(~(1u << prio));
-    m_qTotal -= m_qBytes[prio];
-    m_qBytes[prio] = 0;
+    m_qTotal -= m_tc[prio].bytes;
+    m_tc[prio].bytes = 0;
     m_queueTrace(prio, 0);
     return taken;
 }
@@ -255,7 +255,7 @@ RoceNetDevice::TakeQueue(uint8_t prio)
 void
 RoceNetDevice::AddQueuedBytesByInPort(uint8_t prio, std::vector<uint64_t>& byInPort) const
 {
-    for (const Item& item : m_q[prio])
+    for (const Item& item : m_tc[prio].q)
     {
         if (item.inPort >= 0 && size_t(item.inPort) < byInPort.size())
         {
@@ -286,8 +286,8 @@ RoceNetDevice::GetPausedTime() const
 void
 RoceNetDevice::TakeIp(uint8_t c)
 {
-    // Its bytes were counted in m_qBytes when Send queued it.
-    m_q[c].push_back(m_ipQ[c].front());
+    // Its bytes were counted in m_tc[c].bytes when Send queued it.
+    m_tc[c].q.push_back(m_ipQ[c].front());
     m_queued |= uint8_t(1u << c);
     m_ipQ[c].pop_front();
     if (m_ipQ[c].empty())
@@ -299,9 +299,9 @@ RoceNetDevice::TakeIp(uint8_t c)
 RoceNetDevice::Item
 RoceNetDevice::PopFront(uint8_t c)
 {
-    Item it = std::move(m_q[c].front());
-    m_q[c].pop_front();
-    if (m_q[c].empty())
+    Item it = std::move(m_tc[c].q.front());
+    m_tc[c].q.pop_front();
+    if (m_tc[c].q.empty())
     {
         m_queued &= uint8_t(~(1u << c));
     }
@@ -311,7 +311,7 @@ RoceNetDevice::PopFront(uint8_t c)
 bool
 RoceNetDevice::HeadReady(uint8_t c)
 {
-    if (m_q[c].empty() && (Sources() & (1u << c)))
+    if (m_tc[c].q.empty() && (Sources() & (1u << c)))
     {
         const bool ip = m_ipReady & (1u << c);
         const bool nic = m_sourceReady & (1u << c);
@@ -339,13 +339,13 @@ RoceNetDevice::HeadReady(uint8_t c)
         it.bytes = bytes;
         it.packet = std::move(p);
         it.prio = c;
-        m_q[c].push_back(std::move(it));
+        m_tc[c].q.push_back(std::move(it));
         m_queued |= uint8_t(1u << c);
-        m_qBytes[c] += bytes;
+        m_tc[c].bytes += bytes;
         m_qTotal += bytes;
         m_ipCredit[c] = ip ? m_ipCredit[c] - bytes : 0;
     }
-    return !m_q[c].empty();
+    return !m_tc[c].q.empty();
 }
 
 void
@@ -355,12 +355,13 @@ RoceNetDevice::Kick()
     {
         return;
     }
-    if (!m_control.empty())
+    if (m_controlQueued)
     {
         Item it;
         it.packet = m_control.front();
         it.bytes = it.packet->GetSize();
         m_control.pop_front();
+        m_controlQueued = !m_control.empty();
         Transmit(it, true);
         return;
     }
@@ -416,29 +417,29 @@ RoceNetDevice::Kick()
                 break;
             }
             ForgetDeficits(d);
-            m_deficit[m_rr] += m_dwrrQuantum;
+            Credit(m_rr);
             n += d - 1;
             continue;
         }
         // Class c may send (DWRR, not held, a frame queued or a source to pull from).
         if (HeadReady(c))
         {
-            const Item& head = m_q[c].front();
-            if (m_deficit[c] >= int64_t(head.bytes))
+            const Item& head = m_tc[c].q.front();
+            if (m_tc[c].deficit >= int64_t(head.bytes))
             {
-                m_deficit[c] -= head.bytes;
+                m_tc[c].deficit -= head.bytes;
                 Transmit(PopFront(c), false);
                 return;
             }
         }
-        else if (m_q[c].empty())
+        else if (m_tc[c].q.empty())
         {
-            m_deficit[c] = 0;
+            m_tc[c].deficit = 0;
         }
         m_rr = (m_rr + 1) % ETH_CLASSES;
         if (open() & dwrr & (1u << m_rr))
         {
-            m_deficit[m_rr] += m_dwrrQuantum;
+            Credit(m_rr);
         }
     }
     SchedulePauseWake(now, held);
@@ -482,9 +483,9 @@ RoceNetDevice::Transmit(Item item, bool control)
     m_busy = true;
     if (!control)
     {
-        m_qBytes[item.prio] -= item.bytes;
+        m_tc[item.prio].bytes -= item.bytes;
         m_qTotal -= item.bytes;
-        m_queueTrace(item.prio, m_qBytes[item.prio]);
+        m_queueTrace(item.prio, m_tc[item.prio].bytes);
         if (m_dequeueHook)
         {
             m_user->Dequeue(this, item);
@@ -493,8 +494,8 @@ RoceNetDevice::Transmit(Item item, bool control)
     const uint32_t frame = std::max(item.bytes + ETH_FCS, ETH_MIN_FRAME);
     const Time arrive = EthWireTime(m_speed, ETH_PREAMBLE_SFD + frame);
     const Time done = EthWireTime(m_speed, ETH_PREAMBLE_SFD + frame + ETH_IFG);
-    ++m_c.framesTx;
-    m_c.lineBytesTx += ETH_PREAMBLE_SFD + frame + ETH_IFG;
+    ++m_fc.framesTx;
+    m_fc.lineBytesTx += ETH_PREAMBLE_SFD + frame + ETH_IFG;
     if (!m_snifferTrace.IsEmpty()) // captures only: no Ptr copy per frame otherwise
     {
         m_snifferTrace(item.packet);
@@ -546,14 +547,15 @@ RoceNetDevice::SendPause(uint8_t classMask, uint16_t quanta)
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(h);
     m_control.push_back(p);
-    ++(quanta ? m_c.pauseTx : m_c.xonTx);
+    m_controlQueued = true;
+    ++(quanta ? m_pc.pauseTx : m_pc.xonTx);
     Kick();
 }
 
 void
 RoceNetDevice::Receive(Ptr<Packet> frame)
 {
-    ++m_c.framesRx;
+    ++m_fc.framesRx;
     if (!m_snifferTrace.IsEmpty())
     {
         m_snifferTrace(frame);
@@ -572,7 +574,7 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
         if (v.etherType == ETHERTYPE_IPV4 && !(v.proto == 17 && v.dport == ROCEV2_UDP_PORT))
         {
             const Mac48Address from = RemoveEthernet(frame);
-            ++m_c.ipRx;
+            ++m_pc.ipRx;
             m_rxCallback(this, frame, ETHERTYPE_IPV4, from);
             return;
         }
@@ -619,7 +621,7 @@ RoceNetDevice::OnPause(Ptr<Packet> frame)
         // After the update: a subscriber (the switch's watchdog) reads the new pause state.
         m_pauseRxTrace(c, q);
     }
-    ++(anyPause ? m_c.pauseRx : m_c.xonRx);
+    ++(anyPause ? m_pc.pauseRx : m_pc.xonRx);
     Kick();
 }
 
@@ -630,9 +632,9 @@ RoceNetDevice::DoDispose()
     m_txDoneEvent = nullptr;
     m_node = nullptr;
     m_channel = nullptr;
-    for (auto& q : m_q)
+    for (auto& tc : m_tc)
     {
-        q.clear();
+        tc.q.clear();
     }
     for (auto& q : m_ipQ)
     {
@@ -640,6 +642,7 @@ RoceNetDevice::DoDispose()
     }
     m_rxCallback = ReceiveCallback();
     m_control.clear();
+    m_controlQueued = false;
     m_current = Item();
     m_user = nullptr;
     NetDevice::DoDispose();

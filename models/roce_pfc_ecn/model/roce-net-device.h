@@ -153,7 +153,7 @@ class alignas(64) RoceNetDevice : public NetDevice
     uint32_t
     GetQueueBytes(uint8_t prio) const
     {
-        return m_qBytes[prio];
+        return m_tc[prio].bytes;
     }
     uint32_t
     GetQueueBytes() const
@@ -185,13 +185,18 @@ class alignas(64) RoceNetDevice : public NetDevice
     Time GetPausedTime(uint8_t prio) const;
     Time GetPausedTime() const; ///< summed over classes
 
-    struct Counters
+    /// Counted per frame: kept on one cache line with the port's trace heads.
+    struct FrameCounters
     {
-        // Per frame first, next to the port's other per-frame fields.
         uint64_t framesTx = 0;
         uint64_t framesRx = 0;
         uint64_t lineBytesTx = 0; ///< with preamble, FCS and gap
         uint32_t maxQueueBytes = 0;
+    };
+
+    /// Counted per PFC or IP frame, away from the per-frame lines.
+    struct PfcIpCounters
+    {
         uint64_t pauseTx = 0; ///< PFC frames with at least one non-zero timer
         uint64_t xonTx = 0;   ///< PFC frames with all timers zero
         uint64_t pauseRx = 0;
@@ -200,10 +205,14 @@ class alignas(64) RoceNetDevice : public NetDevice
         uint64_t ipRx = 0; ///< IP packets handed up to it
     };
 
-    const Counters&
+    struct Counters : FrameCounters, PfcIpCounters
+    {
+    };
+
+    Counters
     GetCounters() const
     {
-        return m_c;
+        return Counters{m_fc, m_pc};
     }
 
     typedef void (*QueueTracedCallback)(uint8_t prio, uint32_t bytes);
@@ -343,11 +352,22 @@ class alignas(64) RoceNetDevice : public NetDevice
         const int k = std::min(steps, int(ETH_CLASSES));
         const uint32_t span = (1u << k) - 1;
         const uint8_t passed = uint8_t(span << m_rr | span >> (ETH_CLASSES - m_rr));
-        for (uint32_t m = passed & ~m_strictMask & ~m_queued & 0xFFu; m; m &= m - 1)
+        const uint8_t forget = uint8_t(passed & ~m_strictMask & ~m_queued);
+        // Only the classes that may hold a deficit: the others' lines are not touched.
+        for (uint32_t m = forget & m_credited; m; m &= m - 1)
         {
-            m_deficit[__builtin_ctz(m)] = 0;
+            m_tc[__builtin_ctz(m)].deficit = 0;
         }
+        m_credited &= uint8_t(~forget);
         m_rr = (m_rr + steps) % ETH_CLASSES;
+    }
+
+    /// DWRR: class c's turn gives it its quantum.
+    void
+    Credit(uint8_t c)
+    {
+        m_tc[c].deficit += m_dwrrQuantum;
+        m_credited |= uint8_t(1u << c);
     }
 
     /// Bit c: class c has a source besides its queue (the NIC's pull, or queued IP frames).
@@ -366,7 +386,7 @@ class alignas(64) RoceNetDevice : public NetDevice
     // frame first and what PFC, host IP and set-up use after it: on a large fabric each event
     // meets its port cold in the cache, and a frame then reads a few lines, not the whole port
     // (the class is aligned to a cache line, so where they fall does not depend on malloc).
-    Ptr<RoceChannel> m_channel;
+    // Line 0, after the object's header: what a received frame and every Kick read.
     User* m_user = nullptr;
     uint32_t m_userIndex = 0;
     EthSpeed m_speed = EthSpeed::GBE25;
@@ -374,33 +394,46 @@ class alignas(64) RoceNetDevice : public NetDevice
     uint8_t m_rr = 0;
     uint8_t m_sourceReady = 0; ///< bit c: the NIC may have class-c packets
     uint8_t m_ipReady = 0;     ///< bit c: m_ipQ[c] is not empty
-    uint8_t m_queued = 0;      ///< bit c: m_q[c] is not empty
+    uint8_t m_queued = 0;      ///< bit c: m_tc[c].q is not empty
     uint8_t m_paused = 0;      ///< classes paused at the last HeldMask (ignored or not)
     uint8_t m_pfcIgnored = 0;  ///< bit c: PFC for class c is recorded but not honoured
     bool m_busy = false;
+    uint32_t m_qTotal = 0;        ///< the classes' queued bytes summed
+    bool m_ip = false;            ///< carries the node's IP stack (EnableIp)
+    bool m_controlQueued = false; ///< m_control is not empty
     bool m_currentIsData = false;
-    bool m_dequeueHook = false;
-    bool m_ip = false; ///< carries the node's IP stack (EnableIp)
+    uint8_t m_credited = 0; ///< bit c: m_tc[c].deficit may not be 0
+    // Line 1: a transmission.
+    Ptr<RoceChannel> m_channel;
     uint32_t m_dwrrQuantum = 0;
-    uint32_t m_qTotal = 0; ///< m_qBytes summed over the classes
-    Time m_heldUntil;      ///< m_paused holds until then (0: compute it again)
+    bool m_dequeueHook = false;
+    Time m_heldUntil; ///< m_paused holds until then (0: compute it again)
     Item m_current;
     Ptr<EventImpl> m_txDoneEvent; ///< TransmitDone, scheduled again for every frame
-    Counters m_c;
-    TracedCallback<uint8_t, uint32_t> m_queueTrace;
+    Time m_wakeAt{-1};            ///< when m_wake was last set to run (before any time: never)
+    // Line 2: counters and the heads of the traces every frame checks.
+    FrameCounters m_fc;
     TracedCallback<Ptr<const Packet>> m_snifferTrace;
-    std::array<uint32_t, ETH_CLASSES> m_qBytes{};
-    std::array<int64_t, ETH_CLASSES> m_deficit{};
-    // Transmit queues: per class, and PFC frames ahead of them.
-    std::array<lfsim::Fifo<Item>, ETH_CLASSES> m_q;
-    lfsim::Fifo<Ptr<Packet>> m_control;
+    TracedCallback<uint8_t, uint32_t> m_queueTrace;
+
+    /// A traffic class's transmit queue with its byte count and DWRR deficit, on a line of
+    /// their own: a frame queued or sent reads all three.
+    struct alignas(64) TrafficClass
+    {
+        lfsim::Fifo<Item> q;
+        uint32_t bytes = 0;
+        int64_t deficit = 0;
+    };
+
+    std::array<TrafficClass, ETH_CLASSES> m_tc;
+    lfsim::Fifo<Ptr<Packet>> m_control; ///< PFC frames, ahead of every class
+    PfcIpCounters m_pc;
 
     // PFC state of our transmitter, per class: held from `from` until `until`.
     std::array<Time, ETH_CLASSES> m_pauseFrom{};
     std::array<Time, ETH_CLASSES> m_pauseUntil{};
     std::array<Time, ETH_CLASSES> m_pausedTotal{};
     EventId m_wake;
-    Time m_wakeAt{-1}; ///< when m_wake was last set to run (before any time: never)
     TracedCallback<uint8_t, uint16_t> m_pauseTxTrace;
     TracedCallback<uint8_t, uint16_t> m_pauseRxTrace;
 
