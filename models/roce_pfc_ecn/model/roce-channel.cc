@@ -52,13 +52,17 @@ void
 RoceChannel::Update()
 {
     m_delay = PicoSeconds(std::llround(m_length * m_delayPerMeter.GetPicoSeconds()));
+    m_line[0].delay = m_delay;
+    m_line[1].delay = m_delay;
 }
 
-void
+uint8_t
 RoceChannel::Attach(Ptr<RoceNetDevice> device)
 {
     NS_ABORT_MSG_IF(m_dev[1], "a RoceChannel joins exactly two ports");
-    m_dev[m_dev[0] ? 1 : 0] = device;
+    const uint8_t side = m_dev[0] ? 1 : 0;
+    m_dev[side] = device;
+    return side;
 }
 
 Ptr<RoceNetDevice>
@@ -68,28 +72,27 @@ RoceChannel::GetPeer(Ptr<const RoceNetDevice> self) const
 }
 
 void
-RoceChannel::Transmit(const RoceNetDevice* src, const Ptr<Packet>& frame, Time frameTime)
+RoceChannel::Transmit(uint8_t from, const Ptr<Packet>& frame, Time frameTime)
 {
-    const uint8_t from = src == PeekPointer(m_dev[0]) ? 0 : 1;
     if (m_faults.Active() && m_faults.Lose(frame->GetSize(), from))
     {
         return; // lost on the line, or dropped by the receiver's FCS/ICRC check
     }
     const uint8_t side = 1 - from;
-    if (!m_inFlight[side].HasDelivery())
+    Line& line = m_line[side];
+    if (!line.frames.HasDelivery())
     {
         // The receiver's node is its context; nodes stay, so it is read once.
-        m_inFlight[side].SetDelivery(
-            Ptr<EventImpl>(MakeEvent(&RoceChannel::Deliver, this, side), false),
-            m_dev[side]->GetNode()->GetId());
+        line.frames.SetDelivery(Ptr<EventImpl>(MakeEvent(&RoceChannel::Deliver, this, side), false),
+                                m_dev[side]->GetNode()->GetId());
     }
-    m_inFlight[side].Send(frame, frameTime + m_delay);
+    line.frames.Send(frame, frameTime + line.delay);
 }
 
 void
 RoceChannel::Deliver(uint8_t side)
 {
-    m_dev[side]->Receive(m_inFlight[side].Take());
+    m_dev[side]->Receive(m_line[side].frames.Take());
 }
 
 std::size_t
@@ -111,7 +114,7 @@ RoceChannel::DoDispose()
     m_dev[1] = nullptr;
     for (uint8_t side : {0, 1})
     {
-        m_inFlight[side].Clear();
+        m_line[side].frames.Clear();
     }
     Channel::DoDispose();
 }

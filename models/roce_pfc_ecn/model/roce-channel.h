@@ -23,7 +23,8 @@ class alignas(64) RoceChannel : public Channel, public lfsim::FaultableChannel
   public:
     static TypeId GetTypeId();
 
-    void Attach(Ptr<RoceNetDevice> device);
+    /// Joins \p device to the cable; returns its side (0 or 1), which it names in Transmit.
+    uint8_t Attach(Ptr<RoceNetDevice> device);
     Ptr<RoceNetDevice> GetPeer(Ptr<const RoceNetDevice> self) const;
     Time
     GetPropagationDelay() const
@@ -40,9 +41,9 @@ class alignas(64) RoceChannel : public Channel, public lfsim::FaultableChannel
     {
         return m_delayPerMeter;
     }
-    /// The last bit of `frame` reaches the peer `frameTime` plus the propagation delay from now.
-    /// \p src (one of the two ports) sends \p frame, whose last bit leaves \p frameTime from now.
-    void Transmit(const RoceNetDevice* src, const Ptr<Packet>& frame, Time frameTime);
+    /// The port on side \p from sends \p frame, whose last bit leaves \p frameTime from now; it
+    /// reaches the peer the propagation delay later.
+    void Transmit(uint8_t from, const Ptr<Packet>& frame, Time frameTime);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
@@ -57,13 +58,20 @@ class alignas(64) RoceChannel : public Channel, public lfsim::FaultableChannel
     /// The frame at the head of the line toward m_dev[side] has arrived.
     void Deliver(uint8_t side);
 
-    // Per frame first (Transmit, Deliver), set-up after.
+    /// One direction of the cable: the frames on their way to m_dev[side], in sending order,
+    /// and the delay, on one cache line (a frame sent reads it, and the faults' flag on the
+    /// object's first line). They arrive in that order (one delay, one sender at a time), so one
+    /// reusable event per side delivers the head: no event or argument copy per frame.
+    struct alignas(64) Line
+    {
+        lfsim::InFlight<Ptr<Packet>> frames;
+        Time delay; ///< m_delay
+    };
+    static_assert(sizeof(Line) == 64, "a line's frames and delay fill one cache line");
+
+    Line m_line[2];
     Time m_delay;
     Ptr<RoceNetDevice> m_dev[2];
-    /// Frames on the line toward each side, in sending order. They arrive in that order (one
-    /// delay, one sender at a time), so one reusable event per side delivers the head: no event
-    /// or argument copy is allocated per frame.
-    lfsim::InFlight<Ptr<Packet>> m_inFlight[2]; ///< frames on their way to m_dev[side]
     double m_length = 2.0;
     Time m_delayPerMeter;
 };

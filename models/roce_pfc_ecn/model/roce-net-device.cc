@@ -77,7 +77,7 @@ void
 RoceNetDevice::Attach(Ptr<RoceChannel> channel)
 {
     m_channel = channel;
-    channel->Attach(this);
+    m_lineSide = channel->Attach(this);
 }
 
 void
@@ -500,7 +500,7 @@ RoceNetDevice::Transmit(Item item, bool control)
     {
         m_snifferTrace(item.packet);
     }
-    m_channel->Transmit(this, item.packet, arrive);
+    m_channel->Transmit(m_lineSide, item.packet, arrive);
     m_current = std::move(item);
     m_currentIsData = !control;
     if (!m_txDoneEvent)

@@ -407,7 +407,8 @@ class alignas(64) RoceNetDevice : public NetDevice
     Ptr<RoceChannel> m_channel;
     uint32_t m_dwrrQuantum = 0;
     bool m_dequeueHook = false;
-    Time m_heldUntil; ///< m_paused holds until then (0: compute it again)
+    uint8_t m_lineSide = 0; ///< this port's side of m_channel (RoceChannel::Attach)
+    Time m_heldUntil;       ///< m_paused holds until then (0: compute it again)
     Item m_current;
     Ptr<EventImpl> m_txDoneEvent; ///< TransmitDone, scheduled again for every frame
     Time m_wakeAt{-1};            ///< when m_wake was last set to run (before any time: never)
