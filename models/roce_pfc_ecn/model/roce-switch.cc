@@ -239,6 +239,7 @@ RoceSwitch::Setup(uint32_t id)
     ParseDscpMap();
     const uint32_t n = m_ports.size();
     m_acc.assign(n * ETH_CLASSES, Account());
+    m_refresh.assign(n * ETH_CLASSES, EventId());
     m_headroom.assign(n, 0);
     uint64_t lossless = 0;
     for (uint8_t p = 0; p < ETH_CLASSES; ++p)
@@ -262,6 +263,7 @@ RoceSwitch::Setup(uint32_t id)
     m_fixedBytes = fixed;
     InstallDequeueHooks();
     m_wd.clear();
+    m_wdOn = m_pfcWatchdog;
     if (m_pfcWatchdog)
     {
         m_wd.assign(n * ETH_CLASSES, Watchdog());
@@ -367,7 +369,7 @@ void
 RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect,
                    const Ptr<Packet>& frame)
 {
-    if (!m_wd.empty() && WdDiscard(inPort, outPort, prio, frame->GetSize()))
+    if (m_wdOn && WdDiscard(inPort, outPort, prio, frame->GetSize()))
     {
         return;
     }
@@ -497,7 +499,7 @@ RoceSwitch::Release(uint32_t port, uint8_t prio, uint32_t bytes)
         && (a.shared == 0 || a.shared + double(m_xonOffset) <= GetThreshold()))
     {
         a.xoff = false;
-        a.refresh.Cancel();
+        m_refresh[port * ETH_CLASSES + prio].Cancel();
         ++m_c.xonSent;
         m_ports[port]->SendPause(uint8_t(1u << prio), 0);
     }
@@ -523,8 +525,9 @@ RoceSwitch::RefreshPause(uint32_t port, uint8_t prio)
     Ptr<RoceNetDevice> dev = m_ports[port];
     dev->SendPause(uint8_t(1u << prio), m_pauseQuanta);
     // Refresh before the upstream timer runs out, as switches do while congestion lasts.
-    a.refresh = lfsim::Schedule(PfcQuantum(dev->GetSpeed()) * int64_t(m_pauseQuanta / 2),
-                                &RoceSwitch::RefreshPause, this, port, prio);
+    m_refresh[port * ETH_CLASSES + prio]
+        = lfsim::Schedule(PfcQuantum(dev->GetSpeed()) * int64_t(m_pauseQuanta / 2),
+                          &RoceSwitch::RefreshPause, this, port, prio);
 }
 
 bool
@@ -641,9 +644,9 @@ RoceSwitch::AssignStreams(int64_t stream)
 void
 RoceSwitch::DoDispose()
 {
-    for (auto& a : m_acc)
+    for (auto& r : m_refresh)
     {
-        a.refresh.Cancel();
+        r.Cancel();
     }
     for (auto& w : m_wd)
     {

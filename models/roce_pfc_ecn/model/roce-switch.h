@@ -174,7 +174,6 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         uint32_t shared = 0;
         uint32_t headroom = 0;
         bool xoff = false;
-        EventId refresh;
     };
 
     /// PFC watchdog state of one (egress port, lossless priority).
@@ -222,36 +221,6 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         uint32_t first; ///< in m_routePorts
         uint32_t count; ///< 0: no route
     };
-    uint32_t m_addresses = 0;
-    uint32_t m_hostIpBase = 0;
-    std::vector<uint32_t> m_routeStart; ///< first address of each interval
-    std::vector<RouteSpan> m_routeSpan; ///< per interval: its ports
-    std::vector<uint32_t> m_routePorts; ///< every interval's ports, one after another
-    std::vector<Account> m_acc;
-    uint64_t m_sharedPool = 0;
-    uint64_t m_sharedUsed = 0;
-    uint64_t m_bufferUsed = 0;
-    uint64_t m_headroomUsed = 0;
-    double m_alpha;
-    uint32_t m_reservedBytes;
-    uint32_t m_xonOffset;
-    uint32_t m_kmin;
-    uint32_t m_kmax;
-    bool m_trustPcp;
-    bool m_pfcEnabled;
-    uint8_t m_losslessMask;
-    bool m_ecnEnabled;
-    bool m_int = false;
-    EcnMarkingPoint m_markingPoint;
-    Time m_forwardingLatency;
-    std::vector<Ptr<RoceNetDevice>> m_ports;
-    std::vector<Watchdog> m_wd; ///< per (port, priority); empty when the watchdog is off
-    std::array<uint8_t, 64> m_dscpToPrio{};
-    Counters m_c;
-    std::vector<uint32_t> m_headroom;
-    double m_pmax;
-    Ptr<UniformRandomVariable> m_uniform;
-    uint16_t m_pauseQuanta;
     struct Forwarding
     {
         uint32_t in;
@@ -260,11 +229,52 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         bool ect;
         Ptr<Packet> frame;
     };
-    lfsim::Fifo<Forwarding> m_forwarding; ///< frames within their ForwardingLatency, in order
+    // Line 0, after the object's header and the port user's vtable pointer: classification,
+    // routing and admission constants.
+    uint32_t m_addresses = 0;
+    uint32_t m_hostIpBase = 0;
+    uint32_t m_id = 0; ///< in the ECMP hash
+    uint32_t m_reservedBytes;
+    bool m_trustPcp;
+    bool m_pfcEnabled;
+    uint8_t m_losslessMask;
+    bool m_ecnEnabled;
+    bool m_int = false;
+    bool m_wdOn = false; ///< m_wd is not empty (the watchdog is on)
+    // Line 1: routing.
+    std::vector<uint32_t> m_routeStart; ///< first address of each interval
+    std::vector<RouteSpan> m_routeSpan; ///< per interval: its ports
+    Time m_forwardingLatency;
+    EcnMarkingPoint m_markingPoint;
+    uint32_t m_xonOffset;
+    // Line 2: ports and ingress accounts.
+    std::vector<uint32_t> m_routePorts; ///< every interval's ports, one after another
+    std::vector<Account> m_acc;
     Ptr<EventImpl> m_egressEvent;
+    uint32_t m_kmin;
+    uint32_t m_kmax;
+    // Line 3: the shared buffer.
+    uint64_t m_sharedPool = 0;
+    uint64_t m_sharedUsed = 0;
+    uint64_t m_bufferUsed = 0;
+    uint64_t m_headroomUsed = 0;
+    double m_alpha;
+    std::vector<Ptr<RoceNetDevice>> m_ports;
+    // Line 4: frames within the forwarding latency, RED.
+    lfsim::Fifo<Forwarding> m_forwarding; ///< frames within their ForwardingLatency, in order
+    double m_pmax;
+    Ptr<UniformRandomVariable> m_uniform;
+    uint16_t m_pauseQuanta;
+    // Lines 5 to 7: DSCP to class, counters.
+    alignas(64) std::array<uint8_t, 64> m_dscpToPrio{};
+    Counters m_c;
 
     // Set-up, PFC watchdog
-    uint32_t m_id = 0;
+    std::vector<uint32_t> m_headroom;
+    /// Per (port, priority) as m_acc: the pending XOFF refresh. Apart from the accounts, which
+    /// every frame reads: four of them then fit a cache line.
+    std::vector<EventId> m_refresh;
+    std::vector<Watchdog> m_wd; ///< per (port, priority); empty when the watchdog is off
     uint64_t m_bufferSize;
     uint32_t m_headroomAttr;
     uint64_t m_fixedBytes = 0; ///< reserved and headroom bytes, outside the shared pool
