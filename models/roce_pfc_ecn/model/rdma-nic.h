@@ -480,6 +480,9 @@ class RdmaNic : public Object, public RoceNetDevice::User
     void AckSample(RdmaQueuePair& qp, const RoceHeader& h, uint64_t bytes);
     Ptr<Packet> Build(RoceHeader& h, uint32_t payload);
 
+    // Members a packet sent or received reads first, in about the order it reads them; the
+    // pull wake-ups, set-up attributes and PFC refreshes after them: on a large fabric each
+    // packet meets its NIC cold in the cache, and then reads a few lines of it, not all.
     Ptr<RoceNetDevice> m_port;
     Ipv4Bytes m_ip;     ///< in wire form, as every packet carries it
     MacBytes m_macWire; ///< the port's address, read once when the port is attached
@@ -487,30 +490,57 @@ class RdmaNic : public Object, public RoceNetDevice::User
     std::vector<Ptr<RdmaQueuePair>> m_qps;
     std::vector<uint32_t> m_live; ///< indices of the QPs not retired, increasing
     uint32_t m_qpnBase = 0x100;
-    size_t m_rr = 0;
     uint16_t m_ipId = 0;
-    std::array<EventId, ETH_CLASSES> m_wake;
-
-    // Attributes
+    size_t m_rr = 0;
+    Ptr<RdmaCongestionControl> m_cc;
     uint32_t m_pathMtu;
     uint32_t m_ackInterval;
-    uint32_t m_localAckTimeout = 10;
-    Time m_rtoTime; ///< 4.096 us x 2^m_localAckTimeout
-    uint32_t m_retryCount = 7;
-    uint8_t m_minRnrTimer = 0;
-    uint32_t m_rnrRetry = 7;
-    bool m_receiverNotReady = false;
-    Time m_cnpInterval;
-    CnpMode m_cnpMode = CNP_PER_INTERVAL;
     uint8_t m_dscp;
-    uint8_t m_cnpDscp;
     bool m_ecnCapable;
     bool m_vlan;
     uint16_t m_vid;
-    TypeId m_ccType;
-    Ptr<RdmaCongestionControl> m_cc;
     uint8_t m_telemetry = 0; ///< RoceTelemetry flags the controller asks for
     uint8_t m_intSlots = 0;
+    uint8_t m_minRnrTimer = 0;
+    bool m_receiverNotReady = false;
+    uint8_t m_losslessMask = 0x08;
+
+    // Host interface: per-packet state, then its attributes
+    uint32_t m_lastPayload = 0; ///< payload of the packet Build made last
+    uint32_t m_rxBuffered = 0;
+    uint32_t m_xoffAt = 0; ///< receive-buffer bytes that trigger XOFF
+    bool m_xoff = false;
+    uint64_t m_psNum = 0; ///< host time of n link bytes = n x m_psNum / m_psDen picoseconds
+    uint64_t m_psDen = 0;
+    uint64_t m_rxRem = 0;
+    uint64_t m_txRem = 0;
+    Time m_rxFree; ///< the host-write serializer is busy until then
+    Time m_txFree; ///< the host-read serializer is busy until then
+    uint32_t m_mps = 256;
+    uint32_t m_tlpHeader = 16;
+    uint32_t m_dllpBytes = 0;
+    uint32_t m_rxBufferSize = 0;
+    HostCounters m_host;
+    TracedCallback<uint32_t> m_rxBufferTrace;
+    TracedCallback<uint32_t, uint64_t> m_ackTrace;
+    RoceHeader m_rxHeader; ///< the header of the frame being received (see Receive)
+    RoceHeader m_txHeader; ///< the header of the packet being built (see Template)
+
+    std::array<EventId, ETH_CLASSES> m_wake;
+
+    // Attributes read at set-up, per retry or per CNP
+    uint32_t m_localAckTimeout = 10;
+    Time m_rtoTime; ///< 4.096 us x 2^m_localAckTimeout
+    uint32_t m_retryCount = 7;
+    uint32_t m_rnrRetry = 7;
+    Time m_cnpInterval;
+    CnpMode m_cnpMode = CNP_PER_INTERVAL;
+    uint8_t m_cnpDscp;
+    TypeId m_ccType;
+    uint32_t m_pcieGen = 0;
+    uint32_t m_pcieLanes = 8;
+    uint32_t m_rxHeadroomAttr = 0;
+    uint32_t m_rxXonOffset = 0;
 
     // The NIC's own latency (attributes; 0 = not modelled)
     Time m_doorbellLatency;
@@ -522,37 +552,12 @@ class RdmaNic : public Object, public RoceNetDevice::User
     /// Doorbell, WQE fetch and payload DMA read of a work request of this verb and size.
     Time PostLatency(RdmaOp op, uint32_t length) const;
 
-    // Host interface (attributes, then state)
-    uint32_t m_pcieGen = 0;
-    uint32_t m_pcieLanes = 8;
-    uint32_t m_mps = 256;
-    uint32_t m_tlpHeader = 16;
-    uint32_t m_dllpBytes = 0;
-    uint32_t m_rxBufferSize = 0;
-    uint32_t m_rxHeadroomAttr = 0;
-    uint32_t m_rxXonOffset = 0;
-    uint8_t m_losslessMask = 0x08;
-    uint64_t m_psNum = 0; ///< host time of n link bytes = n x m_psNum / m_psDen picoseconds
-    uint64_t m_psDen = 0;
-    uint64_t m_rxRem = 0;
-    uint64_t m_txRem = 0;
-    Time m_rxFree;              ///< the host-write serializer is busy until then
-    Time m_txFree;              ///< the host-read serializer is busy until then
-    uint32_t m_lastPayload = 0; ///< payload of the packet Build made last
-    RoceHeader m_rxHeader;      ///< the header of the frame being received (see Receive)
-    RoceHeader m_txHeader;      ///< the header of the packet being built (see Template)
-    uint32_t m_rxBuffered = 0;
-    uint32_t m_xoffAt = 0; ///< receive-buffer bytes that trigger XOFF
-    bool m_xoff = false;
     EventId m_xoffRefresh;
     bool m_storm = false;
     EventId m_stormRefresh;
     void StormPause();
-    HostCounters m_host;
-    TracedCallback<uint32_t> m_rxBufferTrace;
 
     TracedCallback<uint32_t, double> m_rateTrace;
-    TracedCallback<uint32_t, uint64_t> m_ackTrace;
     TracedCallback<uint32_t, uint32_t, Time> m_completeTrace;
     TracedCallback<uint32_t> m_cnpTxTrace;
     TracedCallback<uint32_t> m_cnpRxTrace;
