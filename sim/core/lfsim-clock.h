@@ -8,6 +8,8 @@
 #include "ns3/ptr.h"
 #include "ns3/simulator.h"
 
+#include <tuple>
+
 namespace lfsim
 {
 
@@ -74,6 +76,44 @@ Schedule(const ns3::Time& delay, Ts&&... args)
     ns3::LfsimSimulatorImpl* loop = ns3::LfsimSimulatorImpl::Running();
     return loop ? loop->Schedule(delay, event)
                 : ns3::Simulator::Schedule(delay, ns3::Ptr<ns3::EventImpl>(event, false));
+}
+
+/// What MakeLineEvent makes: ns3::MakeEvent's member-function event, on a cache line of its own.
+template <typename T, typename... Args>
+class alignas(64) LineEvent final : public ns3::EventImpl
+{
+  public:
+    LineEvent(void (T::*method)(Args...), T* obj, Args... args)
+        : m_method(method)
+        , m_obj(obj)
+        , m_args(args...)
+    {
+    }
+
+  private:
+    void
+    Notify() override
+    {
+        std::apply([this](Args... a) { (m_obj->*m_method)(a...); }, m_args);
+    }
+
+    void (T::*m_method)(Args...);
+    T* m_obj;
+    std::tuple<Args...> m_args;
+};
+
+/**
+ * ns3::MakeEvent(method, obj, args...) for an event scheduled again and again (a port's end of
+ * transmission, a cable's next delivery): the same call, aligned to a cache line. Why: on a
+ * large fabric each run of such an event meets it cold in the cache, and MakeEvent's 40 to 48
+ * bytes, placed by malloc on 16 bytes, span two lines half the time.
+ */
+template <typename T, typename... Args>
+ns3::Ptr<ns3::EventImpl>
+MakeLineEvent(void (T::*method)(Args...), T* obj, Args... args)
+{
+    static_assert(sizeof(LineEvent<T, Args...>) == 64, "one cache line");
+    return ns3::Ptr<ns3::EventImpl>(new LineEvent<T, Args...>(method, obj, args...), false);
 }
 
 } // namespace lfsim

@@ -83,7 +83,7 @@ RoceChannel::Transmit(uint8_t from, const Ptr<Packet>& frame, Time frameTime)
     if (!line.frames.HasDelivery())
     {
         // The receiver's node is its context; nodes stay, so it is read once.
-        line.frames.SetDelivery(Ptr<EventImpl>(MakeEvent(&RoceChannel::Deliver, this, side), false),
+        line.frames.SetDelivery(lfsim::MakeLineEvent(&RoceChannel::Deliver, this, side),
                                 m_dev[side]->GetNode()->GetId());
     }
     line.frames.Send(frame, frameTime + line.delay);

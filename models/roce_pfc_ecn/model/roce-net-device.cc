@@ -505,7 +505,7 @@ RoceNetDevice::Transmit(Item item, bool control)
     m_currentIsData = !control;
     if (!m_txDoneEvent)
     {
-        m_txDoneEvent = Ptr<EventImpl>(MakeEvent(&RoceNetDevice::TransmitDone, this), false);
+        m_txDoneEvent = lfsim::MakeLineEvent(&RoceNetDevice::TransmitDone, this);
     }
     // One reusable event: nothing allocated per frame. With this node's context, as Schedule
     // would give it, but without the EventId Schedule builds and nobody reads; the simulator

@@ -345,7 +345,7 @@ RoceSwitch::Receive(RoceNetDevice* dev, const Ptr<Packet>& frame, const FrameByt
         // reusable event takes the head of the line (no event or argument copy per frame).
         if (!m_egressEvent)
         {
-            m_egressEvent = Ptr<EventImpl>(MakeEvent(&RoceSwitch::EgressNext, this), false);
+            m_egressEvent = lfsim::MakeLineEvent(&RoceSwitch::EgressNext, this);
         }
         m_forwarding.push_back({in, out, prio, ect, frame});
         m_egressEvent->Ref(); // as the port's TransmitDone: Schedule's key, no EventId
