@@ -402,7 +402,7 @@ class alignas(64) RoceNetDevice : public NetDevice
     bool m_ip = false;            ///< carries the node's IP stack (EnableIp)
     bool m_controlQueued = false; ///< m_control is not empty
     bool m_currentIsData = false;
-    uint8_t m_credited = 0; ///< bit c: m_tc[c].deficit may not be 0
+    uint8_t m_credited = 0; ///< bit c: m_tc[c].deficit may be non-zero
     // Line 1: a transmission.
     Ptr<RoceChannel> m_channel;
     uint32_t m_dwrrQuantum = 0;
