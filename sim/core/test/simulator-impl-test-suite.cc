@@ -10,6 +10,7 @@
 #include "../lfsim-simulator-impl.h"
 #include "ns3/global-value.h"
 #include "ns3/make-event.h"
+#include "ns3/map-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -400,6 +401,121 @@ class HeapOrderTest : public TestCase
     }
 };
 
+/*
+ * A run's list, as the loop uses it: inserts interleaved with removals of the earliest event,
+ * each insert after the last event taken out (ties at its time, near and far times, and keys
+ * whose uid was taken earlier, as a line's TakePlace does), peeks, removals and dropped
+ * cancelled events. ns-3's MapScheduler gets the same calls: the same events must come out in
+ * the same order.
+ */
+class InterleavedOrderTest : public TestCase
+{
+  public:
+    InterleavedOrderTest()
+        : TestCase("LfsimScheduler as MapScheduler: inserts interleaved with removals")
+    {
+    }
+
+  private:
+    static void
+    Nothing()
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        std::mt19937_64 rng(2026); // a fixed test input
+        Ptr<LfsimScheduler> ours = CreateObject<LfsimScheduler>();
+        Ptr<Scheduler> ref = CreateObject<MapScheduler>();
+        std::vector<Scheduler::Event> pending; // in no order
+        std::vector<Ptr<EventImpl>> keep; // every event alive until the end, whatever comes out
+        std::vector<Scheduler::EventKey> places; // keys taken, inserted later
+        Scheduler::EventKey last{0, 0, 0};
+        uint32_t uid = EventId::UID::VALID;
+        uint64_t popped = 0;
+        bool same = true;
+        auto insert = [&](const Scheduler::EventKey& key)
+        {
+            Scheduler::Event ev{MakeEvent(&InterleavedOrderTest::Nothing), key};
+            keep.emplace_back(ev.impl);
+            ours->Insert(ev);
+            ref->Insert(ev);
+            pending.push_back(ev);
+        };
+        auto later = [&]() -> uint64_t
+        {
+            // The same time (a tie), within a frame time, within a timer's, or far.
+            const uint64_t spans[] = {0, 1000, 2000000, 1000000000};
+            const uint64_t span = spans[rng() % 4];
+            return last.m_ts + (span == 0 ? 0 : rng() % span);
+        };
+        for (int op = 0; op < 200000; ++op)
+        {
+            const unsigned r = unsigned(rng() % 100);
+            if (r < 40 || pending.empty())
+            {
+                insert({later(), uid++, uint32_t(rng() % 4)});
+            }
+            else if (r < 45)
+            {
+                places.push_back({later() + 1, uid++, 0}); // inserted later, before its time
+            }
+            else if (r < 50 && !places.empty())
+            {
+                const Scheduler::EventKey key = places.back();
+                places.pop_back();
+                if (last < key)
+                {
+                    insert(key);
+                }
+            }
+            else if (r < 53)
+            {
+                const Scheduler::Event a = ours->PeekNext();
+                const Scheduler::Event b = ref->PeekNext();
+                same = same && a.key.m_uid == b.key.m_uid;
+            }
+            else if (r < 57)
+            {
+                const std::size_t i = std::size_t(rng() % pending.size());
+                const Scheduler::Event ev = pending[i];
+                pending[i] = pending.back();
+                pending.pop_back();
+                ours->Remove(ev);
+                ref->Remove(ev);
+                ev.impl->Unref();
+            }
+            else
+            {
+                const Scheduler::Event a = ours->RemoveNext();
+                const Scheduler::Event b = ref->RemoveNext();
+                NS_TEST_ASSERT_MSG_EQ(a.key.m_uid, b.key.m_uid, "the next event at op " << op);
+                NS_TEST_ASSERT_MSG_EQ(a.key.m_ts, b.key.m_ts, "its time at op " << op);
+                last = a.key;
+                ++popped;
+                const auto it
+                    = std::find_if(pending.begin(), pending.end(),
+                                   [&](const auto& e) { return e.key.m_uid == a.key.m_uid; });
+                *it = pending.back();
+                pending.pop_back();
+                a.impl->Unref();
+            }
+            NS_TEST_ASSERT_MSG_EQ(same, true, "order differs from MapScheduler at op " << op);
+        }
+        NS_TEST_EXPECT_MSG_EQ(ours->Size(), pending.size(), "events held");
+        while (!ref->IsEmpty())
+        {
+            const Scheduler::Event a = ours->RemoveNext();
+            const Scheduler::Event b = ref->RemoveNext();
+            NS_TEST_ASSERT_MSG_EQ(a.key.m_uid, b.key.m_uid, "draining: the same order");
+            a.impl->Unref();
+        }
+        NS_TEST_EXPECT_MSG_EQ(ours->IsEmpty(), true, "both empty");
+        NS_TEST_EXPECT_MSG_GT(popped, 50000, "the script took events out throughout");
+    }
+};
+
 class SimulatorImplTestSuite : public TestSuite
 {
   public:
@@ -409,6 +525,7 @@ class SimulatorImplTestSuite : public TestSuite
         AddTestCase(new SameAsDefaultTest, TestCase::QUICK);
         AddTestCase(new DroppedCancelledEventsTest, TestCase::QUICK);
         AddTestCase(new HeapOrderTest, TestCase::QUICK);
+        AddTestCase(new InterleavedOrderTest, TestCase::QUICK);
         AddTestCase(new InFlightOrderTest, TestCase::QUICK);
     }
 };
