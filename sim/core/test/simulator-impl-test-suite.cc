@@ -324,6 +324,12 @@ class InFlightOrderTest : public TestCase
     }
 };
 
+/// The event the list tests hold: they only look at the order.
+void
+Nothing()
+{
+}
+
 /// The heap alone: random keys with many ties, removals and dropped cancelled events; what
 /// comes out is every event not removed or dropped, in (time, uid) order.
 class HeapOrderTest : public TestCase
@@ -335,11 +341,6 @@ class HeapOrderTest : public TestCase
     }
 
   private:
-    static void
-    Nothing()
-    {
-    }
-
     void
     DoRun() override
     {
@@ -349,7 +350,7 @@ class HeapOrderTest : public TestCase
         for (uint32_t uid = 1; uid <= 3000; ++uid)
         {
             Scheduler::Event ev;
-            ev.impl = MakeEvent(&HeapOrderTest::Nothing);
+            ev.impl = MakeEvent(&Nothing);
             ev.key = {uint64_t(rng() % 200), uid, 0};
             heap->Insert(ev);
             all.push_back(ev);
@@ -417,11 +418,6 @@ class InterleavedOrderTest : public TestCase
     }
 
   private:
-    static void
-    Nothing()
-    {
-    }
-
     void
     DoRun() override
     {
@@ -437,7 +433,7 @@ class InterleavedOrderTest : public TestCase
         bool same = true;
         auto insert = [&](const Scheduler::EventKey& key)
         {
-            Scheduler::Event ev{MakeEvent(&InterleavedOrderTest::Nothing), key};
+            Scheduler::Event ev{MakeEvent(&Nothing), key};
             keep.emplace_back(ev.impl);
             ours->Insert(ev);
             ref->Insert(ev);
