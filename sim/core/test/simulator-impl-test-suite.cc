@@ -405,9 +405,9 @@ class HeapOrderTest : public TestCase
 /*
  * A run's list, as the loop uses it: inserts interleaved with removals of the earliest event,
  * each insert after the last event taken out (ties at its time, near and far times, and keys
- * whose uid was taken earlier, as a line's TakePlace does), peeks, removals and dropped
- * cancelled events. ns-3's MapScheduler gets the same calls: the same events must come out in
- * the same order.
+ * whose uid was taken earlier, as a line's TakePlace does), peeks and removals (HeapOrderTest
+ * covers dropped cancelled events). ns-3's MapScheduler gets the same calls: the same events
+ * must come out in the same order.
  */
 class InterleavedOrderTest : public TestCase
 {
