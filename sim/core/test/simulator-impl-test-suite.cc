@@ -486,8 +486,14 @@ class InterleavedOrderTest : public TestCase
             {
                 const Scheduler::Event a = ours->RemoveNext();
                 const Scheduler::Event b = ref->RemoveNext();
-                NS_TEST_ASSERT_MSG_EQ(a.key.m_uid, b.key.m_uid, "the next event at op " << op);
-                NS_TEST_ASSERT_MSG_EQ(a.key.m_ts, b.key.m_ts, "its time at op " << op);
+                NS_TEST_EXPECT_MSG_EQ(a.key.m_uid, b.key.m_uid, "the next event at op " << op);
+                NS_TEST_EXPECT_MSG_EQ(a.key.m_ts, b.key.m_ts, "its time at op " << op);
+                if (a.key.m_uid != b.key.m_uid)
+                {
+                    // ns-3's runner goes on after a failed assert by default; the two lists no
+                    // longer hold the same events, so the script cannot.
+                    return;
+                }
                 last = a.key;
                 ++popped;
                 const auto it
@@ -497,14 +503,22 @@ class InterleavedOrderTest : public TestCase
                 pending.pop_back();
                 a.impl->Unref();
             }
-            NS_TEST_ASSERT_MSG_EQ(same, true, "order differs from MapScheduler at op " << op);
+            NS_TEST_EXPECT_MSG_EQ(same, true, "the next event differs at a peek, op " << op);
+            if (!same)
+            {
+                return;
+            }
         }
         NS_TEST_EXPECT_MSG_EQ(ours->Size(), pending.size(), "events held");
         while (!ref->IsEmpty())
         {
             const Scheduler::Event a = ours->RemoveNext();
             const Scheduler::Event b = ref->RemoveNext();
-            NS_TEST_ASSERT_MSG_EQ(a.key.m_uid, b.key.m_uid, "draining: the same order");
+            NS_TEST_EXPECT_MSG_EQ(a.key.m_uid, b.key.m_uid, "draining: the same order");
+            if (a.key.m_uid != b.key.m_uid)
+            {
+                return;
+            }
             a.impl->Unref();
         }
         NS_TEST_EXPECT_MSG_EQ(ours->IsEmpty(), true, "both empty");
