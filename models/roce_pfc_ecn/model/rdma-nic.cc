@@ -159,6 +159,7 @@ RdmaQueuePair::Sendable(Wqe w)
     w.firstPsn = m_nextPsn;
     m_nextPsn += w.npkts;
     m_wqes.push_back(w);
+    m_nic->JoinRound(*this);
     m_nic->Wake(m_prio);
 }
 
@@ -717,9 +718,7 @@ RdmaNic::Connect(Ptr<RdmaNic> peer)
     b->m_nic = PeekPointer(peer);
     a->m_qpn = m_qpnBase + m_qps.size();
     b->m_qpn = peer->m_qpnBase + peer->m_qps.size();
-    m_live.push_back(m_qps.size());
     m_qps.push_back(a);
-    peer->m_live.push_back(peer->m_qps.size());
     peer->m_qps.push_back(b);
     for (auto [x, y] : {std::make_pair(a, b), std::make_pair(b, a)})
     {
@@ -750,12 +749,22 @@ RdmaQueuePair::SetPriority(uint8_t prio)
 void
 RdmaNic::Retire(Ptr<RdmaQueuePair> qp)
 {
-    const uint32_t index = qp->m_qpn - m_qpnBase;
-    auto it = std::lower_bound(m_live.begin(), m_live.end(), index);
-    if (it != m_live.end() && *it == index)
+    if (qp->m_round == RdmaQueuePair::Round::IN)
     {
-        m_live.erase(it);
+        m_live.erase(std::lower_bound(m_live.begin(), m_live.end(), qp->m_qpn - m_qpnBase));
     }
+    qp->m_round = RdmaQueuePair::Round::RETIRED;
+}
+
+void
+RdmaNic::JoinRoundFirst(RdmaQueuePair& qp)
+{
+    // Open-loop workloads connect every flow's QPs at set-up: a NIC's round held all of them,
+    // future flows and receivers included, and each Pull read every one (a cold line each on a
+    // large fabric).
+    qp.m_round = RdmaQueuePair::Round::IN;
+    const uint32_t index = qp.m_qpn - m_qpnBase;
+    m_live.insert(std::lower_bound(m_live.begin(), m_live.end(), index), index);
 }
 
 void
@@ -1213,6 +1222,7 @@ RdmaNic::OnReadRequest(RdmaQueuePair& qp, const RoceHeader& h)
     qp.m_ePsn = std::max(qp.m_ePsn, psn + npkts);
     qp.m_nakSent = false;
     qp.m_reads.push_back({psn, npkts, h.dmaLength, 0});
+    JoinRound(qp);
     Wake(qp.m_prio);
 }
 

@@ -323,6 +323,15 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint64_t m_timeouts = 0;
     uint32_t m_retriesUsed = 0; ///< timeouts in a row without progress (IBTA retry_cnt)
     bool m_error = false;       ///< retries exhausted: the QP is in the error state
+    /// In its NIC's transmit round (RdmaNic::m_live): not yet (nothing ever given to send),
+    /// in it, or retired.
+    enum class Round : uint8_t
+    {
+        NOT_YET,
+        IN,
+        RETIRED
+    };
+    Round m_round = Round::NOT_YET;
     bool m_exhausted = false;   ///< the error state came from a retry limit
     bool m_rnrExceeded = false; ///< ... by RNR NAKs (IBTA rnr_retry)
     Time m_errorAt;
@@ -375,7 +384,8 @@ class RdmaNic : public Object, public RoceNetDevice::User
     /// A QP whose work is done (every message completed) leaves the transmit scheduler's
     /// round, so that a NIC that served thousands of flows does not scan them per packet. It
     /// still answers what arrives for it and keeps its counters. The round is unchanged: it
-    /// visits the other QPs in the same order as before.
+    /// visits the other QPs in the same order as before. (A QP joins the round only when it is
+    /// first given something to send: JoinRound.)
     void Retire(Ptr<RdmaQueuePair> qp);
     /// Connect a QP of this NIC with a QP of `peer` (what RDMA CM does). Returns (local, remote).
     std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<RdmaNic> peer);
@@ -479,6 +489,18 @@ class RdmaNic : public Object, public RoceNetDevice::User
     /// The controller's per-ACK hook: the sample of an ACK that acknowledged `bytes`.
     void AckSample(RdmaQueuePair& qp, const RoceHeader& h, uint64_t bytes);
     Ptr<Packet> Build(RoceHeader& h, uint32_t payload);
+    /// `qp` has been given something to send (a work request's PSNs, or a READ to answer): it
+    /// joins the transmit round if it is not in it (and not retired). Until then it has
+    /// nothing to send, so Pull would pass it by: leaving it out changes no choice.
+    void
+    JoinRound(RdmaQueuePair& qp)
+    {
+        if (qp.m_round == RdmaQueuePair::Round::NOT_YET)
+        {
+            JoinRoundFirst(qp);
+        }
+    }
+    void JoinRoundFirst(RdmaQueuePair& qp);
 
     // Members a packet sent or received reads first, in about the order it reads them; the
     // pull wake-ups, set-up attributes and PFC refreshes after them: on a large fabric each
@@ -488,7 +510,8 @@ class RdmaNic : public Object, public RoceNetDevice::User
     MacBytes m_macWire; ///< the port's address, read once when the port is attached
     MacBytes m_nextHop;
     std::vector<Ptr<RdmaQueuePair>> m_qps;
-    std::vector<uint32_t> m_live; ///< indices of the QPs not retired, increasing
+    /// Indices of the QPs in the transmit round, increasing: given work and not retired.
+    std::vector<uint32_t> m_live;
     uint32_t m_qpnBase = 0x100;
     uint16_t m_ipId = 0;
     size_t m_rr = 0;
