@@ -82,17 +82,19 @@ RoceChannel::Transmit(uint8_t from, const Ptr<Packet>& frame, Time frameTime)
     Line& line = m_line[side];
     if (!line.frames.HasDelivery())
     {
-        // The receiver's node is its context; nodes stay, so it is read once.
-        line.frames.SetDelivery(lfsim::MakeLineEvent(&RoceChannel::Deliver, this, side),
-                                m_dev[side]->GetNode()->GetId());
+        // The receiver's node is its context; nodes stay, so it is read once. The event names
+        // the receiver itself: a delivery then reads the event and the line, not m_dev's line.
+        line.frames.SetDelivery(
+            lfsim::MakeLineEvent(&RoceChannel::Deliver, this, side, PeekPointer(m_dev[side])),
+            m_dev[side]->GetNode()->GetId());
     }
     line.frames.Send(frame, frameTime + line.delay);
 }
 
 void
-RoceChannel::Deliver(uint8_t side)
+RoceChannel::Deliver(uint8_t side, RoceNetDevice* to)
 {
-    m_dev[side]->Receive(m_line[side].frames.Take());
+    to->Receive(m_line[side].frames.Take());
 }
 
 std::size_t

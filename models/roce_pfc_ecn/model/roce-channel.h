@@ -55,8 +55,8 @@ class alignas(64) RoceChannel : public Channel, public lfsim::FaultableChannel
     void SetLength(double m);
     void SetDelayPerMeter(Time t);
     void Update();
-    /// The frame at the head of the line toward m_dev[side] has arrived.
-    void Deliver(uint8_t side);
+    /// The frame at the head of the line toward m_dev[side] (`to`) has arrived.
+    void Deliver(uint8_t side, RoceNetDevice* to);
 
     /// One direction of the cable: the frames on their way to m_dev[side], in sending order,
     /// and the delay, on one cache line (a frame sent reads it, and the faults' flag on the
