@@ -86,10 +86,11 @@ def test_progress_bar_appears_only_after_the_delay(capsys, monkeypatch):
     lfsim.run("fc_distance", SMALL_OVERRIDES, progress=True)
     assert capsys.readouterr().err == ""  # a short run shows no bar
     monkeypatch.setattr(runner._Progress, "DELAY_S", 0.0)
-    # ~1 s of wall time: C++ calls back every 0.25 s.
-    lfsim.run("fc_incast", {"stop_time": "800ms", "record": ""}, progress=True)
+    # C++ calls back every 0.25 s of wall time: the run must outlast that on a fast host too
+    # (800 ms of fc_incast took 0.24 s on an AMD EPYC host and showed no bar; 4 s about 1.2 s).
+    lfsim.run("fc_incast", {"stop_time": "4000ms", "record": ""}, progress=True)
     err = capsys.readouterr().err
-    assert "simulated" in err and "/800 ms |" in err  # in the unit of stop_time
+    assert "simulated" in err and "/4000 ms |" in err  # in the unit of stop_time
 
 
 def test_seed_drives_the_random_start_times():
