@@ -225,7 +225,8 @@ def test_sigterm_is_ctrl_c_for_a_run(tmp_path):
     import signal
     import time
 
-    p = _start(tmp_path, "run", "incast", "--set", "stop_time=2s", "--out", "o", "--quiet")
+    # Long enough to be still running after 4 s on a faster host too (it is stopped then).
+    p = _start(tmp_path, "run", "incast", "--set", "stop_time=10s", "--out", "o", "--quiet")
     time.sleep(4)
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=60)
