@@ -98,7 +98,7 @@ class InFlight
         ns3::Scheduler::EventKey place; ///< on lfsim's loop: where its delivery runs
     };
 
-    Fifo<Entry> m_q;
+    Fifo<Entry, 1> m_q; // one item in the owner: a line carries one frame at a time, mostly
     ns3::Ptr<ns3::EventImpl> m_event;
     uint32_t m_context = 0;
 };

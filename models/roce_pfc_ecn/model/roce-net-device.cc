@@ -240,10 +240,10 @@ RoceNetDevice::SetPfcIgnored(uint8_t prio, bool ignored)
     Kick(); // an ignored class may go now; a honoured one needs its pause wake-up again
 }
 
-lfsim::Fifo<RoceNetDevice::Item>
+lfsim::Fifo<RoceNetDevice::Item, 1>
 RoceNetDevice::TakeQueue(uint8_t prio)
 {
-    lfsim::Fifo<Item> taken;
+    lfsim::Fifo<Item, 1> taken;
     taken.swap(m_tc[prio].q);
     m_queued &= uint8_t(~(1u << prio));
     m_qTotal -= m_tc[prio].bytes;

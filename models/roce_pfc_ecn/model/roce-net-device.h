@@ -171,7 +171,7 @@ class alignas(64) RoceNetDevice : public NetDevice
         return m_pfcIgnored >> prio & 1;
     }
     /// Removes every frame queued in class `prio` (not the one on the line) and returns them.
-    lfsim::Fifo<Item> TakeQueue(uint8_t prio);
+    lfsim::Fifo<Item, 1> TakeQueue(uint8_t prio);
     /// Start of the class's current (or last) PFC pause spell.
     Time
     GetPauseStart(uint8_t prio) const
@@ -417,14 +417,15 @@ class alignas(64) RoceNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_snifferTrace;
     TracedCallback<uint8_t, uint32_t> m_queueTrace;
 
-    /// A traffic class's transmit queue with its byte count and DWRR deficit, on a line of
-    /// their own: a frame queued or sent reads all three.
+    /// A traffic class's transmit queue (its first frame inside it) with its byte count and
+    /// DWRR deficit, on a line of their own: a frame queued or sent reads all three.
     struct alignas(64) TrafficClass
     {
-        lfsim::Fifo<Item> q;
+        lfsim::Fifo<Item, 1> q; // a queue holds one frame at a time, mostly
         uint32_t bytes = 0;
         int64_t deficit = 0;
     };
+    static_assert(sizeof(TrafficClass) == 64, "a class's queue, its first frame, bytes, deficit");
 
     std::array<TrafficClass, ETH_CLASSES> m_tc;
     lfsim::Fifo<Ptr<Packet>> m_control; ///< PFC frames, ahead of every class
