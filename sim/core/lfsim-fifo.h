@@ -356,13 +356,12 @@ class Fifo : private detail::FifoSlots<T, Inline>
     __attribute__((noinline)) void
     Grow()
     {
-        const std::size_t cap
-            = Capacity() < (1u << MIN_LOG2) ? std::size_t(1) << MIN_LOG2 : 2 * Capacity();
-        if (cap > (std::size_t(1) << MAX_LOG2))
+        const uint32_t log2 = Capacity() < (1u << MIN_LOG2) ? MIN_LOG2 : CapLog2() + 1;
+        if (log2 > MAX_LOG2)
         {
             throw std::length_error("lfsim::Fifo: too many items");
         }
-        T* ring = std::allocator<T>().allocate(cap);
+        T* ring = std::allocator<T>().allocate(std::size_t(1) << log2);
         for (std::size_t i = 0; i < Size(); ++i)
         {
             T& item = At(i);
@@ -371,16 +370,12 @@ class Fifo : private detail::FifoSlots<T, Inline>
         }
         Release();
         m_data = ring;
-        uint32_t log2 = 0;
-        while ((std::size_t(1) << log2) < cap)
-        {
-            ++log2;
-        }
         SetCapLog2(log2);
     }
 
     /// Gives the ring back (the queue holds no items there) and returns to the inline slots.
-    void
+    /// Out of line: only when a queue empties off its smallest ring, grows or is cleared.
+    __attribute__((noinline)) void
     Release()
     {
         if (OnRing())
@@ -401,14 +396,8 @@ class Fifo : private detail::FifoSlots<T, Inline>
         m_head = 0;
         if (Inline && CapLog2() == MIN_LOG2 && OnRing())
         {
-            ReleaseRing();
+            Release();
         }
-    }
-
-    __attribute__((noinline)) void
-    ReleaseRing()
-    {
-        Release();
     }
 
     /// Takes `other`'s items (`this` holds none, in its inline slots) and leaves it empty.
