@@ -6,8 +6,8 @@
  * (LfsimSimulatorImpl::TakePlace) but keeps only the next delivery in the event list, and
  * inserts the following one as it delivers. The order of events and their count are those of one
  * event scheduled per item; the list holds one event per busy line instead of a dozen (a 200 m
- * 100 GbE cable holds about 11 frames of 1 KB), and its every insert and removal is that much
- * shallower. On ns-3's own loop each item is scheduled as it is sent.
+ * 100 GbE cable holds about 11 frames of 1 KB), so it sorts that many fewer events. On ns-3's own
+ * loop each item is scheduled as it is sent.
  *
  * It relies on what a cable guarantees: an item sent later never arrives earlier (a line's
  * delay does not change during a run, and an item leaves only after the one before it).

@@ -66,7 +66,7 @@ class LfsimSimulatorImpl final : public SimulatorImpl
      *
      * Why: a link holds a dozen frames in flight, each an event in the list. The link keeps
      * their places and inserts only the next one, when the one before it is delivered, so the
-     * list (every insert and removal pays for its depth) holds one event per busy link.
+     * list (which pays for every event it sorts) holds one event per busy link.
      */
     Scheduler::EventKey
     TakePlace(uint64_t delay, uint32_t context)
