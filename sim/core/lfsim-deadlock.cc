@@ -1,5 +1,6 @@
 #include "lfsim-deadlock.h"
 
+#include "lfsim-clock.h"
 #include "ns3/boolean.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
@@ -155,7 +156,30 @@ DeadlockDetector::CycleIn(const std::vector<uint32_t>& component,
 }
 
 bool
-DeadlockDetector::CycleCandidate() const
+DeadlockDetector::CycleCandidate()
+{
+    const lfsim::WaitForState& s = m_state;
+    // The answer depends only on which queues are blocked and which of those hold frames, and
+    // that often stays the same from one check to the next (the graph cost 4 % of fc_incast).
+    const std::size_t n = m_mayWaitOn.size();
+    bool same = m_lastLook.size() == n;
+    m_lastLook.resize(n);
+    for (std::size_t q = 0; q < n; ++q)
+    {
+        const uint8_t look = s.blocked[q] ? (s.bytes[q] != 0 ? 2 : 1) : 0;
+        same = same && m_lastLook[q] == look;
+        m_lastLook[q] = look;
+    }
+    if (same)
+    {
+        return m_lastCandidate;
+    }
+    m_lastCandidate = Cyclic();
+    return m_lastCandidate;
+}
+
+bool
+DeadlockDetector::Cyclic() const
 {
     using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
     const lfsim::WaitForState& s = m_state;
@@ -197,7 +221,7 @@ void
 DeadlockDetector::Check()
 {
     ++m_checks;
-    const Time now = Simulator::Now();
+    const Time now = lfsim::Now();
     lfsim::WaitForState& s = m_state;
     std::fill(s.blocked.begin(), s.blocked.end(), 0);
     std::fill(s.bytes.begin(), s.bytes.end(), 0);
@@ -356,7 +380,7 @@ DeadlockDetector::Check()
             }
         }
     }
-    m_event = Simulator::Schedule(m_interval, &DeadlockDetector::Check, this);
+    m_event = lfsim::Schedule(m_interval, &DeadlockDetector::Check, this);
 }
 
 void

@@ -144,11 +144,16 @@ class DeadlockDetector : public Object
     uint64_t m_stallBytes = 0;
 
     /// True if the blocked queues, joined by MayWaitOn, contain a cycle.
-    bool CycleCandidate() const;
+    bool CycleCandidate();
+    /// CycleCandidate's answer, worked out: a graph of the blocked queues and its components.
+    bool Cyclic() const;
 
     std::vector<std::string> m_labels;
     const lfsim::WaitForSource* m_source = nullptr;
     std::vector<std::vector<uint32_t>> m_mayWaitOn;
+    /// What CycleCandidate last looked at (per queue: 1 blocked, 2 blocked with frames) and said.
+    std::vector<uint8_t> m_lastLook;
+    bool m_lastCandidate = false;
     lfsim::RunContext* m_ctx = nullptr;
     lfsim::WaitForState m_state;
     bool m_armed = false;
