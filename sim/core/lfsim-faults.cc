@@ -67,10 +67,25 @@ LinkFaults::SetStream(int64_t stream)
     m_stream = stream;
 }
 
+uint32_t LinkFaults::s_activeLinks = 0;
+
+LinkFaults::~LinkFaults()
+{
+    if (m_active)
+    {
+        --s_activeLinks;
+    }
+}
+
 void
 LinkFaults::Update()
 {
-    m_active = m_down || m_every || m_probability > 0 || m_ber > 0;
+    const bool active = m_down || m_every || m_probability > 0 || m_ber > 0;
+    if (active != m_active)
+    {
+        s_activeLinks += active ? 1 : uint32_t(-1);
+    }
+    m_active = active;
     if ((m_probability > 0 || m_ber > 0) && !m_uniform)
     {
         // Created on first use, so that runs without random faults draw exactly as before.
