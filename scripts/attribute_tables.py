@@ -7,6 +7,8 @@ never drifts from the code. Each table sits between two markers, <!-- attributes
 - ``workload``: ns3::Workload, ns3::MessageWorkload and each registered pattern
   (``_core.workloads()``) with its own attributes and the fabrics it is tied to;
 - ``report``: the classes every open fabric shares (ns3::Report);
+- ``stacks``: each registered storage stack (a value of FioWorkload.Stack), its class, the
+  ancestors with attributes of their own (once) and the classes it brings (once);
 - a fabric's name: the classes of that fabric (``_core.fabrics()``).
 
 A generator or pattern also takes the attributes of its ancestors (``_core.parents``); its
@@ -154,6 +156,48 @@ def workload_block() -> str:
     return "\n".join(out)
 
 
+STACK = ("ns3::FioWorkload", "Stack")
+
+
+def stacks() -> list[dict]:
+    """The registered storage stacks, each with ``own``: its class's ancestors with attributes
+    of their own, then its class."""
+    out = []
+    for s in core.choices(*STACK):
+        own = [t for t in [*core.parents(s["type_id"]), s["type_id"]] if core.attributes(t)]
+        out.append({**s, "own": own})
+    return out
+
+
+def stack_users() -> dict[str, list[str]]:
+    """Class -> the stacks that bring it."""
+    users: dict[str, list[str]] = {}
+    for s in stacks():
+        for tid in [*s["own"], *s["classes"]]:
+            users.setdefault(tid, []).append(s["name"])
+    return users
+
+
+def stack_block() -> str:
+    users = stack_users()
+    documented: set[str] = set()
+    out = []
+    for s in stacks():
+        title = (
+            f"**{s['name']}** (`Stack: {s['name']}`, {s['type_id']}; fabric "
+            f"{', '.join(s['fabrics'])}): {s['description']}. Its sections: "
+            + ", ".join(f"`{short(t)}`" for t in [*s["own"], *s["classes"]])
+        )
+        out += [title, ""]
+        for tid in [*s["own"], *s["classes"]]:
+            if tid in documented:
+                continue
+            documented.add(tid)
+            with_ = " or ".join(f"`{u}`" for u in users[tid])
+            out += class_table(tid, f"**{short(tid)}** (with Stack {with_})", documented)
+    return "\n".join(out)
+
+
 def report_block() -> str:
     out = []
     for tid in SHARED_CLASSES:
@@ -181,7 +225,12 @@ def fabric_block(fabric: str) -> str:
 
 
 def blocks() -> dict[str, str]:
-    out = {"topology": topology_block(), "workload": workload_block(), "report": report_block()}
+    out = {
+        "topology": topology_block(),
+        "workload": workload_block(),
+        "stacks": stack_block(),
+        "report": report_block(),
+    }
     for fabric in fabrics():
         out[fabric] = fabric_block(fabric)
     return out
@@ -209,7 +258,12 @@ def class_groups() -> list[tuple[str, list[tuple[str, str]]]]:
             (c, f"a section of a scenario with a {w['name']} workload")
             for c in w.get("classes", [])
         ]
-    groups = [("Topology", topo), ("Workload", work)]
+    users = stack_users()
+    stack_classes = [
+        (t, f"a section of a scenario whose Fio workload has Stack {' or '.join(u)}")
+        for t, u in users.items()
+    ]
+    groups = [("Topology", topo), ("Workload", work), ("Storage stacks", stack_classes)]
     groups.append(("Report", [(t, "shared by every open fabric") for t in SHARED_CLASSES]))
     for name, info in fabrics().items():
         groups.append((f"Fabric {name}", [(t, info["description"]) for t in info["type_ids"]]))

@@ -79,6 +79,11 @@ struct Choice
     std::string name;      ///< what a scenario writes, e.g. Dcqcn
     std::string value;     ///< the TypeId it stands for, e.g. ns3::Dcqcn
     std::string description;
+    /// The fabrics it runs on (empty: any the attribute's class runs on).
+    std::vector<std::string> fabrics = {};
+    /// Classes a scenario may configure, as sections, when an instance chooses it (e.g. a
+    /// storage stack's own class and those it builds on): offered only then.
+    std::vector<std::string> classes = {};
 };
 
 /// Used by a model's static registrar. Returns true (for a static initializer).

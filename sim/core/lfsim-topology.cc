@@ -274,7 +274,7 @@ CreateWithAttributes(const std::string& typeId,
             throw std::invalid_argument(prefix + "." + name + ": got '" + value
                                         + "'; accepted: " + why);
         }
-        f.Set(name, ns3::StringValue(value));
+        f.Set(name, ns3::StringValue(ChoiceValue(typeId, name, value)));
     }
     return f.Create<ns3::Object>();
 }

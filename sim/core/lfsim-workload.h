@@ -169,6 +169,9 @@ class FabricNetwork
 {
   public:
     virtual ~FabricNetwork() = default;
+    int64_t stream = 0; ///< next free RNG stream; an installer takes what it uses
+    /// Streams the devices took (switches' ECN marking, fibres' errors), from their base.
+    int64_t deviceStreams = 0;
 };
 
 /// A pattern installed by itself (applications on the fabric's hosts); Finish adds its tables

@@ -327,6 +327,22 @@ PYBIND11_MODULE(_core, m)
               }
               return out;
           });
+    m.def("choices",
+          [](const std::string& tid, const std::string& attr)
+          {
+              py::list out;
+              for (const auto& c : lfsim::Choices(tid, attr))
+              {
+                  py::dict d;
+                  d["name"] = c.name;
+                  d["type_id"] = c.value;
+                  d["description"] = c.description;
+                  d["fabrics"] = c.fabrics;
+                  d["classes"] = c.classes;
+                  out.append(d);
+              }
+              return out;
+          });
     m.def("topologies",
           []
           {

@@ -106,7 +106,11 @@ def _layer(layers: str, name: str, nbytes: int) -> float:
 def _evaluate(ctx):
     meas = _measured()
     with open(scenarios_dir() / f"{SCENARIO}.yaml", encoding="utf-8") as f:
-        cfg = yaml.safe_load(f)["workload"]["fio"]
+        raw = yaml.safe_load(f)
+    cfg = raw["workload"]["fio"]
+    # Each transport's layers are its stack's (in its mode).
+    rdma_layers = raw["modes"]["rdma"]["NvmeofRdmaStack"]["Layers"]
+    tcp_layers = raw["modes"]["tcp"]["IscsiStack"]["Layers"]
     lat, sim = {}, {}
     for mode in MODES:
         for pattern, rw in PATTERNS:
@@ -170,7 +174,7 @@ def _evaluate(ctx):
     # The calibrated fixed times must solve their points: at QD1 every delay is in series, so
     # d lat / d t = 4 (RDMA 4k) and d lat / d x = 2 (TCP 4k).
     t = time_seconds(cfg["TargetDelay"]) * 1e6
-    fuse_client = _layer(cfg["NvmeofLayers"], "fuse_client", 0)
+    fuse_client = _layer(rdma_layers, "fuse_client", 0)
     ps, ns = CALIBRATION["rdma"]
     bs = dict(SIZES)[ns]
     solved_t = t + (bs / meas[("rdma", ps, ns)] - lat[("rdma", ps, ns)]) / SOFTWARE_PASSES
@@ -186,8 +190,8 @@ def _evaluate(ctx):
             evidence="consistency",
         )
     )
-    x = _layer(cfg["IscsiLayers"], "tcp_client", 0)
-    x_srv = _layer(cfg["IscsiLayers"], "tcp_server", 0)
+    x = _layer(tcp_layers, "tcp_client", 0)
+    x_srv = _layer(tcp_layers, "tcp_server", 0)
     ps, ns = CALIBRATION["tcp"]
     bs = dict(SIZES)[ns]
     solved_x = x + (bs / meas[("tcp", ps, ns)] - lat[("tcp", ps, ns)]) / TCP_SIDES

@@ -44,9 +44,7 @@ def _san(ctx):
     tps = float(meas.loc["tps", "fc_over_roce"])
     avg = float(meas.loc["avg_latency_ms", "fc_over_roce"])
     runs = {k: ctx.run(SCENARIO, {"mode": mode}) for k, mode in MODES.items()}
-    lpfc = ctx.run(
-        SCENARIO, {"mode": "fcp", "workload.oltp.FcpLunQueueDepth": LPFC_LUN_QUEUE_DEPTH}
-    )
+    lpfc = ctx.run(SCENARIO, {"mode": "fcp", "FcpStack.LunQueueDepth": LPFC_LUN_QUEUE_DEPTH})
     tot = {k: _totals(r) for k, r in runs.items()}
     # The same testbed lightly loaded (8 threads per server, links under 10 %): what is left
     # when no link is near its rate is the per-I/O difference of the stacks.

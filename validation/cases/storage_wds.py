@@ -129,16 +129,16 @@ def _peak_run(ctx, gen: int, lanes: int):
     # One client, its NIC in a gen3 x8 (or gen4 x16) slot; 32 jobs x iodepth 32 as measured.
     # The drives' ceiling is lifted (no MaxIops, unlimited parallelism) and the target stands
     # for the three storage nodes, so only the client's host interface is limited
-    # (TargetHostInterface false). The device time gets a spread (LogNormal, sd 6 us; the mean
-    # stays the spec's 6 us): with constant delays the 1024 I/Os move in lockstep batches and
-    # the counted rate depends on where the window cuts a batch.
+    # (NvmeofRdmaStack.TargetHostInterface false). The device time gets a spread (LogNormal,
+    # sd 6 us; the mean stays the spec's 6 us): with constant delays the 1024 I/Os move in
+    # lockstep batches and the counted rate depends on where the window cuts a batch.
     return ctx.run(
         SCENARIO,
         {
             "mode": "randread_4k",
             "topology.Hosts": 2,  # the client and the target, no replica hosts
-            "workload.fio.ReplicaHosts": "",
-            "workload.fio.TargetHostInterface": False,
+            "NvmeofRdmaStack.ReplicaHosts": "",
+            "NvmeofRdmaStack.TargetHostInterface": False,
             "FioJob.numjobs": 32,
             "FioJob.iodepth": 32,
             "FioJob.ramp_time": f"{RAMP * 1e3:g}ms",
@@ -244,8 +244,8 @@ CASES = [
         "table (1) single-volume latency; fio 3.7 lat in us)",
         note="Calibrated on the 4k randread latency (65 us) ONLY: the software time per pass "
         "through a node's storage stack, t = 14.316 us, assuming every pass costs the same "
-        "(client: 2 passes = NvmeofLayers 2t; target: TargetDelay t before the device and t "
-        "before the completion; replica nodes run the same software: ReplicaDelay t). Device "
+        "(client: 2 passes = NvmeofRdmaStack.Layers 2t; target: TargetDelay t before the device "
+        "and t before the completion; replica nodes run the same software: ReplicaDelay t). Device "
         "times are the Optane P5800X spec (read < 6 us, writes assumed the same; 8k adds 4 KiB "
         "at the drive's 7.2/6.2 GB/s), the network is simulated (100GbE, one switch); values and "
         "sources in scenarios/wds_qd1.yaml. Writes then cost the RDMA READ of the data, the "

@@ -22,9 +22,6 @@ namespace ns3
 struct FcNetwork : public lfsim::FabricNetwork
 {
     FcTopology topology;
-    int64_t stream = 0; ///< next free RNG stream; an installer takes what it uses
-    /// Streams the devices took (switches' ECN marking, fibres' errors), from their base.
-    int64_t deviceStreams = 0;
     /// Start offsets (StartSpread), drawn in installation order after the generic flows'.
     Ptr<UniformRandomVariable> start;
     Time warmup;   ///< Report.Warmup

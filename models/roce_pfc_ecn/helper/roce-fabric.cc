@@ -26,6 +26,16 @@
 namespace ns3
 {
 
+void
+RoceNetwork::EnsureInternet(int64_t& stream)
+{
+    if (topology.hostIps.empty())
+    {
+        RoceHelper helper;
+        stream += helper.InstallInternet(topology, stream);
+    }
+}
+
 namespace
 {
 

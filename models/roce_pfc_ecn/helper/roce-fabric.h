@@ -25,15 +25,16 @@ namespace ns3
 struct RoceNetwork : public lfsim::FabricNetwork
 {
     RoceTopology topology;
-    int64_t stream = 0; ///< next free RNG stream; an installer takes what it uses
-    /// Streams the devices took (switches' ECN marking, fibres' errors), from their base.
-    int64_t deviceStreams = 0;
     /// Captures only (an installer adds one when the run captures): called with every frame a
     /// capture file is about to hold, before its ICRC is computed. A hook may fill payload
     /// bytes the model leaves as zeros, and write capture-only frames ahead of it
     /// (lfsim::PortCapture::Write).
     using CaptureHook = std::function<void(lfsim::PortCapture& file, std::vector<uint8_t>& frame)>;
     std::vector<CaptureHook> captureHooks;
+
+    /// ns-3's internet stack on every host (RoceHelper::InstallInternet), once, for what runs
+    /// over IP (iSCSI, NVMe/TCP): its RNG streams from `stream` on.
+    void EnsureInternet(int64_t& stream);
 };
 
 } // namespace ns3

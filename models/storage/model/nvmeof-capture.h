@@ -22,6 +22,7 @@
 #ifndef NVMEOF_CAPTURE_H
 #define NVMEOF_CAPTURE_H
 
+#include "nvme-command.h"
 #include "rdma-nic.h"
 
 #include <cstdint>
@@ -37,41 +38,6 @@ class PortCapture;
 
 namespace ns3
 {
-
-/// Opcodes (NVMe Base 1.4 Figures 139 and 346, NVMe-oF 1.1 Figure 19).
-namespace NvmeOpcode
-{
-constexpr uint8_t WRITE = 0x01;      ///< NVM command set
-constexpr uint8_t READ = 0x02;       ///< NVM command set
-constexpr uint8_t KEEP_ALIVE = 0x18; ///< admin
-constexpr uint8_t FABRICS = 0x7F;    ///< with FCTYPE 0x01: Connect
-} // namespace NvmeOpcode
-
-constexpr uint32_t NVME_SQE_BYTES = 64;
-constexpr uint32_t NVME_CQE_BYTES = 16;
-/// Logical block size of the capsules' SLBA and NLB fields.
-constexpr uint32_t NVME_CAPTURE_BLOCK = 512;
-
-/// One command as its SQE gives it.
-struct NvmeCommand
-{
-    uint8_t opcode = 0;
-    uint16_t cid = 0;
-    uint16_t qid = 0;       ///< Connect: the queue it connects
-    uint16_t sqsize = 0;    ///< Connect: entries - 1
-    uint64_t slba = 0;      ///< Read, Write
-    uint32_t bytes = 0;     ///< data the command moves
-    bool inCapsule = false; ///< the data follows the SQE in the capsule (SGL offset descriptor)
-    uint64_t address = 0;   ///< otherwise: the host buffer of the keyed SGL descriptor ...
-    uint32_t key = 0;       ///< ... and its R_Key
-};
-
-/// The 64 bytes of the SQE of `c` (little-endian fields; NVMe Base 1.4 Figures 105 and 106, SGL
-/// descriptors Figures 114-119 (keyed SGL data block, or data block at an offset in the
-/// capsule), Read/Write CDW10-12 Figures 372-374; Connect: NVMe-oF 1.1 Figure 20).
-void NvmeWriteSqe(uint8_t* b, const NvmeCommand& c);
-/// The 16 bytes of a successful CQE (NVMe Base 1.4 Figure 121): DW0, SQHD, SQID, CID, status 0.
-void NvmeWriteCqe(uint8_t* b, uint32_t dw0, uint16_t sqhd, uint16_t sqid, uint16_t cid);
 
 class NvmeofCapture
 {

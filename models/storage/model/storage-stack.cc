@@ -1,6 +1,7 @@
 #include "storage-stack.h"
 
 #include "lfsim-attributes.h"
+#include "lfsim-run.h"
 #include "ns3/string.h"
 
 #include <sstream>
@@ -71,6 +72,74 @@ LayersDelay(const std::vector<StorageLayer>& layers, uint64_t bytes)
         sum += l.delay + l.perKiB * double(bytes) / 1024.0;
     }
     return sum;
+}
+
+NS_OBJECT_ENSURE_REGISTERED(StorageStack);
+
+TypeId
+StorageStack::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::StorageStack").SetParent<Object>().SetGroupName("Storage");
+    return tid;
+}
+
+void
+StorageStack::Attach(StorageHost* host, const StorageLayout* layout)
+{
+    m_host = host;
+    m_layout = layout;
+}
+
+std::vector<StorageLayer>
+StorageStack::Layers() const
+{
+    return ParseLayers(Key("Layers"), m_layers);
+}
+
+void
+StorageStack::UsePriority(int32_t priority)
+{
+    if (priority >= 0)
+    {
+        throw std::invalid_argument(m_layout->key + ".Priority: got " + std::to_string(priority)
+                                    + "; accepted: -1 with Stack " + Name() + " (" + PriorityClass()
+                                    + ")");
+    }
+}
+
+std::string
+StorageStack::Key(const std::string& attribute) const
+{
+    const std::string name = GetInstanceTypeId().GetName();
+    return name.substr(name.rfind(':') + 1) + "." + attribute;
+}
+
+std::string
+StorageStack::AddressLabel(uint32_t address) const
+{
+    const lfsim::Graph& g = m_layout->ctx->graph;
+    return g.PortLabel(g.HostPorts()[address]);
+}
+
+std::string
+StorageStack::Name() const
+{
+    const std::string tid = GetInstanceTypeId().GetName();
+    for (const auto& c : lfsim::Choices("ns3::FioWorkload", "Stack"))
+    {
+        if (c.value == tid)
+        {
+            return c.name;
+        }
+    }
+    return tid;
+}
+
+bool
+RegisterStorageStack(const StorageStackInfo& info)
+{
+    return lfsim::RegisterChoice({"ns3::FioWorkload", "Stack", info.name, info.typeId,
+                                  info.description, info.fabrics, info.classes});
 }
 
 } // namespace ns3

@@ -67,16 +67,23 @@ RunStorage(Settings extra)
     fio.typeId = "ns3::FioWorkload";
     fio.attributes = {{"Hosts", "h0"},
                       {"Destinations", "h1"},
-                      {"NvmeofLayers", "app:3us,block:1us,nvme:2us"},
                       {"TargetDelay", "1500ns"},
                       {"MaxRequestSize", "0"}};
-    cfg.attributes = {{"ns3::RoceChannel", "Length", "10"},
-                      {"ns3::RoceChannel", "PropagationDelayPerMeter", "5ns"},
-                      {"ns3::RoceSwitch", "ForwardingLatency", "500ns"},
-                      {"ns3::BlockTarget", "ReadServiceTime", "10us"},
-                      {"ns3::BlockTarget", "WriteServiceTime", "15us"},
-                      {"ns3::FioJob", "bs", "4096"},
-                      {"ns3::FioJob", "runtime", "2ms"}};
+    cfg.attributes
+        = {{"ns3::RoceChannel", "Length", "10"},
+           {"ns3::RoceChannel", "PropagationDelayPerMeter", "5ns"},
+           {"ns3::RoceSwitch", "ForwardingLatency", "500ns"},
+           {"ns3::BlockTarget", "ReadServiceTime", "10us"},
+           {"ns3::BlockTarget", "WriteServiceTime", "15us"},
+           {"ns3::FioJob", "bs", "4096"},
+           {"ns3::FioJob", "runtime", "2ms"},
+           // The stacks' class defaults stay set in this process: every run sets them.
+           {"ns3::NvmeofRdmaStack", "Layers", "app:3us,block:1us,nvme:2us"},
+           {"ns3::NvmeofRdmaStack", "InlineDataSize", "4096"},
+           {"ns3::NvmeofRdmaStack", "ReplicaHosts", ""},
+           {"ns3::NvmeofRdmaStack", "ReplicaDelay", "0s"},
+           {"ns3::FcpStack", "Layers", "application:1us,block:1us,scsi:1us,fcp:1us,hba:1us"},
+           {"ns3::IscsiStack", "Layers", "app:3us,block:1us,iscsi:2us"}};
     for (const auto& [where, name, value] : extra)
     {
         if (where == "workload")
@@ -143,7 +150,7 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
                                   0.01 / read.GetSeconds(), "IOPS = 1 / latency at QD1");
 
         lfsim::RunResult wr = RunStorage(
-            {{"ns3::FioJob", "rw", "randwrite"}, {"workload", "NvmeofInlineData", "0"}});
+            {{"ns3::FioJob", "rw", "randwrite"}, {"ns3::NvmeofRdmaStack", "InlineDataSize", "0"}});
         const Time pull = OneWay(IbOpcode::RDMA_READ_REQUEST, 0)
                           + OneWay(IbOpcode::RDMA_READ_RESPONSE_ONLY, 4096);
         const Time write = stack + target * 2 + MicroSeconds(15) + cmd + pull + cpl;
@@ -153,8 +160,8 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
         // In-capsule data (the 4096-byte default): the 4160-byte capsule is two packets at
         // PathMtu 4096 (SEND_FIRST of 4096, SEND_LAST of 64); the second lands one IFG and its
         // own serialization after the first; no RDMA READ round trip.
-        lfsim::RunResult inl = RunStorage(
-            {{"ns3::FioJob", "rw", "randwrite"}, {"workload", "NvmeofInlineData", "4096"}});
+        lfsim::RunResult inl = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
+                                           {"ns3::NvmeofRdmaStack", "InlineDataSize", "4096"}});
         const uint32_t lastFrame = RoceHeaderBytes(IbOpcode::SEND_LAST, false) + 64 + IB_ICRC;
         const Time capsule
             = OneWay(IbOpcode::SEND_FIRST, 4096)
@@ -166,9 +173,9 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
 
         // Three copies: the write waits for the replicas' devices and answers as well.
         lfsim::RunResult rep = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
-                                           {"workload", "NvmeofInlineData", "0"},
+                                           {"ns3::NvmeofRdmaStack", "InlineDataSize", "0"},
                                            {"topology", "Hosts", "4"},
-                                           {"workload", "ReplicaHosts", "h2-h3"}});
+                                           {"ns3::NvmeofRdmaStack", "ReplicaHosts", "h2-h3"}});
         const double extra = Num(rep, "write_lat_mean_us") - Num(wr, "write_lat_mean_us");
         // At least the copy's trip out (4160 B by SEND) and the 16 B answer back.
         const Time least = OneWay(IbOpcode::SEND_LAST, 64) + cpl;
@@ -177,16 +184,16 @@ class Qd1LatencyTest : public lfsim::ModelTestCase
         // A replica's software runs before its device and before its answer: + 2 x ReplicaDelay
         // on the write (replicas work in parallel), nothing on reads.
         lfsim::RunResult repd = RunStorage({{"ns3::FioJob", "rw", "randwrite"},
-                                            {"workload", "NvmeofInlineData", "0"},
+                                            {"ns3::NvmeofRdmaStack", "InlineDataSize", "0"},
                                             {"topology", "Hosts", "4"},
-                                            {"workload", "ReplicaHosts", "h2-h3"},
-                                            {"workload", "ReplicaDelay", "4us"}});
+                                            {"ns3::NvmeofRdmaStack", "ReplicaHosts", "h2-h3"},
+                                            {"ns3::NvmeofRdmaStack", "ReplicaDelay", "4us"}});
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(repd, "write_lat_mean_us") - Num(rep, "write_lat_mean_us"),
                                   8.0, 1e-3, "ReplicaDelay twice per replicated write");
         lfsim::RunResult rdd = RunStorage({{"ns3::FioJob", "rw", "randread"},
                                            {"topology", "Hosts", "4"},
-                                           {"workload", "ReplicaHosts", "h2-h3"},
-                                           {"workload", "ReplicaDelay", "4us"}});
+                                           {"ns3::NvmeofRdmaStack", "ReplicaHosts", "h2-h3"},
+                                           {"ns3::NvmeofRdmaStack", "ReplicaDelay", "4us"}});
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(rdd, "read_lat_mean_us"), read.GetSeconds() * 1e6, 1e-3,
                                   "reads never reach a replica");
     }
@@ -242,7 +249,7 @@ class FcpStackTest : public lfsim::ModelTestCase
         lfsim::RunResult wr = RunStorage(with({{"ns3::FioJob", "rw", "randwrite"}}));
         lfsim::RunResult fb = RunStorage(with(
             {{"ns3::FioJob", "rw", "randwrite"}, {"ns3::FcpTarget", "FirstBurstSize", "4096"}}));
-        NS_TEST_EXPECT_MSG_EQ(Num(rd, "stack_depth"), 5.0, "FcpLayers has five layers");
+        NS_TEST_EXPECT_MSG_EQ(Num(rd, "stack_depth"), 5.0, "FcpStack.Layers has five layers");
         const double read = Num(rd, "read_lat_mean_us");
         const double write = Num(wr, "write_lat_mean_us");
         const double first = Num(fb, "write_lat_mean_us");
@@ -290,7 +297,7 @@ Settings
 Iscsi(Settings more)
 {
     Settings all = {{"workload", "Stack", "iscsi"},
-                    {"workload", "IscsiLayers", "app:3us,block:1us,iscsi:2us"}};
+                    {"ns3::IscsiStack", "Layers", "app:3us,block:1us,iscsi:2us"}};
     all.insert(all.end(), more.begin(), more.end());
     return all;
 }

@@ -69,19 +69,62 @@ def pattern_classes() -> tuple[str, ...]:
     return tuple(out)
 
 
+@cache
+def choices(type_id: str, attribute: str) -> dict[str, dict]:
+    """For an attribute that picks an implementation by name (RdmaNic.CongestionControl,
+    FioWorkload.Stack): name -> {"type_id", "description", "fabrics", "classes"}, where
+    ``classes`` are the classes a scenario may configure when an instance picks it: the
+    implementation's own and its ancestors' that have attributes, then those it registered."""
+    out = {}
+    for c in core().choices(type_id, attribute):
+        tid = c["type_id"]
+        own = [t for t in [*core().parents(tid), tid] if attributes(t)]
+        out[c["name"]] = {**c, "classes": tuple(dict.fromkeys([*own, *c["classes"]]))}
+    return out
+
+
+def _chosen_classes(type_id: str, item: dict) -> list[str]:
+    """The classes the implementations an instance of ``type_id`` picks bring (its attributes
+    with registered choices, as given in ``item`` or by default)."""
+    out: list[str] = []
+    for a in attributes(type_id):
+        picks = choices(type_id, a["name"]) if a["value_type"].endswith("TypeIdValue") else {}
+        chosen = picks.get(str(item.get(a["name"], a["default"]))) if picks else None
+        if chosen:
+            out += [c for c in chosen["classes"] if c not in out]
+    return out
+
+
+def chosen_by(short_class: str) -> list[str]:
+    """The choices that bring a class (e.g. ["Stack iscsi", "Stack nvmeof_tcp"] for
+    RoceHostIp): for errors about a section that the scenario's choices do not offer."""
+    out: list[str] = []
+    for p in patterns().values():
+        for a in attributes(p["type_id"]):
+            if not a["value_type"].endswith("TypeIdValue"):
+                continue
+            for name, c in choices(p["type_id"], a["name"]).items():
+                if any(short_name(t) == short_class for t in c["classes"]):
+                    out.append(f"{a['name']} {name}")
+    return out
+
+
 def fabric_classes(fabric: str, workload: object = None) -> dict[str, str]:
     """Short class name (YAML key) -> full TypeId name, in the fabric's order; for a fabric built
-    on the shared parts, then the shared classes and the classes of the patterns `workload`
-    (a scenario's workload: mapping) uses."""
+    on the shared parts, then the shared classes, the classes of the patterns `workload`
+    (a scenario's workload: mapping) uses, and those of the implementations its items pick (a
+    Fio workload's Stack)."""
     ids = list(fabrics()[fabric]["type_ids"])
     if is_open(fabric):
         ids += [t for t in SHARED_CLASSES if t not in ids]
         items = workload.values() if isinstance(workload, dict) else ()
         for item in items:
             name = item.get("pattern") if isinstance(item, dict) else None
-            for c in patterns().get(name, {}).get("classes", []) if isinstance(name, str) else []:
-                if c not in ids:
-                    ids.append(c)
+            pattern = patterns().get(name, {}) if isinstance(name, str) else {}
+            extra = list(pattern.get("classes", []))
+            if pattern:
+                extra += _chosen_classes(pattern["type_id"], item)
+            ids += [c for c in dict.fromkeys(extra) if c not in ids]
     return {short_name(t): t for t in ids}
 
 

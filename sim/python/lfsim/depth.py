@@ -23,12 +23,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import core as _core
 from .errors import ScenarioError, quote
 from .fio import fio_workload
 from .scenario import load_scenario, time_seconds
 
-# The layer-list attribute of the Fio workload for each of its Stacks.
-LAYER_ATTRIBUTE = {"fcp": "FcpLayers", "nvmeof_rdma": "NvmeofLayers", "iscsi": "IscsiLayers"}
 OPS = ("randread", "randwrite")
 
 
@@ -101,8 +100,11 @@ def latency_vs_depth(
     modes: Sequence[str] | None = None,
     ops: Sequence[str] = OPS,
     seed: int | None = None,
+    mode_overrides: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> DepthResult:
-    """Run every stack (mode) for every op and fit T = k D + C per op."""
+    """Run every stack (mode) for every op and fit T = k D + C per op. ``overrides`` apply to
+    every mode; ``mode_overrides`` maps a mode to overrides of that mode only (a stack's own
+    class, e.g. ``{"iscsi": {"IscsiStack.Layers": ...}}``, exists only where it is used)."""
     from .runner import run
 
     base = load_scenario(scenario, overrides, seed)
@@ -116,6 +118,7 @@ def latency_vs_depth(
         )
     chosen = list(modes) if modes else all_modes
     unknown = [m for m in chosen if m not in all_modes]
+    unknown += [m for m in (mode_overrides or {}) if m not in all_modes]
     if unknown or not chosen:
         raise ScenarioError(
             f"modes: got {', '.join(unknown) or '(none)'}; accepted: {', '.join(all_modes)}"
@@ -124,13 +127,16 @@ def latency_vs_depth(
     for mode in chosen:
         for op in ops:
             o = dict(overrides or {})
+            o.update((mode_overrides or {}).get(mode, {}))
             o.update({"mode": mode, "FioJob.rw": op})
             r = run(scenario, o, seed)
             side = "read" if "read" in op else "write"
             m = r.metrics
             fio = r.config["workload"][found[0]]
             stack = fio["Stack"]
-            layers = parse_layers(fio[LAYER_ATTRIBUTE[stack]], int(r.config["FioJob"]["bs"]))
+            # Each stack's layers are its class's Layers attribute (the registry names the class).
+            cls = _core.short_name(_core.choices("ns3::FioWorkload", "Stack")[stack]["type_id"])
+            layers = parse_layers(r.config[cls]["Layers"], int(r.config["FioJob"]["bs"]))
             if int(m["stack_depth"]) != len(layers):
                 raise AssertionError("stack_depth disagrees with the layer list")
             target_sw = 2 * (time_seconds(fio["TargetDelay"]) or 0) * 1e6

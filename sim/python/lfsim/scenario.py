@@ -525,7 +525,7 @@ def _split_key(key: str, classes: Mapping[str, str], fabric: str) -> tuple[str, 
         cls, attr = key.split(".", 1)
         if cls not in classes:
             raise ScenarioError(
-                f"{key}: class {cls} does not exist in fabric {fabric}; accepted: "
+                f"{key}: class {cls} {_not_here(cls, fabric)}; accepted: "
                 f"{', '.join(sorted(classes))}"
             )
         if not attr:
@@ -537,6 +537,17 @@ def _split_key(key: str, classes: Mapping[str, str], fabric: str) -> tuple[str, 
             f"Class.Attribute with Class one of {', '.join(sorted(classes))}"
         )
     return key, None
+
+
+def _not_here(cls: str, fabric: str | None = None) -> str:
+    """Why a class is not a section here: no such class in the fabric, or it comes with a
+    choice (a storage stack) that no workload of the scenario makes."""
+    owners = _core.chosen_by(cls)
+    if owners:
+        return (
+            f"is used only with {' or '.join(owners)}, which no workload of this scenario chooses"
+        )
+    return f"does not exist in fabric {fabric}"
 
 
 def _check_fabric(raw: dict) -> str:
@@ -556,6 +567,9 @@ def _pydantic_error(exc: ValidationError, raw: dict, classes: Mapping[str, str])
     kind = err["type"]
     all_keys = ", ".join([*TOP_LEVEL, *sorted(classes)])
     if kind == "extra_forbidden":
+        owners = _core.chosen_by(key)
+        if owners:
+            return ScenarioError(f"{key}: class {key} {_not_here(key)}; accepted: {all_keys}")
         return ScenarioError(f"scenario key '{key}' does not exist; accepted: {all_keys}")
     if key in classes:
         names = ", ".join(sorted(a["name"] for a in _core.attributes(classes[key])))

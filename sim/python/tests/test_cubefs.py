@@ -22,6 +22,13 @@ def _fio():
         return yaml.safe_load(f)["workload"]["fio"]
 
 
+def _layers(mode):
+    """The Layers of the mode's stack, as the scenario file gives them."""
+    with open(scenarios_dir() / "cubefs_rdma_tcp.yaml", encoding="utf-8") as f:
+        body = yaml.safe_load(f)["modes"][mode]
+    return body["NvmeofRdmaStack" if mode == "rdma" else "IscsiStack"]["Layers"]
+
+
 def _per_kib_us(layers):
     """Per-KiB time (us) of each layer of a `name:time+time/KiB,...` list."""
     at0, at1 = dict(parse_layers(layers, 0)), dict(parse_layers(layers, KIB))
@@ -39,9 +46,8 @@ def test_both_transports_run_lossless(mode):
 def test_both_transports_share_the_client_and_datanode_path():
     # The model's premise: one CubeFS client and datanode, two transports. Every layer of the
     # RDMA list is in the TCP list with the same time; TCP only adds its socket layers.
-    fio = _fio()
-    rdma = dict(parse_layers(fio["NvmeofLayers"], 64 * KIB))
-    tcp = dict(parse_layers(fio["IscsiLayers"], 64 * KIB))
+    rdma = dict(parse_layers(_layers("rdma"), 64 * KIB))
+    tcp = dict(parse_layers(_layers("tcp"), 64 * KIB))
     assert all(tcp[name] == pytest.approx(us) for name, us in rdma.items())
     assert set(tcp) - set(rdma) == {"tcp_client", "tcp_server"}
 
@@ -63,7 +69,7 @@ def test_random_reads_take_as_long_as_sequential_ones(mode):
 def test_rdma_time_within_a_request_grows_by_the_stated_per_kib_work_and_the_wire():
     # From 4 KiB to 128 KiB (one request each) the RDMA read gains 124 KiB of every per-KiB
     # term of the path and 124 KiB more on the 100GbE wire (RoCE headers add a few %).
-    per_kib = sum(_per_kib_us(_fio()["NvmeofLayers"]).values())
+    per_kib = sum(_per_kib_us(_layers("rdma")).values())
     extra = 124 * KIB
     wire = extra * 8 / LINE_RATE * 1e6
     grown = _lat("rdma", 131072) - _lat("rdma", 4096)
@@ -75,8 +81,7 @@ def test_tcp_costs_over_rdma_at_1m_are_the_socket_layers_plus_the_wire_differenc
     # tcp_server fixed) + their per-KiB times x 128 KiB; the rest is the wire: 1448-byte TCP
     # segments (1538 B of line each) against RoCE packets, a few us either way at 100 Gb/s per
     # request, never a window stall.
-    fio = _fio()
-    tcp_layers = dict(parse_layers(fio["IscsiLayers"], 128 * KIB))
+    tcp_layers = dict(parse_layers(_layers("tcp"), 128 * KIB))
     socket = tcp_layers["tcp_client"] + tcp_layers["tcp_server"]
     diff = _lat("tcp", 1048576) - _lat("rdma", 1048576)
     assert 8 * socket < diff < 8 * (socket + 2.0)

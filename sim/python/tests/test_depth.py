@@ -18,9 +18,10 @@ def base():
 
 
 def test_depth_is_counted_from_the_layer_lists(base):
-    from lfsim.depth import LAYER_ATTRIBUTE
+    from lfsim.core import choices
 
-    assert set(base.points["stack"]) <= set(LAYER_ATTRIBUTE)
+    # Every stack of the table is a registered one (its layers are its class's Layers).
+    assert set(base.points["stack"]) <= set(choices("ns3::FioWorkload", "Stack"))
     assert dict(zip(base.points["stack"], base.points["depth"], strict=True)) == {
         "fcp": 5,  # application, block, scsi, fcp, hba
         "nvmeof_rdma": 6,  # application, block, nvme, nvmeof, rdma, rnic
@@ -29,7 +30,7 @@ def test_depth_is_counted_from_the_layer_lists(base):
     # Two more layers on fcp: D follows the list, not a typed-in number.
     more = latency_vs_depth(
         "latency_vs_depth",
-        {**SHORT, "workload.fio.FcpLayers": "a:1us,b:1us,c:1us,d:1us,e:1us,f:1us,g:1us"},
+        {**SHORT, "FcpStack.Layers": "a:1us,b:1us,c:1us,d:1us,e:1us,f:1us,g:1us"},
         modes=["fcp"],
     )
     assert set(more.points["depth"]) == {7}
@@ -45,20 +46,20 @@ def test_breakdown_adds_up_to_the_latency(base):
 
 
 def _fcp_layers_with(first: str) -> str:
-    """The scenario's FcpLayers with the first layer replaced."""
-    text = lfsim.load_scenario("latency_vs_depth").config["workload"]["fio"]["FcpLayers"]
+    """The scenario's FcpStack.Layers with the first layer replaced."""
+    text = lfsim.load_scenario("latency_vs_depth").config["FcpStack"]["Layers"]
     return ",".join([first, *text.split(",")[1:]])
 
 
 def test_a_layer_delay_adds_one_for_one_at_qd1(base):
     """QD1 with constant times: 3 us more in one fcp layer is 3 us more latency, read and
     write alike (half on submission, half on completion, nothing overlaps it)."""
-    first = lfsim.load_scenario("latency_vs_depth").config["workload"]["fio"]["FcpLayers"]
+    first = lfsim.load_scenario("latency_vs_depth").config["FcpStack"]["Layers"]
     name, _, value = first.split(",")[0].partition(":")
     us = float(value.removesuffix("ns")) / 1e3
     slow = latency_vs_depth(
         "latency_vs_depth",
-        {**SHORT, "workload.fio.FcpLayers": _fcp_layers_with(f"{name}:{us + 3}us")},
+        {**SHORT, "FcpStack.Layers": _fcp_layers_with(f"{name}:{us + 3}us")},
         modes=["fcp"],
     )
     old = base.points[base.points["stack"] == "fcp"].set_index("op")["latency_us"]
@@ -100,11 +101,11 @@ def test_cli_bad_mode_is_one_line_exit_2(cli, tmp_path):
 def test_a_per_kib_layer_cost_scales_with_the_block_size(base):
     """'+t/KiB' adds t for every KiB of the I/O's data: 0.5 us/KiB on a 4 KiB read is 2 us,
     and the breakdown charges it to that layer."""
-    first = lfsim.load_scenario("latency_vs_depth").config["workload"]["fio"]["FcpLayers"]
+    first = lfsim.load_scenario("latency_vs_depth").config["FcpStack"]["Layers"]
     head = first.split(",")[0]
     slow = latency_vs_depth(
         "latency_vs_depth",
-        {**SHORT, "workload.fio.FcpLayers": _fcp_layers_with(head + "+0.5us/KiB")},
+        {**SHORT, "FcpStack.Layers": _fcp_layers_with(head + "+0.5us/KiB")},
         modes=["fcp"],
         ops=["randread"],
     )

@@ -111,11 +111,11 @@ TWO_TARGETS = {"generator": "Star", "Hosts": 3}
 @pytest.mark.parametrize(
     ("stack", "topology", "fio", "queue", "limit"),
     [
-        ("fcp", ONE_PATH, {"FcpLunQueueDepth": 4}, "h0>h1:queue_depth", 4),
-        ("nvmeof_rdma", ONE_PATH, {"NvmeofQueueSize": 16}, "h0>h1:q0", 15),
-        ("iscsi", ONE_PATH, {"IscsiQueueDepth": 4}, "h0>h1:queue_depth", 4),
-        ("iscsi", ONE_PATH, {"IscsiCmdsMax": 20}, "h0>h1:cmds_max", 5),
-        ("fcp", TWO_TARGETS, {"FcpCanQueue": 6, "Destinations": "h1-h2"}, "h0:can_queue", 6),
+        ("fcp", ONE_PATH, {"FcpStack.LunQueueDepth": 4}, "h0>h1:queue_depth", 4),
+        ("nvmeof_rdma", ONE_PATH, {"NvmeofStack.QueueSize": 16}, "h0>h1:q0", 15),
+        ("iscsi", ONE_PATH, {"IscsiStack.QueueDepth": 4}, "h0>h1:queue_depth", 4),
+        ("iscsi", ONE_PATH, {"IscsiStack.CmdsMax": 20}, "h0>h1:cmds_max", 5),
+        ("fcp", TWO_TARGETS, {"FcpStack.CanQueue": 6, "Destinations": "h1-h2"}, "h0:can_queue", 6),
     ],
     ids=[
         "fcp-queue_depth",
@@ -132,11 +132,18 @@ def test_a_host_queue_limit_holds_ios_at_the_host(stack, topology, fio, queue, l
     = the 32 outstanding, IOPS x time past the host queue (latency - wait - the stack's own
     time) = the limit."""
     depth = 16 if "Destinations" in fio else 32
+    own = {k: v for k, v in fio.items() if "." not in k}
+    classes = {}
+    for k, v in fio.items():
+        if "." in k:
+            cls, attr = k.split(".")
+            classes.setdefault(cls, {})[attr] = v
     s = scenario(
         stack,
         topology,
-        {"Hosts": "h0", "Destinations": "h1", **fio},
+        {"Hosts": "h0", "Destinations": "h1", **own},
         {"iodepth": depth, "runtime": "10ms"},
+        **classes,
     )
     r = lfsim.run(s)
     m = r.metrics

@@ -46,7 +46,7 @@ def test_reconnect_tries_every_reconnect_delay_until_the_path_is_back():
         over = {
             **FAILOVER,
             "faults": f"[{{at: 2ms, what: link_down, where: A/sw-h1, until: {until_ms}ms}}]",
-            "workload.fio.NvmeofReconnectDelay": f"{delay_ms}ms",
+            "NvmeofStack.ReconnectDelay": f"{delay_ms}ms",
         }
         m = lfsim.run("faults", over).metrics
         t = m["qp_error_first_us"] + delay_ms * 1000  # first try
@@ -63,7 +63,7 @@ def test_ctrl_loss_tmo_deletes_the_controller_and_the_other_fabric_carries_on():
     over = {
         **FAILOVER,
         "faults": "[{at: 2ms, what: link_down, where: A/sw-h1}]",
-        "workload.fio.NvmeofCtrlLossTimeout": "3ms",
+        "NvmeofStack.CtrlLossTimeout": "3ms",
     }
     m = lfsim.run("faults", over).metrics
     # max_reconnects = DIV_ROUND_UP(ctrl_loss_tmo, reconnect_delay) = 2 tries, then deleted.
@@ -80,7 +80,7 @@ def test_with_no_controller_left_the_ios_fail_with_eio_and_the_job_stops():
         **FAILOVER,
         "topology.Planes": 1,
         "faults": "[{at: 2ms, what: link_down, where: sw-h1}]",
-        "workload.fio.NvmeofCtrlLossTimeout": "3ms",
+        "NvmeofStack.CtrlLossTimeout": "3ms",
     }
     r = lfsim.run("faults", over)
     m = r.metrics
@@ -102,7 +102,7 @@ def hang_target(**fio):
     over = {
         **FAILOVER,
         "faults": "[{at: 2ms, what: receiver_not_ready, where: h0}]",
-        **{f"workload.fio.{k}": v for k, v in fio.items()},
+        **{k if "." in k else f"workload.fio.{k}": v for k, v in fio.items()},
     }
     return lfsim.run("faults", over).metrics
 
@@ -110,7 +110,7 @@ def hang_target(**fio):
 def test_an_unanswered_keep_alive_resets_the_controller_after_kato():
     # KATO 2 ms: a Keep Alive every KATO/2 = 1 ms from the start; the one sent at 2 ms meets
     # the hung target and is still unanswered at 4 ms, when both controllers are reset.
-    m = hang_target(NvmeofKeepAliveTimeout="2ms")
+    m = hang_target(**{"NvmeofStack.KeepAliveTimeout": "2ms"})
     assert m["qps_in_error"] == 0 and m["rnr_naks_sent"] > 0
     assert m["keep_alive_timeouts"] == 2 and m["controller_resets"] == 2
     assert m["controller_reset_first_us"] == 4000
@@ -123,9 +123,9 @@ def test_an_unanswered_keep_alive_resets_the_controller_after_kato():
 def test_a_command_timeout_resets_the_controller():
     # No keep-alive; nvme_core.io_timeout 3 ms: the first command to meet the hung target
     # (dispatched within one I/O time, about 25 us, of 2 ms) times out 3 ms after its dispatch.
-    m = hang_target(NvmeofKeepAliveTimeout="0s", IoTimeout="3ms")
+    m = hang_target(**{"NvmeofStack.KeepAliveTimeout": "0s", "IoTimeout": "3ms"})
     assert m["keep_alive_timeouts"] == 0 and m["ios_timed_out"] >= 1
     assert 5000 - 30 < m["controller_reset_first_us"] < 5000 + 30
     assert m["controller_resets"] == 2 and m["ios_in_flight"] == 8 and conserved(m)
     # Without the timeout (30 s) nothing is reset within the run.
-    assert hang_target(NvmeofKeepAliveTimeout="0s")["controller_resets"] == 0
+    assert hang_target(**{"NvmeofStack.KeepAliveTimeout": "0s"})["controller_resets"] == 0

@@ -32,23 +32,37 @@ def test_same_seed_same_latencies_other_seed_other_draws():
     ("args", "expected"),
     [
         (
-            ["--set", "workload.fio.NvmeofLayers=app:1us,block"],
-            "workload.fio.NvmeofLayers: got 'app:1us,block'; accepted: comma-separated",
+            ["--set", "NvmeofRdmaStack.Layers=app:1us,block"],
+            "NvmeofRdmaStack.Layers: got 'app:1us,block'; accepted: comma-separated",
         ),
         (
-            ["--set", "workload.fio.NvmeofLayers=app:1us+2us/KB"],
-            "workload.fio.NvmeofLayers: got 'app:1us+2us/KB'; accepted: comma-separated "
+            ["--set", "NvmeofRdmaStack.Layers=app:1us+2us/KB"],
+            "NvmeofRdmaStack.Layers: got 'app:1us+2us/KB'; accepted: comma-separated "
             "name:time[+time/KiB] items",
         ),
         (["--set", "FioJob.rw=randomread"], "FioJob.rw: got 'randomread'"),
         (
-            ["--set", "mode=fcp", "--set", "workload.fio.ReplicaHosts=h1"],
-            "workload.fio.ReplicaHosts: got 'h1'; accepted: empty with Stack fcp",
+            ["--set", "mode=fcp", "--set", "NvmeofRdmaStack.ReplicaHosts=h1"],
+            "NvmeofRdmaStack.ReplicaHosts: class NvmeofRdmaStack is used only with Stack "
+            "nvmeof_rdma, which no workload of this scenario chooses; accepted:",
+        ),
+        (
+            ["--set", "mode=iscsi", "--set", "IscsiSession.HeaderDigest=MD5"],
+            "IscsiSession.HeaderDigest: got 'MD5'; accepted:",
+        ),
+        (
+            ["--set", "IscsiSession.HeaderDigest=CRC32C"],
+            "IscsiSession.HeaderDigest: class IscsiSession is used only with Stack iscsi, which "
+            "no workload of this scenario chooses; accepted:",
         ),
         (
             ["--set", "workload.fio.Stack=fcp"],
-            "workload.fio.Stack: got fcp with fabric roce; accepted: nvmeof_rdma or iscsi with "
-            "fabric roce, fcp with fabric fc",
+            "workload.fio.Stack: got fcp with fabric roce; accepted: fcp with fabric fc, iscsi or "
+            "nvmeof_rdma with fabric roce",
+        ),
+        (
+            ["--set", "workload.fio.Stack=nvme"],
+            "workload.fio.Stack: got 'nvme'; accepted: one of fcp, iscsi, nvmeof_rdma",
         ),
         (
             ["--set", "workload.fio.Destinations=h0"],
@@ -160,12 +174,12 @@ def test_a_layer_may_cost_only_per_kib():
         {
             "stop_time": "5ms",
             "FioJob.runtime": "2ms",
-            "workload.fio.NvmeofLayers": "app:1us,copy:0us+1us/KiB",
+            "NvmeofRdmaStack.Layers": "app:1us,copy:0us+1us/KiB",
         },
     )
     b = lfsim.run(
         "storage_qd1",
-        {"stop_time": "5ms", "FioJob.runtime": "2ms", "workload.fio.NvmeofLayers": "app:5us"},
+        {"stop_time": "5ms", "FioJob.runtime": "2ms", "NvmeofRdmaStack.Layers": "app:5us"},
     )
     assert a.metrics["stack_depth"] == 2 and b.metrics["stack_depth"] == 1
     # 1 us + 4 KiB x 1 us = 5 us: the same stack time as one 5 us layer.

@@ -25,13 +25,13 @@ from lfsim.scenario import time_seconds
 pytestmark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed")
 
 BS = 16384
-KATO_MS = 1.5  # workload.fio.NvmeofKeepAliveTimeout: a Keep Alive every KATO/2
+KATO_MS = 1.5  # NvmeofStack.KeepAliveTimeout: a Keep Alive every KATO/2
 OVERRIDES = {
     "mode": "nvmeof_rdma",
     "FioJob.rw": "randrw",
     "FioJob.bs": BS,
     "FioJob.runtime": "5ms",
-    "workload.fio.NvmeofKeepAliveTimeout": f"{KATO_MS}ms",
+    "NvmeofStack.KeepAliveTimeout": f"{KATO_MS}ms",
 }
 MTU = 4096  # RdmaNic.PathMtu (checked below)
 BLOCK = 512  # the captures' logical block
@@ -139,7 +139,7 @@ def test_the_run_is_what_the_test_needs(run):
     assert r.metrics["ios_in_flight"] == 0 and r.metrics["controller_resets"] == 0
     assert (ios["bytes"] == BS).all() and 0 < ios["read"].sum() < len(ios)
     assert int(r.config["RdmaNic"]["PathMtu"]) == MTU
-    assert int(r.config["workload"]["fio"]["NvmeofInlineData"]) < BS  # writes by RDMA READ
+    assert int(r.config["NvmeofRdmaStack"]["InlineDataSize"]) < BS  # writes by RDMA READ
     # Captures change nothing in the simulation.
     pd.testing.assert_frame_equal(run["probe"].table("ios"), ios)
     assert run["probe"].metrics == r.metrics
@@ -182,7 +182,7 @@ def test_each_queue_pair_is_announced_by_its_rdma_cm_exchange(run):
     data), ConnectReply (the target's QPN), ReadyToUse, before the queue pair's first frame;
     one I/O queue (QID 1) and the admin queue (QID 0) of the Keep Alives."""
     r = run["result"]
-    entries = int(r.config["workload"]["fio"]["NvmeofQueueSize"])
+    entries = int(r.config["NvmeofStack"]["QueueSize"])
     for label, df in run["frames"].items():
         mads = df[df["infiniband.bth.opcode"] == UD_SEND_ONLY]
         assert (mads["infiniband.bth.destqp"] == 1).all(), label

@@ -1,0 +1,144 @@
+#include "iscsi-stack.h"
+
+#include "iscsi-initiator.h"
+#include "iscsi-target.h"
+#include "lfsim-run.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/pointer.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+#include "roce-fabric.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+/// Tasks libiscsi keeps per session for NOP-Outs and task management (ISCSI_MGMT_CMDS_MAX).
+constexpr uint32_t ISCSI_MGMT_TASKS = 15;
+} // namespace
+
+NS_OBJECT_ENSURE_REGISTERED(IscsiStack);
+
+TypeId
+IscsiStack::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::IscsiStack")
+              .SetParent<StorageStack>()
+              .SetGroupName("Storage")
+              .AddConstructor<IscsiStack>()
+              .AddAttribute("Layers",
+                            "Initiator software of iscsi as name:delay per layer (delay per I/O, "
+                            "half on submission, half on completion). Uncalibrated default.",
+                            StringValue("application:1us,block:1us,scsi:1us,iscsi:1us,tcp:1us,"
+                                        "ip:1us,nic:1us"),
+                            MakeStringAccessor(&IscsiStack::m_layers), MakeStringChecker())
+              .AddAttribute("CmdsMax",
+                            "Commands per session (open-iscsi node.session.cmds_max, default "
+                            "128, etc/iscsid.conf); the session's SCSI host takes cmds_max - 15 "
+                            "I/Os (ISCSI_MGMT_CMDS_MAX tasks kept for NOP-Out and task "
+                            "management, include/scsi/libiscsi.h, Linux 4.19).",
+                            UintegerValue(128), MakeUintegerAccessor(&IscsiStack::m_cmdsMax),
+                            MakeUintegerChecker<uint32_t>(16, 2048))
+              .AddAttribute("QueueDepth",
+                            "I/Os outstanding per path (the LUN's queue_depth: open-iscsi "
+                            "node.session.queue_depth, default 32, etc/iscsid.conf).",
+                            UintegerValue(32), MakeUintegerAccessor(&IscsiStack::m_queueDepth),
+                            MakeUintegerChecker<uint32_t>(1, 1024));
+    return tid;
+}
+
+void
+IscsiStack::Prepare(int64_t& stream)
+{
+    m_net = dynamic_cast<RoceNetwork*>(m_layout->network);
+    m_net->EnsureInternet(stream);
+}
+
+void
+IscsiStack::AddPathQueues(uint32_t, const std::string& label, uint32_t, const AddQueue& add,
+                          std::vector<uint32_t>& perQueue, std::vector<uint32_t>& shared)
+{
+    perQueue.push_back(add(label + ":queue_depth", m_queueDepth));
+    shared.push_back(add(label + ":cmds_max", m_cmdsMax - ISCSI_MGMT_TASKS));
+}
+
+void
+IscsiStack::Build(int64_t&)
+{
+    // An IscsiTarget (a portal on each port) on every target host, then a session per path,
+    // bound to its initiator port on a host with several.
+    RoceTopology& t = m_net->topology;
+    const lfsim::Graph& g = m_layout->ctx->graph;
+    uint16_t port = 0;
+    std::vector<Ptr<IscsiTarget>> targets;
+    for (uint32_t k = 0; k < m_layout->targets.size(); ++k)
+    {
+        Ptr<IscsiTarget> target = CreateObject<IscsiTarget>();
+        target->SetAttribute("Session", PointerValue(CreateObject<IscsiSession>()));
+        target->SetBackend(
+            [this, k](bool isWrite, uint64_t, uint32_t bytes, std::function<void()> done)
+            { m_host->Backend(k, !isWrite, bytes, std::move(done)); });
+        target->Validate();
+        t.hosts.Get(m_layout->targets[k])->AddApplication(target);
+        UintegerValue v;
+        target->GetAttribute("Port", v);
+        port = v.Get();
+        targets.push_back(target);
+    }
+    for (uint32_t k = 0; k < m_layout->paths.size(); ++k)
+    {
+        const StoragePath& p = m_layout->paths[k];
+        Ptr<IscsiInitiator> ini = CreateObject<IscsiInitiator>();
+        ini->SetAttribute("Session", PointerValue(CreateObject<IscsiSession>()));
+        ini->SetAttribute("Remote",
+                          AddressValue(InetSocketAddress(t.hostIps[p.to]->GetAddress(), port)));
+        ini->SetExternalWorkload(); // the FioJob's I/Os, nothing of its own
+        ini->Validate();
+        // Both offers are the IscsiSession defaults: a bad combination fails here, before the
+        // run, with the key named.
+        IscsiNegotiate(ini->GetSession()->GetParams(),
+                       targets[p.target]->GetSession()->GetParams());
+        const uint32_t host = t.hostOf[p.from];
+        if (g.AddressesOf(host).size() > 1)
+        {
+            ini->SetLocalDevice(t.hostPorts[p.from]);
+        }
+        ini->TraceConnectWithoutContext(
+            "LoginComplete",
+            MakeCallback(&StorageHost::PathReady, static_cast<StorageHost*>(m_host)).Bind(k));
+        t.hosts.Get(host)->AddApplication(ini);
+        m_sessions.push_back(ini);
+    }
+}
+
+uint32_t
+IscsiStack::Submit(const StorageCommand& c, uint64_t token)
+{
+    return m_sessions[c.path]->Submit(!c.read, c.bytes,
+                                      [this, token](Time) { m_host->Completed(token); });
+}
+
+void
+IscsiStack::TimedOut(const StorageCommand& c, uint64_t token, uint32_t tag)
+{
+    // The SCSI mid-layer aborts the command (scsi_abort_command -> eh_abort_handler): an ABORT
+    // TASK function. The escalation to LUN, target and host reset is not modelled.
+    const uint64_t io = m_host->Aborting(token);
+    m_sessions[c.path]->Abort(tag, [this, io](bool) { m_host->Aborted(io); });
+}
+
+namespace
+{
+const bool g_stack = RegisterStorageStack(
+    {"iscsi",
+     "ns3::IscsiStack",
+     "SCSI over TCP/IP (RFC 7143) on the roce fabric's IP path, in the class of RoceHostIp.Dscp",
+     {"roce"},
+     {"ns3::RoceHostIp", "ns3::IscsiSession"}});
+} // namespace
+
+} // namespace ns3
