@@ -467,12 +467,6 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
         Fail(id);
     }
 
-    void
-    Withdrawn(uint64_t token) override
-    {
-        In(m_io.at(token >> 8));
-    }
-
     /// A path is ready; with its device's last one the device's jobs start (at Start).
     void
     PathReady(uint32_t path) override

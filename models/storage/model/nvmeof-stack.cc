@@ -85,12 +85,12 @@ NvmeofStack::Ctrl(uint32_t path)
 }
 
 void
-NvmeofStack::TimedOut(const StorageCommand& c, uint64_t token, uint32_t)
+NvmeofStack::TimedOut(const StorageCommand& c, uint64_t, uint32_t)
 {
     // nvme_*_timeout starts error recovery (Linux sends no NVMe Abort over fabrics); the reset
-    // cancels the command with the controller's others.
+    // cancels the command with the controller's others, and the multipath head sends it again
+    // (its path is live: a path leaves LIVE only by a reset, which cancels all it carries).
     ResetController(c.path);
-    m_host->Withdrawn(token);
 }
 
 void

@@ -110,8 +110,6 @@ class StorageHost
     /// The abort of I/O `io` ended (accepted, rejected or timed out): its slots free, the path
     /// is failed until the path checker reinstates it, and the request is retried or fails.
     virtual void Aborted(uint64_t io) = 0;
-    /// The request of `token` left the transport without a completion.
-    virtual void Withdrawn(uint64_t token) = 0;
     /// The path can carry requests for the first time (a session logged in, a controller
     /// connected): a job starts once every path of its device is ready.
     virtual void PathReady(uint32_t path) = 0;

@@ -5,6 +5,8 @@ nvmeof_failover: link A of h1 down from 2 to 8 ms)."""
 
 import math
 
+import pytest
+
 import lfsim
 
 RTO_US = 4.096 * 2**5  # RdmaNic.LocalAckTimeout 5 in the mode: 4.096 us x 2^5
@@ -129,3 +131,27 @@ def test_a_command_timeout_resets_the_controller():
     assert m["controller_resets"] == 2 and m["ios_in_flight"] == 8 and conserved(m)
     # Without the timeout (30 s) nothing is reset within the run.
     assert hang_target(**{"NvmeofStack.KeepAliveTimeout": "0s"})["controller_resets"] == 0
+
+
+@pytest.mark.parametrize("stack", ["nvmeof_rdma"])
+def test_a_timed_out_command_fails_over_and_completes_on_the_other_path(stack):
+    # Link A down from 2 ms, no keep-alive, nvme_core.io_timeout 1 ms: the command that meets
+    # the dead link first times out, its controller is reset, and it is sent again down B with
+    # the others the reset cancelled, its command timer running again. (RDMA: a local ACK
+    # timeout of 4.096 us x 2^20, 4.3 s, so that no queue pair errs within the run.)
+    extra = {"RdmaNic.LocalAckTimeout": 20} if stack == "nvmeof_rdma" else {}
+    over = {
+        **FAILOVER,
+        "workload.fio.Stack": stack,
+        "NvmeofStack.KeepAliveTimeout": "0s",
+        "workload.fio.IoTimeout": "1ms",
+        **extra,
+    }
+    m = lfsim.run("faults", over).metrics
+    assert m["ios_timed_out"] == 1 and m["controller_resets"] == 1 and m["qps_in_error"] == 0
+    # Dispatched within one I/O time (about 25 us) of 2 ms, it times out 1 ms later.
+    assert 3000 - 30 < m["controller_reset_first_us"] < 3000 + 30
+    assert m["ios_aborted"] == m["ios_retried"] > 0
+    # Every I/O completed; none hangs without a timer.
+    assert m["ios_in_flight"] == 0 and m["ios_hung_at_end"] == 0 and m["ios_failed"] == 0
+    assert m["stale_completions"] == 0 and conserved(m)
