@@ -102,11 +102,38 @@ ChoiceValue(const std::string& typeId, const std::string& attribute, const std::
     return value;
 }
 
+/// The initial value of every attribute SetDefault has changed, as it was before, so that a
+/// run can start from the models' own defaults whatever earlier runs of the process set.
+static std::map<std::pair<std::string, std::string>, std::string>&
+Originals()
+{
+    static std::map<std::pair<std::string, std::string>, std::string> r;
+    return r;
+}
+
 void
 SetDefault(const std::string& typeId, const std::string& attribute, const std::string& value)
 {
+    const auto key = std::make_pair(typeId, attribute);
+    if (!Originals().count(key))
+    {
+        ns3::TypeId::AttributeInformation info;
+        if (Lookup(typeId).LookupAttributeByName(attribute, &info))
+        {
+            Originals()[key] = info.initialValue->SerializeToString(info.checker);
+        }
+    }
     ns3::Config::SetDefault(typeId + "::" + attribute,
                             ns3::StringValue(ChoiceValue(typeId, attribute, value)));
+}
+
+void
+RestoreDefaults()
+{
+    for (const auto& [key, value] : Originals())
+    {
+        ns3::Config::SetDefault(key.first + "::" + key.second, ns3::StringValue(value));
+    }
 }
 
 std::vector<AttributeInfo>

@@ -94,8 +94,11 @@ std::vector<Choice> Choices(const std::string& typeId, const std::string& attrib
 /// any other value unchanged.
 std::string ChoiceValue(const std::string& typeId, const std::string& attribute,
                         const std::string& value);
-/// ns3::Config::SetDefault(typeId::attribute, value), a choice's name given as its TypeId.
+/// ns3::Config::SetDefault(typeId::attribute, value), a choice's name given as its TypeId. The
+/// attribute's value before the first such call is kept for RestoreDefaults.
 void SetDefault(const std::string& typeId, const std::string& attribute, const std::string& value);
+/// Every attribute SetDefault has changed back to its value before (the model's default).
+void RestoreDefaults();
 
 /// Called once before any Time is built: lfsim runs at picosecond resolution so that
 /// serialization times of FC transmission words are exact to the picosecond.

@@ -360,6 +360,9 @@ Run(const RunConfig& cfg, const ProgressFn& progress)
     {
         throw std::invalid_argument("stop_time: must be positive");
     }
+    // Each run starts from the models' own defaults, whatever an earlier run of this process
+    // set (a class of another fabric, such as TcpSocket of iscsi_burst, would else keep it).
+    RestoreDefaults();
     // A `Preset` pseudo-attribute sets its values first; the explicit attributes then win.
     for (const auto& a : cfg.attributes)
     {
