@@ -22,6 +22,7 @@ IscsiConnection::IscsiConnection(Ptr<Socket> socket, Handler handler, PduTrace* 
     , m_txTrace(tx)
     , m_rxTrace(rx)
 {
+    m_tx.SetSocket(m_socket);
     m_socket->SetRecvCallback(MakeCallback(&IscsiConnection::OnRecv, this));
     m_socket->SetSendCallback(MakeCallback(&IscsiConnection::OnSendSpace, this));
 }
@@ -47,7 +48,7 @@ IscsiConnection::Close()
     m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
     m_socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
     m_socket->Close();
-    m_txq.clear();
+    m_tx.Clear();
 }
 
 void
@@ -104,8 +105,7 @@ IscsiConnection::Queue(IscsiBhs& bhs, Ptr<Packet> data, uint32_t dataLength, uin
         }
     }
     const uint32_t size = pdu->GetSize();
-    m_pending += size;
-    m_txq.push_back(pdu);
+    m_tx.Push(pdu);
     (*m_txTrace)(bhs, size);
     Flush();
 }
@@ -113,29 +113,9 @@ IscsiConnection::Queue(IscsiBhs& bhs, Ptr<Packet> data, uint32_t dataLength, uin
 void
 IscsiConnection::Flush()
 {
-    while (!m_txq.empty() && !m_closed)
+    if (!m_closed)
     {
-        const uint32_t available = m_socket->GetTxAvailable();
-        if (available == 0)
-        {
-            return; // OnSendSpace resumes when TCP frees buffer space
-        }
-        Ptr<Packet> front = m_txq.front();
-        const uint32_t left = front->GetSize() - m_txOffset;
-        const uint32_t n = std::min(available, left);
-        Ptr<Packet> piece
-            = (m_txOffset == 0 && n == left) ? front : front->CreateFragment(m_txOffset, n);
-        if (m_socket->Send(piece) < 0)
-        {
-            return;
-        }
-        m_pending -= n;
-        m_txOffset += n;
-        if (m_txOffset == front->GetSize())
-        {
-            m_txq.pop_front();
-            m_txOffset = 0;
-        }
+        m_tx.Flush(); // OnSendSpace resumes when TCP frees buffer space
     }
 }
 

@@ -8,6 +8,7 @@
 #define ISCSI_CONNECTION_H
 
 #include "iscsi-pdu.h"
+#include "lfsim-socket-sender.h"
 #include "ns3/ptr.h"
 #include "ns3/socket.h"
 #include "ns3/traced-callback.h"
@@ -46,7 +47,7 @@ class IscsiConnection
     uint64_t
     PendingBytes() const
     {
-        return m_pending;
+        return m_tx.Pending();
     }
     /// PDUs dropped for a digest mismatch (the connection closes, error recovery level 0).
     uint64_t
@@ -70,9 +71,7 @@ class IscsiConnection
     bool m_dataDigest = false;
     bool m_closed = false;
 
-    std::deque<Ptr<Packet>> m_txq;
-    uint32_t m_txOffset = 0; ///< bytes of m_txq.front() already in the socket
-    uint64_t m_pending = 0;
+    lfsim::SocketSender m_tx;
 
     std::vector<uint8_t> m_rx;
     size_t m_rxHead = 0; ///< first byte of m_rx not yet parsed
