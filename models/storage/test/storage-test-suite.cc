@@ -3,6 +3,7 @@
  * frames they send, FCP's extra round trip, device ceilings.
  */
 #include "ethernet-speed.h"
+#include "fio-test-run.h"
 #include "lfsim-run.h"
 #include "lfsim-test.h"
 #include "ns3/test.h"
@@ -13,106 +14,10 @@
 #include <numeric>
 
 using namespace ns3;
+using namespace ns3::fiotest;
 
 namespace
 {
-
-constexpr EthSpeed SPEED = EthSpeed::GBE100;
-const Time PROP = NanoSeconds(50); // 10 m at 5 ns/m, set below
-const Time FWD = NanoSeconds(500);
-
-/// Host -> switch -> host time of one RoCE frame (store and forward, idle links).
-Time
-OneWay(uint8_t opcode, uint32_t payload)
-{
-    const uint32_t frame = RoceHeaderBytes(opcode, false) + payload + IB_ICRC;
-    const Time hop
-        = EthWireTime(SPEED, ETH_PREAMBLE_SFD + std::max(frame + ETH_FCS, ETH_MIN_FRAME)) + PROP;
-    return hop + FWD + hop;
-}
-
-using Settings = std::vector<std::array<std::string, 3>>;
-
-/// Sets `name` in `attrs`, replacing an earlier value.
-void
-Set(std::vector<std::pair<std::string, std::string>>& attrs, const std::string& name,
-    const std::string& value)
-{
-    auto it
-        = std::find_if(attrs.begin(), attrs.end(), [&](const auto& a) { return a.first == name; });
-    if (it == attrs.end())
-    {
-        attrs.emplace_back(name, value);
-    }
-    else
-    {
-        it->second = value;
-    }
-}
-
-/// A Fio workload, h0 against h1 on one switch (topology Star), fabric roce at 100GbE (fc
-/// with Stack fcp). `extra`: ("workload", attribute, value) for the workload, ("topology",
-/// ...) for the topology, (TypeId, attribute, value) for the classes.
-lfsim::RunResult
-RunStorage(Settings extra)
-{
-    lfsim::RunConfig cfg;
-    cfg.fabric = "roce";
-    cfg.stopTime = MilliSeconds(20);
-    cfg.topology.name = "topology";
-    cfg.topology.typeId = "ns3::StarTopology";
-    cfg.topology.attributes = {{"Hosts", "2"}, {"HostSpeed", "100GbE"}};
-    lfsim::InstanceConfig fio;
-    fio.name = "fio";
-    fio.typeId = "ns3::FioWorkload";
-    fio.attributes = {{"Hosts", "h0"},
-                      {"Destinations", "h1"},
-                      {"TargetDelay", "1500ns"},
-                      {"MaxRequestSize", "0"}};
-    cfg.attributes
-        = {{"ns3::RoceChannel", "Length", "10"},
-           {"ns3::RoceChannel", "PropagationDelayPerMeter", "5ns"},
-           {"ns3::RoceSwitch", "ForwardingLatency", "500ns"},
-           {"ns3::BlockTarget", "ReadServiceTime", "10us"},
-           {"ns3::BlockTarget", "WriteServiceTime", "15us"},
-           {"ns3::FioJob", "bs", "4096"},
-           {"ns3::FioJob", "runtime", "2ms"},
-           // The stacks' class defaults stay set in this process: every run sets them.
-           {"ns3::NvmeofRdmaStack", "Layers", "app:3us,block:1us,nvme:2us"},
-           {"ns3::NvmeofRdmaStack", "InlineDataSize", "4096"},
-           {"ns3::NvmeofRdmaStack", "ReplicaHosts", ""},
-           {"ns3::NvmeofRdmaStack", "ReplicaDelay", "0s"},
-           {"ns3::FcpStack", "Layers", "application:1us,block:1us,scsi:1us,fcp:1us,hba:1us"},
-           {"ns3::IscsiStack", "Layers", "app:3us,block:1us,iscsi:2us"}};
-    for (const auto& [where, name, value] : extra)
-    {
-        if (where == "workload")
-        {
-            Set(fio.attributes, name, value);
-            if (name == "Stack" && value == "fcp")
-            {
-                cfg.fabric = "fc";
-                Set(cfg.topology.attributes, "HostSpeed", "32GFC");
-            }
-        }
-        else if (where == "topology")
-        {
-            Set(cfg.topology.attributes, name, value);
-        }
-        else
-        {
-            cfg.attributes.push_back({where, name, value});
-        }
-    }
-    cfg.workloads = {fio};
-    return lfsim::Run(cfg);
-}
-
-double
-Num(const lfsim::RunResult& r, const std::string& m)
-{
-    return std::get<double>(r.metrics.at(m));
-}
 
 class Qd1LatencyTest : public lfsim::ModelTestCase
 {
@@ -261,37 +166,7 @@ class FcpStackTest : public lfsim::ModelTestCase
     }
 };
 
-/// TCP payload per segment at RoceHostIp.Mtu 1500 (IPv4 20, TCP 20 + timestamp option 12).
-constexpr uint32_t MSS = 1448;
-constexpr uint32_t TCP_IP_ETH = 32 + 20 + 14;
-constexpr uint32_t BHS = 48;
-
-/// Host -> switch -> host time of `bytes` of TCP payload written at once on an idle connection
-/// with an open window: segments of MSS and a short last one leave the host back to back. The
-/// switch stores and forwards each one; when the last segment is shorter than the one before,
-/// it is there before its predecessor has left and waits for it. So the last segment leaves
-/// the switch after the line bytes of the others plus the longest serialization among them
-/// (the frame that sets the pace), then crosses the last cable.
-Time
-TcpOneWay(uint32_t bytes)
-{
-    Time before;  // line bytes of the segments before the last, on the host's cable
-    Time longest; // the longest serialization (preamble to FCS) among the segments
-    uint32_t left = bytes;
-    auto serialize = [](uint32_t payload)
-    {
-        return EthWireTime(SPEED, ETH_PREAMBLE_SFD
-                                      + std::max(payload + TCP_IP_ETH + ETH_FCS, ETH_MIN_FRAME));
-    };
-    while (left > MSS)
-    {
-        before += EthWireTime(SPEED, EthLineBytes(MSS + TCP_IP_ETH));
-        longest = std::max(longest, serialize(MSS));
-        left -= MSS;
-    }
-    longest = std::max(longest, serialize(left));
-    return before + longest + PROP + FWD + serialize(left) + PROP;
-}
+constexpr uint32_t BHS = 48; ///< iSCSI Basic Header Segment
 
 Settings
 Iscsi(Settings more)
