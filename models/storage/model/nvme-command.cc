@@ -6,79 +6,122 @@
 namespace ns3
 {
 
-namespace
+NvmeSqe
+NvmeConnectSqe(uint16_t cid, uint16_t qid, uint16_t sqsize, uint8_t cattr, uint32_t kato)
 {
-void
-PutLe(uint8_t* b, uint64_t v, int n)
-{
-    for (int i = 0; i < n; ++i)
-    {
-        b[i] = uint8_t(v >> (8 * i));
-    }
+    NvmeSqe s{};
+    s[0] = NvmeOpcode::FABRICS;
+    s[1] = NVME_CMD_PSDT_SGL;
+    NvmePutLe16(&s[2], cid);
+    s[4] = NvmeFctype::CONNECT;
+    // SGL1: the Connect data in the capsule at offset 0 (ICDOFF 0).
+    NvmePutLe64(&s[24], 0);
+    NvmePutLe32(&s[32], NVMF_CONNECT_DATA_SIZE);
+    s[39] = NvmeSgl::DATA_BLOCK_OFFSET;
+    NvmePutLe16(&s[40], 0); // RECFMT
+    NvmePutLe16(&s[42], qid);
+    NvmePutLe16(&s[44], sqsize);
+    s[46] = cattr;
+    NvmePutLe32(&s[48], kato);
+    return s;
 }
-} // namespace
+
+std::vector<uint8_t>
+NvmeConnectData(const std::array<uint8_t, 16>& hostId, uint16_t cntlid, const std::string& subNqn,
+                const std::string& hostNqn)
+{
+    std::vector<uint8_t> d(NVMF_CONNECT_DATA_SIZE, 0);
+    std::copy(hostId.begin(), hostId.end(), d.begin());
+    NvmePutLe16(&d[16], cntlid);
+    // NUL-terminated in 256-byte fields (NQNs are at most 223 bytes).
+    std::copy_n(subNqn.begin(), std::min<size_t>(subNqn.size(), NVMF_NQN_MAX_LEN), d.begin() + 256);
+    std::copy_n(hostNqn.begin(), std::min<size_t>(hostNqn.size(), NVMF_NQN_MAX_LEN),
+                d.begin() + 512);
+    return d;
+}
+
+NvmeSqe
+NvmeRwSqe(bool write, uint16_t cid, uint32_t nsid, uint64_t slba, uint16_t nlb, uint8_t sglType,
+          uint32_t sglLength)
+{
+    NvmeSqe s{};
+    s[0] = write ? NvmeOpcode::WRITE : NvmeOpcode::READ;
+    s[1] = NVME_CMD_PSDT_SGL;
+    NvmePutLe16(&s[2], cid);
+    NvmePutLe32(&s[4], nsid);
+    NvmePutLe64(&s[24], 0); // Transport SGL: no address; Data Block Offset: ICDOFF 0
+    NvmePutLe32(&s[32], sglLength);
+    s[39] = sglType;
+    NvmePutLe64(&s[40], slba);
+    NvmePutLe16(&s[48], nlb);
+    return s;
+}
+
+NvmeSqe
+NvmeKeepAliveSqe(uint16_t cid)
+{
+    NvmeSqe s{};
+    s[0] = NvmeOpcode::KEEP_ALIVE;
+    s[1] = NVME_CMD_PSDT_SGL;
+    NvmePutLe16(&s[2], cid);
+    s[39] = NvmeSgl::TRANSPORT_DATA_BLOCK;
+    return s;
+}
+
+NvmeCqe
+NvmeMakeCqe(uint32_t dw0, uint16_t sqhd, uint16_t sqid, uint16_t cid, uint16_t status)
+{
+    NvmeCqe c{};
+    NvmePutLe32(&c[0], dw0);
+    NvmePutLe16(&c[8], sqhd);
+    NvmePutLe16(&c[10], sqid);
+    NvmePutLe16(&c[12], cid);
+    NvmePutLe16(&c[14], uint16_t(status << 1)); // bit 0: the phase tag, unused over fabrics
+    return c;
+}
 
 void
 NvmeWriteSqe(uint8_t* b, const NvmeCommand& c)
 {
-    std::memset(b, 0, NVME_SQE_BYTES);
-    b[0] = c.opcode;
-    b[1] = 0x40; // PSDT 01b: SGLs, as NVMe over Fabrics requires
-    PutLe(b + 2, c.cid, 2);
-    uint8_t* sgl = b + 24; // SGL1 (DPTR)
+    NvmeSqe s{};
+    switch (c.opcode)
+    {
+        case NvmeOpcode::FABRICS:
+            s = NvmeConnectSqe(c.cid, c.qid, c.sqsize, 0, 0);
+            break;
+        case NvmeOpcode::READ:
+        case NvmeOpcode::WRITE:
+        {
+            const uint32_t blocks = std::max<uint32_t>(1, c.bytes / NVME_CAPTURE_BLOCK);
+            s = NvmeRwSqe(c.opcode == NvmeOpcode::WRITE, c.cid, 1, c.slba, uint16_t(blocks - 1),
+                          NvmeSgl::DATA_BLOCK_OFFSET, c.bytes);
+            break;
+        }
+        default:
+            s = NvmeKeepAliveSqe(c.cid);
+    }
+    uint8_t* sgl = s.data() + 24; // SGL1 (DPTR)
+    std::memset(sgl, 0, 16);
     if (c.inCapsule || c.bytes == 0)
     {
-        PutLe(sgl + 8, c.bytes, 4); // data block at offset 0 of the capsule's data
-        sgl[15] = 0x01;             // type 0 (data block), subtype 1 (offset)
-    }
-    else if (c.sgl == NvmeSgl::TRANSPORT)
-    {
-        PutLe(sgl + 8, c.bytes, 4); // transport data block: length only
-        sgl[15] = 0x5A;             // type 5, subtype 0xA (transport specific)
+        NvmePutLe32(sgl + 8, c.bytes); // data block at offset 0 of the capsule's data
+        sgl[15] = NvmeSgl::DATA_BLOCK_OFFSET;
     }
     else
     {
-        PutLe(sgl, c.address, 8); // keyed SGL data block: address, 3-byte length, key
-        PutLe(sgl + 8, c.bytes, 3);
-        PutLe(sgl + 11, c.key, 4);
-        sgl[15] = 0x40; // type 4 (keyed data block), subtype 0 (address)
+        NvmePutLe64(sgl, c.address); // keyed SGL data block: address, 3-byte length, key
+        NvmePutLe32(sgl + 8, c.bytes & 0xFFFFFF);
+        NvmePutLe32(sgl + 11, c.key);
+        sgl[15] = NvmeSgl::KEYED_DATA_BLOCK;
     }
-    if (c.opcode == NvmeOpcode::FABRICS)
-    {
-        b[4] = 0x01;         // FCTYPE Connect
-        PutLe(b + 40, 0, 2); // RECFMT 0
-        PutLe(b + 42, c.qid, 2);
-        PutLe(b + 44, c.sqsize, 2);
-        PutLe(b + 48, c.kato, 4);
-    }
-    else if (c.opcode == NvmeOpcode::READ || c.opcode == NvmeOpcode::WRITE)
-    {
-        PutLe(b + 4, 1, 4); // NSID
-        PutLe(b + 40, c.slba, 8);
-        const uint32_t blocks = std::max<uint32_t>(1, c.bytes / NVME_CAPTURE_BLOCK);
-        PutLe(b + 48, blocks - 1, 2); // NLB, 0's based
-    }
+    std::copy(s.begin(), s.end(), b);
 }
 
 void
 NvmeWriteCqe(uint8_t* b, uint32_t dw0, uint16_t sqhd, uint16_t sqid, uint16_t cid)
 {
-    std::memset(b, 0, NVME_CQE_BYTES);
-    PutLe(b, dw0, 4);
-    PutLe(b + 8, sqhd, 2);
-    PutLe(b + 10, sqid, 2);
-    PutLe(b + 12, cid, 2);
-}
-
-void
-NvmeWriteConnectData(uint8_t* b, uint16_t cntlid, const char* subnqn, const char* hostnqn)
-{
-    std::memset(b, 0, NVME_CONNECT_DATA_BYTES);
-    // HOSTID (bytes 0-15): a fixed UUID per host would need the host; 0 is what a host without
-    // /etc/nvme/hostid sends in older nvme-cli.
-    PutLe(b + 16, cntlid, 2);
-    std::strncpy(reinterpret_cast<char*>(b + 256), subnqn, 255);
-    std::strncpy(reinterpret_cast<char*>(b + 512), hostnqn, 255);
+    const NvmeCqe c = NvmeMakeCqe(dw0, sqhd, sqid, cid, NvmeStatus::SUCCESS);
+    std::copy(c.begin(), c.end(), b);
 }
 
 } // namespace ns3

@@ -84,6 +84,13 @@ NvmeofStack::Ctrl(uint32_t path)
     return m_ctrl[path];
 }
 
+NvmeofStack::State
+NvmeofStack::StateOf(uint32_t path) const
+{
+    // A controller nothing has happened to yet is live (made on first use).
+    return path < m_ctrl.size() ? m_ctrl[path].state : LIVE;
+}
+
 void
 NvmeofStack::TimedOut(const StorageCommand& c, uint64_t, uint32_t)
 {

@@ -51,11 +51,7 @@ class NvmeofStack : public StorageStack
     {
         return m_ioQueues;
     }
-    State
-    StateOf(uint32_t path) const
-    {
-        return m_ctrl[path].state;
-    }
+    State StateOf(uint32_t path) const;
     /// Schedules the controller's keep-alive from the jobs' start (call in Build, per path).
     void StartKeepAlive(uint32_t path);
     /// Error recovery (nvme_reset_ctrl / nvme_*_error_recovery) of a live controller.

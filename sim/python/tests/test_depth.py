@@ -26,6 +26,7 @@ def test_depth_is_counted_from_the_layer_lists(base):
         "fcp": 5,  # application, block, scsi, fcp, hba
         "nvmeof_rdma": 6,  # application, block, nvme, nvmeof, rdma, rnic
         "iscsi": 7,  # application, block, scsi, iscsi, tcp, ip, nic
+        "nvmeof_tcp": 7,  # application, block, nvme, nvme_tcp, tcp, ip, nic
     }
     # Two more layers on fcp: D follows the list, not a typed-in number.
     more = latency_vs_depth(

@@ -7,7 +7,7 @@ import pytest
 
 import lfsim
 
-STACKS = {"nvmeof_rdma": "roce", "iscsi": "roce", "fcp": "fc"}
+STACKS = {"nvmeof_rdma": "roce", "iscsi": "roce", "fcp": "fc", "nvmeof_tcp": "roce"}
 SPEED = {"roce": {"RoceNetDevice": {"Speed": "25GbE"}}, "fc": {"FcNetDevice": {"Speed": "32GFC"}}}
 
 

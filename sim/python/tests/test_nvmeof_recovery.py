@@ -133,7 +133,39 @@ def test_a_command_timeout_resets_the_controller():
     assert hang_target(**{"NvmeofStack.KeepAliveTimeout": "0s"})["controller_resets"] == 0
 
 
-@pytest.mark.parametrize("stack", ["nvmeof_rdma"])
+def test_nvme_tcp_a_lost_path_is_found_by_keep_alive_and_its_ios_fail_over():
+    # The same controller life over NVMe/TCP. TCP retransmits for seconds before it gives up,
+    # so the host learns of the lost link from its Keep Alive (KATO 1 ms, one every 0.5 ms):
+    # the first one sent after 2 ms is unanswered KATO later, and the controller is reset.
+    kato_us = 1000
+    r = lfsim.run(
+        "faults",
+        {
+            **FAILOVER,
+            "workload.fio.Stack": "nvmeof_tcp",
+            "NvmeofStack.KeepAliveTimeout": f"{kato_us}us",
+        },
+    )
+    m = r.metrics
+    assert m["keep_alive_timeouts"] == 1 and m["controller_resets"] == 1
+    assert 2000 + kato_us <= m["controller_reset_first_us"] <= 2000 + kato_us * 1.5
+    # Its I/Os in flight on fabric A were cancelled and completed on B; none failed or hung.
+    assert m["ios_aborted"] == m["ios_retried"] > 0 and m["path_failures"] == 1
+    assert m["ios_failed"] == 0 and m["ios_in_flight"] == 0 and conserved(m)
+    assert m["stale_completions"] == 0
+    ios = r.table("ios")
+    slow = ios[(ios["complete_ns"] - ios["submit_ns"]) / 1e3 > 100]
+    assert len(slow) == m["ios_aborted"]
+    assert (slow["complete_ns"] / 1e3 > m["controller_reset_first_us"]).all()
+    # A reconnect tries ReconnectDelay (2 ms) after the reset; its TCP SYN is lost while A is
+    # down, and nvme-tcp's connect, with one SYN retry (tcp_sock_set_syncnt(sk, 1)), gives up
+    # only after 1 + 2 s: within the run the path stays down and fabric B carries the rest.
+    assert m["reconnect_tries"] == 1 and m["controllers_reconnected"] == 0
+    paths = r.table("paths").set_index("label")["requests"]
+    assert paths["h1/B>h0/B"] > 10 * paths["h1/A>h0/A"] > 0
+
+
+@pytest.mark.parametrize("stack", ["nvmeof_rdma", "nvmeof_tcp"])
 def test_a_timed_out_command_fails_over_and_completes_on_the_other_path(stack):
     # Link A down from 2 ms, no keep-alive, nvme_core.io_timeout 1 ms: the command that meets
     # the dead link first times out, its controller is reset, and it is sent again down B with

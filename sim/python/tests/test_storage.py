@@ -57,12 +57,34 @@ def test_same_seed_same_latencies_other_seed_other_draws():
         ),
         (
             ["--set", "workload.fio.Stack=fcp"],
-            "workload.fio.Stack: got fcp with fabric roce; accepted: fcp with fabric fc, iscsi or "
-            "nvmeof_rdma with fabric roce",
+            "workload.fio.Stack: got fcp with fabric roce; accepted: fcp with fabric fc, iscsi, "
+            "nvmeof_rdma or nvmeof_tcp with fabric roce",
         ),
         (
             ["--set", "workload.fio.Stack=nvme"],
-            "workload.fio.Stack: got 'nvme'; accepted: one of fcp, iscsi, nvmeof_rdma",
+            "workload.fio.Stack: got 'nvme'; accepted: one of fcp, iscsi, nvmeof_rdma, nvmeof_tcp",
+        ),
+        (
+            ["--set", "mode=fcp", "--set", "workload.fio.Stack=nvmeof_tcp"],
+            "workload.fio.Stack: got nvmeof_tcp with fabric fc; accepted: fcp with fabric fc,",
+        ),
+        (
+            ["--set", "mode=nvmeof_tcp", "--set", "workload.fio.Priority=3"],
+            "workload.fio.Priority: got 3; accepted: -1 with Stack nvmeof_tcp (its class is "
+            "RoceHostIp.Dscp)",
+        ),
+        (
+            ["--set", "mode=nvmeof_tcp", "--set", "NvmeofTcpStack.MaxH2CData=1024"],
+            "NvmeofTcpStack.MaxH2CData: got '1024'; accepted: an integer in 4096..",
+        ),
+        (
+            ["--set", "mode=nvmeof_tcp", "--set", "NvmeofTcpStack.MaxH2CData=4097"],
+            "NvmeofTcpStack.MaxH2CData: got 4097; accepted: a multiple of 4 of at least 4096",
+        ),
+        (
+            ["--set", "NvmeofTcpStack.DataDigest=true"],
+            "NvmeofTcpStack.DataDigest: class NvmeofTcpStack is used only with Stack nvmeof_tcp, "
+            "which no workload of this scenario chooses; accepted:",
         ),
         (
             ["--set", "workload.fio.Destinations=h0"],
