@@ -72,6 +72,8 @@ struct WorkloadEnv
 namespace ns3
 {
 
+class Node;
+
 class Workload : public Object
 {
   public:
@@ -169,6 +171,8 @@ class FabricNetwork
 {
   public:
     virtual ~FabricNetwork() = default;
+    /// The ns-3 node of host number `host` (what a pattern aggregates to a host: its CPU).
+    virtual ns3::Ptr<ns3::Node> HostNode(uint32_t host) const = 0;
     int64_t stream = 0; ///< next free RNG stream; an installer takes what it uses
     /// Streams the devices took (switches' ECN marking, fibres' errors), from their base.
     int64_t deviceStreams = 0;

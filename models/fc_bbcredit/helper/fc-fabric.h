@@ -22,6 +22,12 @@ namespace ns3
 struct FcNetwork : public lfsim::FabricNetwork
 {
     FcTopology topology;
+
+    Ptr<Node>
+    HostNode(uint32_t host) const override
+    {
+        return topology.hosts.Get(host);
+    }
     /// Start offsets (StartSpread), drawn in installation order after the generic flows'.
     Ptr<UniformRandomVariable> start;
     Time warmup;   ///< Report.Warmup

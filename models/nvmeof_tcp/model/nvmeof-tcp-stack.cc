@@ -46,6 +46,48 @@ NvmeofTcpStack::GetTypeId()
                             StringValue("application:1us,block:1us,nvme:1us,nvme_tcp:1us,tcp:1us,"
                                         "ip:1us,nic:1us"),
                             MakeStringAccessor(&NvmeofTcpStack::m_layers), MakeStringChecker())
+              .AddAttribute(
+                  "SubmitCpu",
+                  "CPU of a request's submit path: nvme-core and nvme-tcp sending the CapsuleCmd "
+                  "through "
+                  "TCP from the submitting context. Per 4 KiB read kernel NVMe/TCP costs "
+                  "1.5x kernel NVMe/RDMA (BoostX-NTI, Figs. 8-9): 5.25 us with libaio, "
+                  "4.55 us of it the stack, 3.77 us once the data's receive "
+                  "(ReadCpuPerKiB) is out, split as a kernel socket's send to receive, "
+                  "1 : 2.5 (3.58 against 8.97 us, Jasny et al., DaMoN '25). "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(1076)), MakeTimeAccessor(&NvmeofTcpStack::m_submitCpu),
+                  MakeTimeChecker(Time(0)))
+              .AddAttribute("CompletionCpu",
+                            "CPU of a request's completion path on its queue's io_cpu: the receive "
+                            "interrupt, TCP "
+                            "receive processing and nvme-tcp's io_work completing the command "
+                            "(2.5 / 3.5 of the 3.77 us, see SubmitCpu). "
+                            "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                            "validation/data/host_cpu_sources.csv.)",
+                            TimeValue(NanoSeconds(2696)),
+                            MakeTimeAccessor(&NvmeofTcpStack::m_completionCpu),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "ReadCpuPerKiB",
+                  "CPU per KiB of a read's data received: TCP receive processing, the copy into "
+                  "the "
+                  "application's pages over half of it, at ~42 Gbit/s per core at best "
+                  "(Cai et al., SIGCOMM '21): 1024 x 8 / 42e9 s. "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(195)), MakeTimeAccessor(&NvmeofTcpStack::m_readCpuPerKiB),
+                  MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "WriteCpuPerKiB",
+                  "CPU per KiB of a write's data sent (sendpage, no copy): a socket's send per "
+                  "byte at 1/2.5 "
+                  "of its receive (Jasny et al., DaMoN '25) of Cai et al.'s 0.195 us. "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(78)), MakeTimeAccessor(&NvmeofTcpStack::m_writeCpuPerKiB),
+                  MakeTimeChecker(Time(0)))
               .AddAttribute("InlineDataSize",
                             "Writes of at most this many bytes travel in the CapsuleCmd "
                             "(in-capsule data) instead of waiting for an R2T: the target's "

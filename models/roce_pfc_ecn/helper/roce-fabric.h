@@ -25,6 +25,12 @@ namespace ns3
 struct RoceNetwork : public lfsim::FabricNetwork
 {
     RoceTopology topology;
+
+    Ptr<Node>
+    HostNode(uint32_t host) const override
+    {
+        return topology.hosts.Get(host);
+    }
     /// Captures only (an installer adds one when the run captures): called with every frame a
     /// capture file is about to hold, before its ICRC is computed. A hook may fill payload
     /// bytes the model leaves as zeros, and write capture-only frames ahead of it

@@ -13,11 +13,13 @@
  */
 #include "block-target.h"
 #include "fio-job.h"
+#include "host-cpu.h"
 #include "lfsim-attributes.h"
 #include "lfsim-run.h"
 #include "lfsim-workload.h"
 #include "multipath.h"
 #include "ns3/enum.h"
+#include "ns3/node.h"
 #include "ns3/object-factory.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -27,6 +29,7 @@
 #include "storage-stack.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <list>
 #include <map>
@@ -205,9 +208,14 @@ struct Job
 {
     Ptr<FioJob> spec; ///< its job section's options
     uint32_t device = 0;
-    uint32_t queue = 0; ///< submission queue (NVMe: the I/O queue of its CPU)
+    uint32_t queue = 0;  ///< submission queue (NVMe: the I/O queue of its CPU)
+    uint32_t host = 0;   ///< its initiator (index in the initiators)
+    uint32_t thread = 0; ///< its thread among its host's
+    uint32_t core = 0;   ///< the core its thread runs on (HostCpu::ThreadCore, cpus_allowed)
     uint32_t inFlight = 0;
     uint64_t bytesIssued = 0;
+    uint32_t sinceThink = 0; ///< I/Os issued since its last thinktime
+    bool thinking = false;
     bool stopped = false;
 };
 
@@ -220,11 +228,16 @@ struct Io : StorageCommand
     uint32_t remaining = 0; ///< bytes not yet requested
     Time queued;            ///< when the request reached the host queues
     Time wait;              ///< held at the host queues, over its requests
-    uint32_t attempt = 0;   ///< of the request in flight: a completion of an older one is stale
-    uint32_t retries = 0;   ///< after timeouts, of this I/O
-    bool out = false;       ///< in the transport (dispatched, not completed, aborted or cancelled)
-    uint32_t tag = 0;       ///< what the stack wants back on a timeout (an OX_ID, an ITT)
-    Time deadline;          ///< when out: its command timeout
+    Time cpuWait;           ///< waiting for a core (and for a coalesced interrupt)
+    Time cpu;               ///< CPU time on the host, over its requests
+    std::array<Time, size_t(CpuPart::COUNT)> part{}; ///< that CPU time by part
+    Time dispatched;      ///< when its request left the host queues for the transport
+    Time transport;       ///< from there to its completion at the host, over its requests
+    uint32_t attempt = 0; ///< of the request in flight: a completion of an older one is stale
+    uint32_t retries = 0; ///< after timeouts, of this I/O
+    bool out = false;     ///< in the transport (dispatched, not completed, aborted or cancelled)
+    uint32_t tag = 0;     ///< what the stack wants back on a timeout (an OX_ID, an ITT)
+    Time deadline;        ///< when out: its command timeout
     std::list<uint64_t>::iterator outAt; ///< when out: its place in the timeout list
 };
 
@@ -307,6 +320,30 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
         MakePaths();
         m_stack->Build(stream);
         net.stream = stream;
+        for (uint32_t i : m_initiators)
+        {
+            m_cpus.push_back(HostCpu::Of(net.HostNode(i)));
+            m_cpus.back()->SetWindowStart(m_from);
+        }
+        for (uint32_t k = 0; k < m_jobs.size(); ++k)
+        {
+            Job& j = m_jobs[k];
+            const HostCpu& cpu = *m_cpus[j.host];
+            std::vector<uint32_t> allowed;
+            try
+            {
+                allowed = cpu.CoreList(j.spec->cpusAllowed);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                throw std::invalid_argument("FioJob.cpus_allowed (job " + m_jobLabels[k]
+                                            + "): " + e.what());
+            }
+            j.core
+                = allowed.empty() ? cpu.ThreadCore(j.thread) : allowed[j.thread % allowed.size()];
+        }
+        m_cpuOn = m_cpus.front()->IsEnabled();
+        m_cost = m_stack->Cpu();
         if (m_stack->ReadyAtStart())
         {
             for (uint32_t j = 0; j < m_jobs.size(); ++j)
@@ -404,6 +441,10 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
         }
         ctx.SetMetric(prefix + "slowest_completed_us", slowest);
         ReportPaths(ctx, prefix);
+        if (m_cpuOn)
+        {
+            ReportCpu(ctx, prefix, end, counted);
+        }
     }
 
     // StorageHost: what the stack calls.
@@ -713,8 +754,10 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
         const StorageStack::AddQueue add = [this](const std::string& label, uint32_t capacity)
         { return AddQueue(label, capacity); };
         const auto& targets = m_layout.targets;
-        for (uint32_t i : m_initiators)
+        for (uint32_t ii = 0; ii < m_initiators.size(); ++ii)
         {
+            const uint32_t i = m_initiators[ii];
+            uint32_t threads = 0; // the host's job clones so far: its threads
             for (uint32_t t = 0; t < targets.size(); ++t)
             {
                 Device d;
@@ -762,6 +805,8 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
                     j.spec = m_sections[s].job;
                     j.device = m_devices.size();
                     j.queue = k % queues;
+                    j.host = ii;
+                    j.thread = threads++;
                     d.jobs.push_back(m_jobs.size());
                     // As fio names its clones (section name and number), under their host.
                     m_jobLabels.push_back(HostName(i) + "/" + m_sections[s].name + std::to_string(c)
@@ -809,13 +854,21 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
     {
         Job& j = m_jobs[ji];
         const FioJob& spec = *j.spec;
-        while (!j.stopped && j.inFlight < spec.iodepth)
+        // psync: one I/O at a time, whatever iodepth (a synchronous system call).
+        const uint32_t depth = spec.ioengine == FioJob::PSYNC ? 1 : spec.iodepth;
+        while (!j.stopped && !j.thinking && j.inFlight < depth)
         {
             if (Simulator::Now() >= m_stop || (spec.size && j.bytesIssued + spec.bs > spec.size))
             {
                 j.stopped = true;
                 break;
             }
+            if (spec.thinktime.IsStrictlyPositive() && j.sinceThink >= spec.thinktimeBlocks)
+            {
+                Think(ji);
+                break;
+            }
+            ++j.sinceThink;
             ++j.inFlight;
             j.bytesIssued += spec.bs;
             const uint64_t id = m_nextIo++;
@@ -839,6 +892,31 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
         }
     }
 
+    /// fio's thinktime: the job stalls, busy on its CPU for thinktime_spin, then asleep.
+    void
+    Think(uint32_t ji)
+    {
+        Job& j = m_jobs[ji];
+        const FioJob& spec = *j.spec;
+        j.thinking = true;
+        j.sinceThink = 0;
+        const Time spin = std::min(spec.thinktimeSpin, spec.thinktime);
+        auto resume = [this, ji]
+        {
+            m_jobs[ji].thinking = false;
+            Fill(ji);
+        };
+        if (!m_cpuOn || spin.IsZero())
+        {
+            Simulator::Schedule(spec.thinktime, resume);
+            return;
+        }
+        HostCpu& cpu = *m_cpus[j.host];
+        const Time sleep = spec.thinktime - spin;
+        cpu.Run(j.core, {{CpuPart::APP_THINK, spin}},
+                [resume, sleep] { Simulator::Schedule(sleep, resume); });
+    }
+
     /// The I/O's next request goes down the initiator's stack, then to the host queues.
     void
     NextRequest(uint64_t id)
@@ -847,7 +925,41 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
         const uint32_t max = m_w->maxRequestSize;
         io.bytes = max ? std::min(max, io.remaining) : io.remaining;
         io.remaining -= io.bytes;
-        Simulator::Schedule(Half(io.bytes), &FioInstalled::Queue, this, id);
+        if (!m_cpuOn)
+        {
+            Simulator::Schedule(Half(io.bytes), &FioInstalled::Queue, this, id);
+            return;
+        }
+        // On the job's CPU: the ioengine's system call, the stack's submit path, and (a write)
+        // its data copied or checksummed in software; then the stack's fixed delays.
+        const Job& j = m_jobs[io.job];
+        HostCpu& cpu = *m_cpus[j.host];
+        const CpuWork work{
+            {CpuPart::APP_SUBMIT, cpu.EngineSubmit(j.spec->ioengine)},
+            {CpuPart::STACK_SUBMIT, m_cost.submit},
+            {CpuPart::COPY, io.read ? Time(0) : PerKiB(m_cost.writePerKiB, io.bytes)}};
+        Charge(io, work);
+        cpu.Run(
+            j.core, work,
+            [this, id]
+            { Simulator::Schedule(Half(m_io.at(id).bytes), &FioInstalled::Queue, this, id); },
+            &io.cpuWait);
+    }
+
+    static void
+    Charge(Io& io, const CpuWork& work)
+    {
+        for (uint8_t k = 0; k < work.n; ++k)
+        {
+            io.part[size_t(work.parts[k].first)] += work.parts[k].second;
+        }
+        io.cpu += work.Total();
+    }
+
+    static Time
+    PerKiB(Time t, uint32_t bytes)
+    {
+        return t * double(bytes) / 1024.0;
     }
 
     /// The request asks its multipath device for a path with a free slot.
@@ -873,6 +985,7 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
         const Job& j = m_jobs[io.job];
         io.path = m_devices[j.device].paths[local];
         io.wait += Simulator::Now() - io.queued;
+        io.dispatched = Simulator::Now();
         PathState& p = m_paths[io.path];
         ++p.requests;
         p.bytes += io.bytes;
@@ -938,10 +1051,39 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
     {
         Io& io = m_io.at(id);
         In(io);
+        io.transport += Simulator::Now() - io.dispatched;
         m_devices[Layout(io.path).device].mp->Release(m_paths[io.path].local, io.queue);
         // A slot of a queue shared by the host's devices (can_queue) may let any of them go.
         Drain(io.path);
-        Simulator::Schedule(Half(io.bytes), &FioInstalled::Complete, this, id);
+        if (!m_cpuOn)
+        {
+            Simulator::Schedule(Half(io.bytes), &FioInstalled::Complete, this, id);
+            return;
+        }
+        // The interrupt and the stack's completion path (and a read's data copied or
+        // checksummed) on its vector's core, then the application reaps it on its own.
+        const Job& j = m_jobs[io.job];
+        HostCpu& cpu = *m_cpus[j.host];
+        const uint32_t core = j.core;
+        const CpuWork work{
+            {CpuPart::COMPLETION, m_cost.completion},
+            {CpuPart::COPY, io.read ? PerKiB(m_cost.readPerKiB, io.bytes) : Time(0)}};
+        const Time reap = cpu.EngineReap(j.spec->ioengine);
+        Charge(io, work);
+        Charge(io, {{CpuPart::APP_REAP, reap}});
+        cpu.Interrupt(
+            m_stack->CompletionVector(io, core), work,
+            [this, id, core, reap, &cpu]
+            {
+                cpu.Run(
+                    core, {{CpuPart::APP_REAP, reap}},
+                    [this, id] {
+                        Simulator::Schedule(Half(m_io.at(id).bytes), &FioInstalled::Complete, this,
+                                            id);
+                    },
+                    &m_io.at(id).cpuWait);
+            },
+            &io.cpuWait);
     }
 
     /// The command timer fired: the stack's timeout handler decides (abort, reset).
@@ -988,11 +1130,71 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
         }
         const Io io = it->second;
         m_io.erase(it);
+        if (Simulator::Now() >= m_from)
+        {
+            for (size_t k = 0; k < io.part.size(); ++k)
+            {
+                m_cpuParts[k] += io.part[k]; // of the I/Os the statistics count
+            }
+        }
         m_ios.Append({double(io.job), io.read ? 1.0 : 0.0, double(io.total),
                       double(io.submit.GetNanoSeconds()), double(Simulator::Now().GetNanoSeconds()),
-                      double(io.wait.GetNanoSeconds())});
+                      double(io.wait.GetNanoSeconds()), double(io.cpuWait.GetNanoSeconds()),
+                      double(io.cpu.GetNanoSeconds()), double(io.transport.GetNanoSeconds())});
         --m_jobs[io.job].inFlight;
         Fill(io.job);
+    }
+
+    /// Table cpu (each initiator core's busy time and utilisation over the measurement window)
+    /// and the CPU metrics: utilisation, CPU per I/O in all and by part, IOPS per core.
+    void
+    ReportCpu(RunContext& ctx, const std::string& prefix, Time end, double ios)
+    {
+        const double window = (end - m_from).GetSeconds();
+        Table& t = ctx.AddTable(prefix + "cpu", {"id", "busy_us", "util"});
+        std::vector<std::string> labels;
+        double busy = 0;
+        double peak = 0;
+        uint32_t cores = 0;
+        Time think(0);
+        for (uint32_t h = 0; h < m_cpus.size(); ++h)
+        {
+            const HostCpu& cpu = *m_cpus[h];
+            for (uint32_t c = 0; c < cpu.GetCores(); ++c)
+            {
+                const double b = cpu.BusyIn(c, end).GetSeconds();
+                const double u = window > 0 ? b / window : 0.0;
+                t.Append({double(labels.size()), b * 1e6, u});
+                labels.push_back(HostName(m_initiators[h]) + "/cpu" + std::to_string(c));
+                busy += b;
+                peak = std::max(peak, u);
+                ++cores;
+            }
+            think += cpu.GetPartTime(CpuPart::APP_THINK);
+        }
+        ctx.SetLabels(prefix + "cpu", labels);
+        ctx.SetMetric(prefix + "cpu_util", window > 0 && cores ? busy / window / cores : 0.0);
+        ctx.SetMetric(prefix + "cpu_util_max_core", peak);
+        // CPU per I/O: what the counted I/Os cost, each part of their path.
+        const auto perIo = [ios](Time t) { return ios > 0 ? t.GetSeconds() * 1e6 / ios : 0.0; };
+        const auto at = [this](CpuPart p) { return m_cpuParts[size_t(p)]; };
+        const Time all = std::accumulate(m_cpuParts.begin(), m_cpuParts.end(), Time(0));
+        ctx.SetMetric(prefix + "cpu_us_per_io", perIo(all));
+        ctx.SetMetric(prefix + "cpu_us_per_io_app",
+                      perIo(at(CpuPart::APP_SUBMIT) + at(CpuPart::APP_REAP)));
+        ctx.SetMetric(prefix + "cpu_us_per_io_submit", perIo(at(CpuPart::STACK_SUBMIT)));
+        ctx.SetMetric(prefix + "cpu_us_per_io_completion", perIo(at(CpuPart::COMPLETION)));
+        ctx.SetMetric(prefix + "cpu_us_per_io_copy", perIo(at(CpuPart::COPY)));
+        // fio's thinktime_spin, over the window's I/Os (it belongs to no I/O).
+        ctx.SetMetric(prefix + "cpu_us_per_io_think", perIo(think));
+        // What one core kept busy delivers: the window's IOPS over its busy cores.
+        ctx.SetMetric(prefix + "iops_per_core", busy > 0 ? ios / busy : 0.0);
+        uint64_t interrupts = 0;
+        for (const auto& cpu : m_cpus)
+        {
+            interrupts += cpu->GetInterrupts();
+        }
+        ctx.SetMetric(prefix + "interrupts", double(interrupts));
     }
 
     /// Tables paths (requests each path carried), host_queues (capacity and peak use) and
@@ -1046,6 +1248,10 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
     std::vector<Device> m_devices;
     std::vector<std::vector<Multipath*>> m_hostDevices; ///< per initiator, its devices
     Ptr<UniformRandomVariable> m_mix;
+    std::vector<Ptr<HostCpu>> m_cpus; ///< by initiator
+    bool m_cpuOn = false;             ///< HostCpu enabled: the I/Os' CPU work runs on cores
+    std::array<Time, size_t(CpuPart::COUNT)> m_cpuParts{}; ///< of the counted I/Os, by part
+    StorageStack::CpuCost m_cost; ///< what a request costs the stack on the host's CPU
     std::vector<Job> m_jobs;
     std::vector<std::string> m_jobLabels;
     std::vector<std::string> m_jobOptions;
@@ -1065,8 +1271,8 @@ class FioInstalled : public lfsim::InstalledWorkload, public StorageHost
     Time m_deviceTime[2]; ///< [write, read]: the targets' devices' time, after ramp_time
     uint64_t m_deviceIos[2] = {0, 0};
     size_t m_jobsDone = 0;
-    Table m_ios{
-        std::vector<std::string>{"id", "read", "bytes", "submit_ns", "complete_ns", "wait_ns"}};
+    Table m_ios{std::vector<std::string>{"id", "read", "bytes", "submit_ns", "complete_ns",
+                                         "wait_ns", "cpu_wait_ns", "cpu_ns", "transport_ns"}};
 };
 
 const bool g_registered = lfsim::RegisterWorkload(
@@ -1078,7 +1284,7 @@ const bool g_registered = lfsim::RegisterWorkload(
      [](RunContext& ctx, const lfsim::WorkloadInstance& w,
         lfsim::FabricNetwork& net) -> std::unique_ptr<lfsim::InstalledWorkload>
      { return std::make_unique<FioInstalled>(ctx, w, net); },
-     {"ns3::FioJob", "ns3::BlockTarget"}});
+     {"ns3::FioJob", "ns3::BlockTarget", "ns3::HostCpu"}});
 
 } // namespace
 

@@ -24,6 +24,40 @@ FcpStack::GetTypeId()
                             "half on submission, half on completion). Uncalibrated default.",
                             StringValue("application:1us,block:1us,scsi:1us,fcp:1us,hba:1us"),
                             MakeStringAccessor(&FcpStack::m_layers), MakeStringChecker())
+              .AddAttribute(
+                  "SubmitCpu",
+                  "CPU of a request's submit path: the SCSI mid-layer and sd, dm-multipath and the "
+                  "HBA "
+                  "driver building its IOCB, half of the Linux SCSI stack's 3.5 us per "
+                  "I/O: Intel's 6.0 us for SCSI/AHCI less the ~2.5 us of AHCI's "
+                  "uncacheable register reads, which an FC HBA does not do (AnandTech "
+                  "7843). "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(1750)), MakeTimeAccessor(&FcpStack::m_submitCpu),
+                  MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "CompletionCpu",
+                  "CPU of a request's completion path on its queue's interrupt core (qla2xxx's "
+                  "queue pair of "
+                  "the submitting CPU): the response-queue interrupt and the SCSI "
+                  "completion, the other half of the SCSI stack's 3.5 us. "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(1750)), MakeTimeAccessor(&FcpStack::m_completionCpu),
+                  MakeTimeChecker(Time(0)))
+              .AddAttribute("ReadCpuPerKiB",
+                            "CPU per KiB of a read's data: none, the HBA places it by DMA. "
+                            "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                            "validation/data/host_cpu_sources.csv.)",
+                            TimeValue(NanoSeconds(0)), MakeTimeAccessor(&FcpStack::m_readCpuPerKiB),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("WriteCpuPerKiB",
+                            "CPU per KiB of a write's data: none, the HBA fetches it by DMA. "
+                            "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                            "validation/data/host_cpu_sources.csv.)",
+                            TimeValue(NanoSeconds(0)),
+                            MakeTimeAccessor(&FcpStack::m_writeCpuPerKiB), MakeTimeChecker(Time(0)))
               .AddAttribute("LunQueueDepth",
                             "I/Os outstanding per path (the SCSI device's queue_depth, set by the "
                             "HBA driver: qla2xxx ql2xmaxqdepth, default 64, "

@@ -30,6 +30,13 @@ class FcpStack : public StorageStack
     void Build(int64_t& stream) override;
     uint32_t Submit(const StorageCommand& c, uint64_t token) override;
     void TimedOut(const StorageCommand& c, uint64_t token, uint32_t tag) override;
+    /// qla2xxx in multi-queue mode (ql2xmqsupport=1, Linux 4.19's default): a queue pair per
+    /// CPU, its response queue's vector on that CPU.
+    uint32_t
+    CompletionVector(const StorageCommand&, uint32_t threadCore) const override
+    {
+        return threadCore;
+    }
 
   private:
     uint32_t m_lunQueueDepth = 64;

@@ -53,6 +53,37 @@ FioJob::GetTypeId()
               .AddAttribute("size", "Bytes each job transfers (0: no limit; runtime ends it).",
                             UintegerValue(0), MakeUintegerAccessor(&FioJob::size),
                             MakeUintegerChecker<uint64_t>())
+              .AddAttribute("ioengine",
+                            "How the job submits and reaps I/O (fio's ioengine): psync (pread / "
+                            "pwrite, one I/O at a time per job whatever iodepth), libaio "
+                            "(io_submit / io_getevents) or io_uring. libaio is what storage "
+                            "benchmarks use (fio's own default is psync); with HostCpu enabled "
+                            "each costs the CPU HostCpu's attributes give.",
+                            EnumValue(LIBAIO), MakeEnumAccessor(&FioJob::ioengine),
+                            MakeEnumChecker(PSYNC, "psync", LIBAIO, "libaio", IO_URING, "io_uring"))
+              .AddAttribute("thinktime",
+                            "fio's thinktime: after thinktime_blocks I/Os the job stalls this long "
+                            "before issuing the next (what an application does with the data); "
+                            "0: no stall.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&FioJob::thinktime),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("thinktime_spin",
+                            "fio's thinktime_spin: the first part of each thinktime is spent "
+                            "busy on the job's CPU (HostCpu), the rest asleep.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&FioJob::thinktimeSpin),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("thinktime_blocks",
+                            "fio's thinktime_blocks: I/Os issued between stalls (default 1: after "
+                            "every I/O).",
+                            UintegerValue(1), MakeUintegerAccessor(&FioJob::thinktimeBlocks),
+                            MakeUintegerChecker<uint32_t>(1, 1u << 30))
+              .AddAttribute("cpus_allowed",
+                            "fio's cpus_allowed: the cores of its host (HostCpu) the job's "
+                            "threads run on, a list of cores and ranges such as 0-3,8; the "
+                            "host's k-th thread on the list's (k mod its length)-th core. Empty "
+                            "(the default): threads placed one per core in turn.",
+                            StringValue(""), MakeStringAccessor(&FioJob::cpusAllowed),
+                            MakeStringChecker())
               .AddAttribute("continue_on_error",
                             "fio's continue_on_error: after an I/O error (EIO) the job stops "
                             "(none, fio's default) or goes on for errors of reads (read), "
@@ -130,7 +161,16 @@ OptionsText(const FioJob& j)
                   ? ""
                   : " continue_on_error="
                         + std::vector<std::string>{"none", "read", "write", "io", "verify",
-                                                   "all"}[j.continueOnError]);
+                                                   "all"}[j.continueOnError])
+           + (j.ioengine == FioJob::LIBAIO
+                  ? ""
+                  : " ioengine=" + std::string(j.ioengine == FioJob::PSYNC ? "psync" : "io_uring"))
+           + (j.thinktime.IsZero()
+                  ? ""
+                  : " thinktime=" + std::to_string(j.thinktime.GetMicroSeconds())
+                        + " thinktime_spin=" + std::to_string(j.thinktimeSpin.GetMicroSeconds())
+                        + " thinktime_blocks=" + std::to_string(j.thinktimeBlocks))
+           + (j.cpusAllowed.empty() ? "" : " cpus_allowed=" + j.cpusAllowed);
 }
 
 } // namespace
@@ -138,11 +178,24 @@ OptionsText(const FioJob& j)
 std::vector<FioJobSection>
 ParseJobSections(const std::string& key, const std::string& text)
 {
-    static const std::set<std::string> perJob
-        = {"rw", "bs", "iodepth", "numjobs", "rwmixread", "size", "continue_on_error"};
-    const std::string form = "; accepted: 'name: option=value ...; name: ...' with options rw, "
-                             "bs, iodepth, numjobs, rwmixread, size, continue_on_error (runtime "
-                             "and ramp_time are global, in FioJob)";
+    static const std::set<std::string> perJob = {"rw",
+                                                 "bs",
+                                                 "iodepth",
+                                                 "numjobs",
+                                                 "rwmixread",
+                                                 "size",
+                                                 "continue_on_error",
+                                                 "ioengine",
+                                                 "thinktime",
+                                                 "thinktime_spin",
+                                                 "thinktime_blocks",
+                                                 "cpus_allowed"};
+    const std::string form
+        = "; accepted: 'name: option=value ...; name: ...' with options rw, "
+          "bs, iodepth, numjobs, rwmixread, size, continue_on_error, ioengine, "
+          "thinktime, thinktime_spin, thinktime_blocks, cpus_allowed (runtime and "
+          "ramp_time "
+          "are global, in FioJob)";
     std::vector<FioJobSection> out;
     std::set<std::string> names;
     std::stringstream sections(text);

@@ -50,7 +50,21 @@ class FioJob : public Object
     /// continue_on_error says (the errors here are I/O errors: EIO).
     bool ContinuesAfterError(bool read) const;
 
+    /// fio's ioengine: how the job submits and reaps its I/Os (and what that costs the CPU,
+    /// HostCpu's attributes). psync: one I/O at a time per job, whatever iodepth.
+    enum Ioengine
+    {
+        PSYNC,
+        LIBAIO,
+        IO_URING
+    };
+
     int rw = RANDREAD;
+    int ioengine = LIBAIO;
+    Time thinktime;
+    Time thinktimeSpin;
+    uint32_t thinktimeBlocks = 1;
+    std::string cpusAllowed; ///< fio's cpus_allowed (HostCpu::CoreList); empty: any
     uint32_t bs = 4096;
     uint32_t iodepth = 1;
     uint32_t numjobs = 1;

@@ -36,6 +36,44 @@ IscsiStack::GetTypeId()
                             StringValue("application:1us,block:1us,scsi:1us,iscsi:1us,tcp:1us,"
                                         "ip:1us,nic:1us"),
                             MakeStringAccessor(&IscsiStack::m_layers), MakeStringChecker())
+              .AddAttribute(
+                  "SubmitCpu",
+                  "CPU of a request's submit path: as nvmeof_tcp's (1.076 us), plus half of what "
+                  "the SCSI "
+                  "path costs over NVMe's (0.35 of 0.7 us: Intel's SCSI/AHCI 6.0 us less "
+                  "2.5 us of AHCI register reads, less NVMe's 2.8 us; AnandTech 7843), "
+                  "plus libiscsi handing the task to its transmit work queue thread "
+                  "(iscsi_xmitworker): a wake-up and a context switch, 980 + 1,240 ns "
+                  "(UnICom, FAST '26). "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(3646)), MakeTimeAccessor(&IscsiStack::m_submitCpu),
+                  MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "CompletionCpu",
+                  "CPU of a request's completion path, in the receive softirq of the session's "
+                  "core (RSS "
+                  "steers a session's flow to one): nvmeof_tcp's 2.696 us plus the other "
+                  "0.35 us of the SCSI path. "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(3046)), MakeTimeAccessor(&IscsiStack::m_completionCpu),
+                  MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "ReadCpuPerKiB",
+                  "CPU per KiB of a read's data received: TCP receive processing and its copy, as "
+                  "nvmeof_tcp's (Cai et al., SIGCOMM '21). "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(195)), MakeTimeAccessor(&IscsiStack::m_readCpuPerKiB),
+                  MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "WriteCpuPerKiB",
+                  "CPU per KiB of a write's data sent (sendpage, no copy), as nvmeof_tcp's. "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(78)), MakeTimeAccessor(&IscsiStack::m_writeCpuPerKiB),
+                  MakeTimeChecker(Time(0)))
               .AddAttribute("CmdsMax",
                             "Commands per session (open-iscsi node.session.cmds_max, default "
                             "128, etc/iscsid.conf); the session's SCSI host takes cmds_max - 15 "

@@ -39,6 +39,12 @@ class IscsiStack : public StorageStack
     }
     uint32_t Submit(const StorageCommand& c, uint64_t token) override;
     void TimedOut(const StorageCommand& c, uint64_t token, uint32_t tag) override;
+    /// A session is one TCP flow: the NIC's RSS steers its receive to one core.
+    uint32_t
+    CompletionVector(const StorageCommand& c, uint32_t) const override
+    {
+        return c.path;
+    }
 
   private:
     uint32_t m_cmdsMax = 128;

@@ -60,6 +60,42 @@ NvmeofRdmaStack::GetTypeId()
                             StringValue("application:1us,block:1us,nvme:1us,nvmeof:1us,rdma:1us,"
                                         "rnic:1us"),
                             MakeStringAccessor(&NvmeofRdmaStack::m_layers), MakeStringChecker())
+              .AddAttribute(
+                  "SubmitCpu",
+                  "CPU of a request's submit path on its thread's core: nvme-core and nvme-rdma "
+                  "posting the "
+                  "command capsule (an RDMA SEND, a doorbell, as nvme-pci rings one). Half "
+                  "of the Linux NVMe stack's 2.8 us per I/O (Intel, AnandTech 7843; no "
+                  "published split). "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(1400)), MakeTimeAccessor(&NvmeofRdmaStack::m_submitCpu),
+                  MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "CompletionCpu",
+                  "CPU of a request's completion path on its queue's interrupt core: the RECV "
+                  "completion "
+                  "interrupt and nvme-core's completion, the other half of the NVMe "
+                  "stack's 2.8 us (Intel, AnandTech 7843). Kernel NVMe/RDMA does 1.5x "
+                  "the 4 KiB reads per core of kernel NVMe/TCP (BoostX-NTI, Figs. 8-9). "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(1400)), MakeTimeAccessor(&NvmeofRdmaStack::m_completionCpu),
+                  MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "ReadCpuPerKiB",
+                  "CPU per KiB of a read's data: none, the RNIC writes it into the host's buffer. "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(0)), MakeTimeAccessor(&NvmeofRdmaStack::m_readCpuPerKiB),
+                  MakeTimeChecker(Time(0)))
+              .AddAttribute(
+                  "WriteCpuPerKiB",
+                  "CPU per KiB of a write's data: none, the RNIC reads it from the host's buffer. "
+                  "(HostCpu enabled; validation/cases/host_cpu.py derives it from "
+                  "validation/data/host_cpu_sources.csv.)",
+                  TimeValue(NanoSeconds(0)), MakeTimeAccessor(&NvmeofRdmaStack::m_writeCpuPerKiB),
+                  MakeTimeChecker(Time(0)))
               .AddAttribute("InlineDataSize",
                             "Writes of at most this many bytes travel in the command capsule "
                             "(in-capsule data) instead of being pulled by RDMA READ. 4096 is the "

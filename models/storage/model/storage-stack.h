@@ -194,6 +194,31 @@ class StorageStack : public Object
     /// The request's command timer fired (the driver's timeout handler).
     virtual void TimedOut(const StorageCommand& c, uint64_t token, uint32_t tag) = 0;
 
+    /// What a request costs the initiator's CPU (HostCpu enabled; each stack declares the
+    /// attributes with its own defaults and sources): its submit path, its completion path
+    /// (the interrupt handler included), and per KiB of data the host copies or checksums in
+    /// software: of a read's data when it arrives, of a write's when it leaves.
+    struct CpuCost
+    {
+        Time submit;
+        Time completion;
+        Time readPerKiB;
+        Time writePerKiB;
+    };
+    CpuCost
+    Cpu() const
+    {
+        return {m_submitCpu, m_completionCpu, m_readCpuPerKiB, m_writeCpuPerKiB};
+    }
+    /// The interrupt vector a request's completion raises, on a host whose thread submitting
+    /// it runs on `threadCore` (vector v runs on core v mod Cores). Default: its submission
+    /// queue's vector (NVMe: an I/O queue per CPU, its vector on that CPU).
+    virtual uint32_t
+    CompletionVector(const StorageCommand& c, uint32_t threadCore) const
+    {
+        return c.queue;
+    }
+
     /// The stack's own metrics, names prefixed with `prefix`.
     virtual void
     Finish(lfsim::RunContext& ctx, const std::string& prefix)
@@ -211,6 +236,11 @@ class StorageStack : public Object
     StorageHost* m_host = nullptr;
     const StorageLayout* m_layout = nullptr;
     std::string m_layers; ///< each stack declares Layers, with its own default
+    // Each stack declares SubmitCpu, CompletionCpu, ReadCpuPerKiB and WriteCpuPerKiB too.
+    Time m_submitCpu;
+    Time m_completionCpu;
+    Time m_readCpuPerKiB;
+    Time m_writeCpuPerKiB;
 };
 
 /// One line per stack: its name (a value of FioWorkload.Stack), its TypeId (a subclass of

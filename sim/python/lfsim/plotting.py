@@ -1400,6 +1400,7 @@ TABLE_TITLES = {
     "host_queues": "host queues: depth and peak occupancy",
     "targets": "requests per target",
     "link_faults": "what each faulted link lost, by reason",
+    "cpu": "initiator cores (HostCpu): busy time and utilisation over the measurement window",
 }
 # Columns whose name alone does not say what they count.
 COLUMN_LABELS = {"r2ts": "R2Ts per write (count)", "requests": "requests (I/Os)"}
@@ -1407,6 +1408,7 @@ COLUMN_LABELS = {"r2ts": "R2Ts per write (count)", "requests": "requests (I/Os)"
 
 # What a row of a table is, for axis labels.
 TABLE_ROWS = {
+    "cpu": "cores",
     "ports": "ports",
     "switches": "switches",
     "flows": "flows",

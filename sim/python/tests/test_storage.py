@@ -110,6 +110,27 @@ def test_same_seed_same_latencies_other_seed_other_draws():
             ["--set", "workload.fio.Jobs=a: bs=8192; a: bs=4096"],
             "workload.fio.Jobs: got 'a: bs=4096'",
         ),
+        (
+            ["--set", "HostCpu.Cores=0"],
+            "HostCpu.Cores: got '0'; accepted: an integer in 1..4096",
+        ),
+        (
+            ["--set", "NvmeofRdmaStack.SubmitCpu=-1us"],
+            "NvmeofRdmaStack.SubmitCpu: got '-1us'; accepted: a time >= 0 with a unit",
+        ),
+        (
+            ["--set", "HostCpu.LibaioCpu=700"],
+            "HostCpu.LibaioCpu: got '700'; accepted: a time >= 0 with a unit",
+        ),
+        (
+            ["--set", "HostCpu.Enabled=true", "--set", "FioJob.cpus_allowed=0-16"],
+            "FioJob.cpus_allowed (job h0/job0): got '0-16'; accepted: cores of this host's 16 "
+            "(0-15)",
+        ),
+        (
+            ["--set", "workload.fio.Jobs=a: ioengine=sync"],
+            "workload.fio.Jobs: got ioengine=sync in job a; accepted: one of psync|libaio|io_uring",
+        ),
     ],
     ids=lambda x: " ".join(x)[:40],
 )
