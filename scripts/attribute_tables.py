@@ -7,7 +7,7 @@ never drifts from the code. Each table sits between two markers, <!-- attributes
 - ``workload``: ns3::Workload, ns3::MessageWorkload and each registered pattern
   (``_core.workloads()``) with its own attributes and the fabrics it is tied to;
 - ``report``: the classes every open fabric shares (ns3::Report);
-- ``stacks``: each registered storage stack (a value of FioWorkload.Stack), its class, the
+- ``stacks``: each registered storage stack (a value of StorageWorkload.Stack), its class, the
   ancestors with attributes of their own (once) and the classes it brings (once);
 - a fabric's name: the classes of that fabric (``_core.fabrics()``).
 
@@ -134,15 +134,16 @@ def topology_block() -> str:
 
 
 def workload_block() -> str:
-    bases = ["ns3::Workload", "ns3::MessageWorkload"]
+    bases = ["ns3::Workload", "ns3::MessageWorkload", "ns3::StorageWorkload"]
     patterns = core.workloads()
     out = class_table(bases[0], f"**{short(bases[0])}**: the attributes of every pattern")
-    users = [w["name"] for w in patterns if bases[1] in core.parents(w["type_id"])]
-    out += class_table(
-        bases[1],
-        f"**{short(bases[1])}**: the attributes of the patterns of messages ({', '.join(users)})",
-        {bases[0]},
-    )
+    for base, what in ((bases[1], "of messages"), (bases[2], "of storage I/O")):
+        users = [w["name"] for w in patterns if base in core.parents(w["type_id"])]
+        out += class_table(
+            base,
+            f"**{short(base)}**: the attributes of the patterns {what} ({', '.join(users)})",
+            {bases[0]},
+        )
     for w in patterns:
         where = f"fabric {', '.join(w['fabrics'])} only" if w["fabrics"] else "every open fabric"
         # The description of a tied pattern starts with "FC only: ", which `where` says.
@@ -156,7 +157,7 @@ def workload_block() -> str:
     return "\n".join(out)
 
 
-STACK = ("ns3::FioWorkload", "Stack")
+STACK = ("ns3::StorageWorkload", "Stack")
 
 
 def stacks() -> list[dict]:
@@ -250,6 +251,7 @@ def class_groups() -> list[tuple[str, list[tuple[str, str]]]]:
     work = [
         ("ns3::Workload", "the attributes of every workload pattern"),
         ("ns3::MessageWorkload", "the attributes of the patterns of messages"),
+        ("ns3::StorageWorkload", "the attributes of the patterns of storage I/O"),
     ]
     for w in core.workloads():
         where = f" (fabric {', '.join(w['fabrics'])} only)" if w["fabrics"] else ""
@@ -278,7 +280,9 @@ def how_to_set(type_id: str, attr: str) -> str:
     if type_id == "ns3::Topology" or type_id in generators:
         where = f"`topology: {{generator: {generators.get(type_id, 'NAME')}, {attr}: ...}}`"
         return f"Set in a scenario as {where}, on the command line as `--set topology.{attr}=V`."
-    if type_id in ("ns3::Workload", "ns3::MessageWorkload") or type_id in patterns:
+    if type_id in ("ns3::Workload", "ns3::MessageWorkload", "ns3::StorageWorkload") or (
+        type_id in patterns
+    ):
         item = f"{{pattern: {patterns.get(type_id, 'NAME')}, {attr}: ...}}"
         return (
             f"Set in a workload item, `workload: {{ITEM: {item}}}`, on the command line as "

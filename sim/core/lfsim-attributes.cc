@@ -73,13 +73,42 @@ RegisterChoice(Choice choice)
     return true;
 }
 
+// The class that declares `attribute`: `typeId` or an ancestor (a choice is registered on the
+// declaring class and offered by its subclasses too, as FioWorkload's Stack is StorageWorkload's).
+static std::string
+DeclaringClass(const std::string& typeId, const std::string& attribute)
+{
+    ns3::TypeId tid;
+    if (!ns3::TypeId::LookupByNameFailSafe(typeId, &tid))
+    {
+        return typeId;
+    }
+    for (;;)
+    {
+        for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+        {
+            if (tid.GetAttribute(i).name == attribute)
+            {
+                return tid.GetName();
+            }
+        }
+        const ns3::TypeId parent = tid.GetParent();
+        if (parent == tid)
+        {
+            return typeId;
+        }
+        tid = parent;
+    }
+}
+
 std::vector<Choice>
 Choices(const std::string& typeId, const std::string& attribute)
 {
+    const std::string owner = DeclaringClass(typeId, attribute);
     std::vector<Choice> out;
     for (const auto& c : ChoiceRegistry())
     {
-        if (c.typeId == typeId && c.attribute == attribute)
+        if (c.typeId == owner && c.attribute == attribute)
         {
             out.push_back(c);
         }
@@ -92,9 +121,10 @@ Choices(const std::string& typeId, const std::string& attribute)
 std::string
 ChoiceValue(const std::string& typeId, const std::string& attribute, const std::string& value)
 {
+    const std::string owner = DeclaringClass(typeId, attribute);
     for (const auto& c : ChoiceRegistry())
     {
-        if (c.typeId == typeId && c.attribute == attribute && c.name == value)
+        if (c.typeId == owner && c.attribute == attribute && c.name == value)
         {
             return c.value;
         }

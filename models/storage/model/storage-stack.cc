@@ -125,7 +125,7 @@ std::string
 StorageStack::Name() const
 {
     const std::string tid = GetInstanceTypeId().GetName();
-    for (const auto& c : lfsim::Choices("ns3::FioWorkload", "Stack"))
+    for (const auto& c : lfsim::Choices("ns3::StorageWorkload", "Stack"))
     {
         if (c.value == tid)
         {
@@ -138,7 +138,7 @@ StorageStack::Name() const
 bool
 RegisterStorageStack(const StorageStackInfo& info)
 {
-    return lfsim::RegisterChoice({"ns3::FioWorkload", "Stack", info.name, info.typeId,
+    return lfsim::RegisterChoice({"ns3::StorageWorkload", "Stack", info.name, info.typeId,
                                   info.description, info.fabrics, info.classes});
 }
 

@@ -1,6 +1,6 @@
 /*
  * A host storage stack as a plug-in of the Fio workload, the ns-3 way: as TcpL4Protocol picks a
- * TcpCongestionOps and RdmaNic.CongestionControl a controller, FioWorkload.Stack is a
+ * TcpCongestionOps and RdmaNic.CongestionControl a controller, StorageWorkload.Stack is a
  * TypeIdValue and the workload makes its stack through an ObjectFactory, so the stack's own
  * attributes come from the scenario like any other class's. A stack is one class in its own
  * files plus one registration line:
@@ -8,7 +8,7 @@
  *     const bool g_stack = RegisterStorageStack({"iscsi", "ns3::IscsiStack",
  *         "SCSI over TCP/IP (RFC 7143)", {"roce"}, {"ns3::RoceHostIp", "ns3::IscsiSession"}});
  *
- * which makes its short name a value of FioWorkload.Stack (YAML, --set, Python) and its class,
+ * which makes its short name a value of StorageWorkload.Stack (YAML, --set, Python) and its class,
  * the classes it derives from, and the classes it lists configurable in a scenario whose Fio
  * workload chooses it (and only then).
  *
@@ -243,7 +243,7 @@ class StorageStack : public Object
     Time m_writeCpuPerKiB;
 };
 
-/// One line per stack: its name (a value of FioWorkload.Stack), its TypeId (a subclass of
+/// One line per stack: its name (a value of StorageWorkload.Stack), its TypeId (a subclass of
 /// ns3::StorageStack), a one-line description, the fabrics it runs on and the classes besides
 /// its own (and its parents') that a scenario using it may configure.
 struct StorageStackInfo
@@ -255,7 +255,7 @@ struct StorageStackInfo
     std::vector<std::string> classes = {};
 };
 
-/// Registers the stack as a value of FioWorkload.Stack. Returns true (for a static
+/// Registers the stack as a value of StorageWorkload.Stack. Returns true (for a static
 /// initializer).
 bool RegisterStorageStack(const StorageStackInfo& info);
 

@@ -30,6 +30,12 @@ def attributes(type_id: str) -> tuple[dict, ...]:
     return tuple(core().attributes(type_id))
 
 
+def instance_attributes(type_id: str) -> tuple[dict, ...]:
+    """The attributes an instance of ``type_id`` takes: its ancestors' (below ns3::Object), then
+    its own."""
+    return tuple(a for t in [*core().parents(type_id), type_id] for a in attributes(t))
+
+
 @cache
 def presets(type_id: str) -> dict[str, dict]:
     """Preset name -> {"description", "values": [(TypeId, attribute, value), ...]}."""
@@ -72,7 +78,7 @@ def pattern_classes() -> tuple[str, ...]:
 @cache
 def choices(type_id: str, attribute: str) -> dict[str, dict]:
     """For an attribute that picks an implementation by name (RdmaNic.CongestionControl,
-    FioWorkload.Stack): name -> {"type_id", "description", "fabrics", "classes"}, where
+    StorageWorkload.Stack): name -> {"type_id", "description", "fabrics", "classes"}, where
     ``classes`` are the classes a scenario may configure when an instance picks it: the
     implementation's own and its ancestors' that have attributes, then those it registered."""
     out = {}
@@ -87,7 +93,7 @@ def _chosen_classes(type_id: str, item: dict) -> list[str]:
     """The classes the implementations an instance of ``type_id`` picks bring (its attributes
     with registered choices, as given in ``item`` or by default)."""
     out: list[str] = []
-    for a in attributes(type_id):
+    for a in instance_attributes(type_id):
         picks = choices(type_id, a["name"]) if a["value_type"].endswith("TypeIdValue") else {}
         chosen = picks.get(str(item.get(a["name"], a["default"]))) if picks else None
         if chosen:
@@ -100,12 +106,13 @@ def chosen_by(short_class: str) -> list[str]:
     RoceHostIp): for errors about a section that the scenario's choices do not offer."""
     out: list[str] = []
     for p in patterns().values():
-        for a in attributes(p["type_id"]):
+        for a in instance_attributes(p["type_id"]):
             if not a["value_type"].endswith("TypeIdValue"):
                 continue
             for name, c in choices(p["type_id"], a["name"]).items():
-                if any(short_name(t) == short_class for t in c["classes"]):
-                    out.append(f"{a['name']} {name}")
+                pick = f"{a['name']} {name}"  # patterns sharing a parent's attribute: once
+                if any(short_name(t) == short_class for t in c["classes"]) and pick not in out:
+                    out.append(pick)
     return out
 
 

@@ -135,7 +135,7 @@ def latency_vs_depth(
             fio = r.config["workload"][found[0]]
             stack = fio["Stack"]
             # Each stack's layers are its class's Layers attribute (the registry names the class).
-            cls = _core.short_name(_core.choices("ns3::FioWorkload", "Stack")[stack]["type_id"])
+            cls = _core.short_name(_core.choices("ns3::StorageWorkload", "Stack")[stack]["type_id"])
             layers = parse_layers(r.config[cls]["Layers"], int(r.config["FioJob"]["bs"]))
             if int(m["stack_depth"]) != len(layers):
                 raise AssertionError("stack_depth disagrees with the layer list")

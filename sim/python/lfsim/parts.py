@@ -40,10 +40,7 @@ def _patterns() -> dict[str, dict]:
 def instance_attributes(type_id: str) -> list[dict]:
     """Attributes an instance of ``type_id`` takes: its ancestors' (below ns3::Object), then its
     own."""
-    out: list[dict] = []
-    for parent in [*_core.core().parents(type_id), type_id]:
-        out.extend(_core.attributes(parent))
-    return out
+    return list(_core.instance_attributes(type_id))
 
 
 def _resolve_attributes(

@@ -124,8 +124,7 @@ def test_same_seed_same_latencies_other_seed_other_draws():
         ),
         (
             ["--set", "HostCpu.Enabled=true", "--set", "FioJob.cpus_allowed=0-16"],
-            "FioJob.cpus_allowed (job h0/job0): got '0-16'; accepted: cores of this host's 16 "
-            "(0-15)",
+            "FioJob.cpus_allowed (h0/job0): got '0-16'; accepted: cores of this host's 16 (0-15)",
         ),
         (
             ["--set", "workload.fio.Jobs=a: ioengine=sync"],
