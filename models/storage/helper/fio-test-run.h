@@ -7,6 +7,7 @@
 #define FIO_TEST_RUN_H
 
 #include "ethernet-speed.h"
+#include "lfsim-attributes.h"
 #include "lfsim-run.h"
 #include "roce-header.h"
 
@@ -54,8 +55,10 @@ Set(std::vector<std::pair<std::string, std::string>>& attrs, const std::string& 
 }
 
 /// A Fio workload, h0 against h1 on one switch (topology Star), fabric roce at 100GbE (fc
-/// with Stack fcp). `extra`: ("workload", attribute, value) for the workload, ("topology",
-/// ...) for the topology, (TypeId, attribute, value) for the classes.
+/// with Stack fcp). `extra`: ("workload", attribute, value) for the workload (("workload",
+/// "pattern", TypeId) for another storage pattern), ("run", "stop_time", time), ("topology",
+/// ...) for the topology,
+/// (TypeId, attribute, value) for the classes.
 inline lfsim::RunResult
 RunStorage(Settings extra)
 {
@@ -89,7 +92,15 @@ RunStorage(Settings extra)
            {"ns3::IscsiStack", "Layers", "app:3us,block:1us,iscsi:2us"}};
     for (const auto& [where, name, value] : extra)
     {
-        if (where == "workload")
+        if (where == "run" && name == "stop_time")
+        {
+            lfsim::ParseTime(value, &cfg.stopTime);
+        }
+        else if (where == "workload" && name == "pattern")
+        {
+            fio.typeId = value; // another storage pattern (ns3::TransactionsWorkload)
+        }
+        else if (where == "workload")
         {
             Set(fio.attributes, name, value);
             if (name == "Stack" && value == "fcp")

@@ -89,7 +89,7 @@ StorageWorkload::GetTypeId()
 }
 
 void
-StorageWorkload::CheckShared(const std::string& pattern) const
+StorageWorkload::CheckShared(const std::string& pattern, bool spread) const
 {
     auto reject = [this](const std::string& attr, const std::string& got, const std::string& why)
     { throw std::invalid_argument(key + "." + attr + ": got " + got + "; accepted: " + why); };
@@ -110,7 +110,7 @@ StorageWorkload::CheckShared(const std::string& pattern) const
                "Write, the default, for pattern " + pattern
                    + " (its threads say what each I/O does)");
     }
-    if (!m_startSpread.IsZero())
+    if (!spread && !m_startSpread.IsZero())
     {
         reject("StartSpread", lfsim::TimeText(m_startSpread),
                "0s for pattern " + pattern
@@ -168,7 +168,8 @@ AddressPlanes(const lfsim::Graph& g)
 } // namespace
 
 StorageInstalled::StorageInstalled(RunContext& ctx, const lfsim::WorkloadInstance& w,
-                                   lfsim::FabricNetwork& net, const std::string& pattern)
+                                   lfsim::FabricNetwork& net, const std::string& pattern,
+                                   bool spread)
     : m_graph(ctx.graph)
     , m_net(net)
     , m_wi(&w)
@@ -179,7 +180,7 @@ StorageInstalled::StorageInstalled(RunContext& ctx, const lfsim::WorkloadInstanc
     m_layout.network = &net;
     m_layout.key = m_key;
     MakeStack(ctx.config.fabric);
-    m_sw->CheckShared(pattern);
+    m_sw->CheckShared(pattern, spread);
     m_stack->UsePriority(m_sw->GetPriority());
     m_layers = m_stack->Layers();
     m_start = m_sw->GetStart();

@@ -41,8 +41,9 @@ class StorageWorkload : public Workload
     static TypeId GetTypeId();
 
     /// Destinations names the targets, and the shared attributes a storage pattern has no use
-    /// for keep their defaults (errors name the key and `pattern`).
-    void CheckShared(const std::string& pattern) const;
+    /// for keep their defaults (errors name the key and `pattern`); StartSpread only when
+    /// `spread` (a pattern whose threads start at random times).
+    void CheckShared(const std::string& pattern, bool spread) const;
     int32_t
     GetPriority() const
     {
@@ -108,9 +109,10 @@ class StorageInstalled : public lfsim::InstalledWorkload, public StorageHost
 {
   public:
     /// The stack (checked against the fabric) and the shared attributes (checked for
-    /// `pattern`); Build does the rest once the pattern knows its window and its threads.
+    /// `pattern`, StartSpread allowed when `spread`); Build does the rest once the pattern
+    /// knows its window and its threads.
     StorageInstalled(lfsim::RunContext& ctx, const lfsim::WorkloadInstance& w,
-                     lfsim::FabricNetwork& net, const std::string& pattern);
+                     lfsim::FabricNetwork& net, const std::string& pattern, bool spread = false);
 
     /// The I/Os' tables and metrics (ios, paths, host_queues, targets, cpu), then Report's.
     void Finish(lfsim::RunContext& ctx, const std::string& prefix) override;

@@ -43,6 +43,7 @@ enum class CpuPart : uint8_t
     COPY,         ///< data copied or checksummed in software (per KiB)
     APP_REAP,     ///< the application reaping the completion
     APP_THINK,    ///< the application's own work between I/Os (fio's thinktime_spin)
+    APP_WORK,     ///< the application's own work otherwise (a database's statements)
     COUNT
 };
 

@@ -896,6 +896,9 @@ def storage_fio_json(result: Any, given: set | None = None) -> dict | None:
     the job section's own. None when no I/O completed after ramp_time."""
     from .scenario import time_seconds
 
+    first = next(iter((result.config.get("workload") or {}).values()), {})
+    if first.get("pattern") != FIO_PATTERN:
+        return None  # the ios table is another storage pattern's (Transactions)
     cfg = result.config["FioJob"]
     ios = result.table("ios")
     labels = result.labels("ios") or []

@@ -1,0 +1,100 @@
+"""The Transactions pattern: seed 000's GaussDB as sysbench and TPC-C transactions on hosts with
+CPUs (scenarios/gaussdb_seed000.yaml), its closed loop, its I/Os and its bad input."""
+
+import pytest
+
+import lfsim
+
+SHORT = {"workload.db.Duration": "20ms", "workload.db.WarmupTime": "8ms", "stop_time": "30ms"}
+SYSBENCH_TRIPS = 20  # BEGIN, 18 statements, COMMIT
+
+
+@pytest.mark.parametrize("mode", ["sysbench_roce", "sysbench_fc"])
+def test_sysbench_closed_loop_of_384_threads(mode):
+    r = lfsim.run("gaussdb_seed000", {"mode": mode, **SHORT})
+    m = r.metrics
+    txns = r.table("transactions")
+    labels = r.labels("transactions")
+    conns = {labels[int(i)] for i in txns["id"]}
+    assert len(conns) == 384 and all("/conn" in c for c in conns)  # 3 servers x 128 threads
+    # Little's law for a closed loop without think time: threads = TPS x latency.
+    assert m["tps"] * m["txn_lat_mean_ms"] / 1e3 == pytest.approx(384, rel=0.03)
+    assert m["qps"] == pytest.approx(SYSBENCH_TRIPS * m["tps"])
+    # All cached (MissRatio 0): the array sees WAL flushes and page writes only.
+    assert m["read_ios"] == 0 and m["write_ios"] > 0
+    assert m["commits_per_flush"] > 1  # group commit
+    assert m["drops"] == 0 and m["txn_errors"] == 0
+    assert 0 < m["cpu_util"] < 1 and len(r.labels("cpu")) == 3 * 64
+
+
+def test_tpcc_reports_tpmc_from_the_new_orders():
+    r = lfsim.run("gaussdb_seed000", {"mode": "tpcc_roce", **SHORT})
+    m = r.metrics
+    txns = r.table("transactions")
+    names = r.labels("transaction_types")
+    assert names == ["new_order", "payment", "order_status", "delivery", "stock_level"]
+    counted = txns[(txns["end_ns"] >= 8e6) & (txns["end_ns"] <= 20e6)]
+    new_orders = (counted["type"] == names.index("new_order")).sum()
+    assert m["new_order_tpm"] == pytest.approx(new_orders / 12e-3 * 60)
+    # The mix's weights: 45 % new orders, within 5 standard deviations.
+    n = len(counted)
+    assert abs(new_orders / n - 0.45) < 5 * (0.45 * 0.55 / n) ** 0.5
+
+
+def test_misses_read_pages_of_pagesize():
+    r = lfsim.run(
+        "gaussdb_seed000",
+        {"mode": "sysbench_roce", **SHORT, "workload.db.MissRatio": 0.1},
+    )
+    ios = r.table("ios")
+    reads = ios[ios["read"] > 0]
+    assert len(reads) > 0 and (reads["bytes"] == 8192).all()
+    # 45 pages touched per sysbench transaction.
+    assert r.metrics["page_reads_per_txn"] == pytest.approx(4.5, rel=0.1)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["--set", "workload.db.Mix=a: weight=50 point_select=1"],
+            "workload.db.Mix: weights sum to 50; accepted: weights summing to 100",
+        ),
+        (
+            ["--set", "workload.db.Mix=a: weight=100 selects=3"],
+            "workload.db.Mix: got 'selects=3' in type a; accepted: 'name: weight=W",
+        ),
+        (
+            ["--set", "workload.db.Mix=a: weight=100 insert=1; a: weight=0 insert=1"],
+            "workload.db.Mix: got ' a: weight=0 insert=1'; accepted: 'name: weight=W",
+        ),
+        (
+            ["--set", "workload.db.Threads=0"],
+            "workload.db.Threads: got '0'; accepted: an integer in 1..65536",
+        ),
+        (
+            ["--set", "workload.db.MissRatio=1.5"],
+            "workload.db.MissRatio: got '1.5'; accepted: a number in 0..1",
+        ),
+        (
+            ["--set", "workload.db.StatementCpu=50"],
+            "workload.db.StatementCpu: got '50'; accepted: a time >= 0 with a unit",
+        ),
+        (
+            ["--set", "workload.db.WarmupTime=70ms"],
+            "workload.db.WarmupTime: got '70ms'; accepted: a time shorter than Duration (60ms)",
+        ),
+        (
+            ["--set", "HostCpu.Cores=0"],
+            "HostCpu.Cores: got '0'; accepted: an integer in 1..4096",
+        ),
+    ],
+    ids=lambda x: " ".join(x)[:40],
+)
+def test_bad_input_is_one_line_exit_2(cli, tmp_path, args, expected):
+    p = cli("run", "gaussdb_seed000", *args, "--out", "out")
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in p.stderr
+    assert expected in lines[0], lines[0]
+    assert not (tmp_path / "out").exists()
