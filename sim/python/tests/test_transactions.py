@@ -81,8 +81,8 @@ def test_misses_read_pages_of_pagesize():
             "workload.db.StatementCpu: got '50'; accepted: a time >= 0 with a unit",
         ),
         (
-            ["--set", "workload.db.WarmupTime=70ms"],
-            "workload.db.WarmupTime: got '70ms'; accepted: a time shorter than Duration (60ms)",
+            ["--set", "workload.db.WarmupTime=210ms"],
+            "workload.db.WarmupTime: got '210ms'; accepted: a time shorter than Duration (200ms)",
         ),
         (
             ["--set", "HostCpu.Cores=0"],
