@@ -98,3 +98,17 @@ def test_bad_input_is_one_line_exit_2(cli, tmp_path, args, expected):
     assert len(lines) == 1 and "Traceback" not in p.stderr
     assert expected in lines[0], lines[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_the_storage_doc_example_runs(tmp_path):
+    """The Transactions example of models/storage/doc/storage.md, as written."""
+    from lfsim.paths import REPO_ROOT
+
+    doc = (REPO_ROOT / "models/storage/doc/storage.md").read_text()
+    section = doc.split("## Transactions (`pattern: Transactions`)", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "db.yaml"
+    path.write_text("description: the storage doc's Transactions example\n" + block)
+    m = lfsim.run(str(path)).metrics
+    assert m["tps"] > 0 and m["page_reads_per_txn"] > 0 and m["txn_errors"] == 0
+    assert m["tps"] * m["txn_lat_mean_ms"] / 1e3 == pytest.approx(3 * 128, rel=0.05)
