@@ -32,6 +32,9 @@ struct GraphNode
     std::string name;
     bool host = false;
     std::vector<uint32_t> ports; ///< its ports, by port number
+    /// Attributes set on this node's own per-node objects only (a host's HostCpu): (TypeId,
+    /// name, value).
+    std::vector<std::array<std::string, 3>> attributes;
 };
 
 struct GraphPort
@@ -126,6 +129,13 @@ class Graph
     Nodes() const
     {
         return m_nodes;
+    }
+    /// Sets an attribute of node `node`'s own per-node objects (GraphNode::attributes).
+    void
+    SetNodeAttribute(uint32_t node, const std::string& typeId, const std::string& name,
+                     const std::string& value)
+    {
+        m_nodes[node].attributes.push_back({typeId, name, value});
     }
     const std::vector<GraphPort>&
     Ports() const

@@ -54,7 +54,15 @@ class GraphTopology : public Topology
                 throw std::invalid_argument(get(row, "where") + ".kind: got '" + kind
                                             + "'; accepted: host or switch");
             }
-            g.AddNode(get(row, "name"), kind == "host");
+            const uint32_t id = g.AddNode(get(row, "name"), kind == "host");
+            for (const auto& [key, value] : row)
+            {
+                const size_t sep = key.rfind("::");
+                if (key.rfind("ns3::", 0) == 0 && sep != std::string::npos && sep >= 5)
+                {
+                    g.SetNodeAttribute(id, key.substr(0, sep), key.substr(sep + 2), value);
+                }
+            }
         }
         for (const auto& row : m_nodes)
         {

@@ -219,7 +219,9 @@ StorageInstalled::Build(Time start, Time stop, Time from,
     m_net.stream = stream;
     for (uint32_t i : m_initiators)
     {
-        m_cpus.push_back(HostCpu::Of(m_net.HostNode(i)));
+        // The host's own settings (a graph node's set: HostCpu.Cores ...) over the class's.
+        m_cpus.push_back(
+            HostCpu::Of(m_net.HostNode(i), m_graph.Nodes()[m_graph.Hosts()[i]].attributes));
         m_cpus.back()->SetWindowStart(m_from);
     }
     for (uint32_t k = 0; k < m_threads.size(); ++k)

@@ -4,7 +4,9 @@
 #include "lfsim-attributes.h"
 #include "ns3/boolean.h"
 #include "ns3/node.h"
+#include "ns3/object-factory.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -107,12 +109,21 @@ HostCpu::EngineReap(int ioengine) const
 }
 
 Ptr<HostCpu>
-HostCpu::Of(Ptr<Node> node)
+HostCpu::Of(Ptr<Node> node, const std::vector<std::array<std::string, 3>>& own)
 {
     Ptr<HostCpu> cpu = node->GetObject<HostCpu>();
     if (!cpu)
     {
-        cpu = CreateObject<HostCpu>();
+        ObjectFactory factory;
+        factory.SetTypeId(GetTypeId());
+        for (const auto& [tid, name, value] : own)
+        {
+            if (tid == GetTypeId().GetName())
+            {
+                factory.Set(name, StringValue(value));
+            }
+        }
+        cpu = factory.Create<HostCpu>();
         node->AggregateObject(cpu);
     }
     return cpu;

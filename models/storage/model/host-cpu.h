@@ -79,8 +79,9 @@ class HostCpu : public Object
     static TypeId GetTypeId();
     HostCpu();
 
-    /// The host's CPU (made with the class's attributes, aggregated to `node`, on first use).
-    static Ptr<HostCpu> Of(Ptr<Node> node);
+    /// The host's CPU (made with the class's attributes and those of `own` for ns3::HostCpu,
+    /// the node's own settings, aggregated to `node`, on first use).
+    static Ptr<HostCpu> Of(Ptr<Node> node, const std::vector<std::array<std::string, 3>>& own = {});
 
     bool
     IsEnabled() const

@@ -109,8 +109,42 @@ def _read_graph_file(path: Path, key: str) -> dict:
     return hpcc.read_topology(path)
 
 
-def _node_list(section: dict, key: str) -> list[dict]:
-    """nodes: [{name, kind, groups}] or hosts: [...] and switches: [...] -> normalized list."""
+# Classes with one object per node, whose attributes a node may set for itself (`set:`).
+NODE_CLASSES = ("HostCpu",)
+
+
+def _node_set(n: dict, where: str, classes: Mapping[str, str]) -> dict:
+    """A node's ``set:``: attributes of its own per-node objects, each checked."""
+    from .scenario import to_core_string  # noqa: PLC0415 (scenario imports this module)
+
+    sets = n.get("set", {})
+    own = [c for c in NODE_CLASSES if c in classes]
+    accepted = (
+        f"Class.Attribute with Class one of {', '.join(own)}"
+        if own
+        else "nothing here: no class of this scenario has an object per node (HostCpu comes "
+        "with a storage workload)"
+    )
+    if not isinstance(sets, dict):
+        raise ScenarioError(f"{where}.set: got {quote(sets)}; accepted: a mapping {accepted}")
+    checked = {}
+    for k, v in sets.items():
+        cls, _, attr = str(k).partition(".")
+        if cls not in own or not attr:
+            raise ScenarioError(f"{where}.set: key {quote(k)}; accepted: {accepted}")
+        text = to_core_string(v)
+        phrase = None if text is None else _core.check_value(classes[cls], attr, text)
+        if text is None or phrase is not None:
+            raise ScenarioError(
+                f"{where}.set.{k}: got {quote(v)}; accepted: {phrase or 'a single value'}"
+            )
+        checked[f"{cls}.{attr}"] = text
+    return checked
+
+
+def _node_list(section: dict, key: str, classes: Mapping[str, str]) -> list[dict]:
+    """nodes: [{name, kind, groups, set}] or hosts: [...] and switches: [...] -> normalized
+    list."""
     nodes: list[dict] = []
     if "nodes" in section:
         raw = section["nodes"]
@@ -125,11 +159,11 @@ def _node_list(section: dict, key: str) -> list[dict]:
                 raise ScenarioError(
                     f"{where}: got {quote(n)}; accepted: {{name: NAME, kind: host or switch}}"
                 )
-            extra = set(n) - {"name", "kind", "groups"}
+            extra = set(n) - {"name", "kind", "groups", "set"}
             if extra:
                 raise ScenarioError(
                     f"{where}: key '{sorted(extra)[0]}' does not exist; accepted: name, kind, "
-                    "groups"
+                    "groups, set"
                 )
             kind = n.get("kind")
             if kind not in ("host", "switch"):
@@ -141,7 +175,11 @@ def _node_list(section: dict, key: str) -> list[dict]:
                 raise ScenarioError(
                     f"{where}.groups: got {quote(groups)}; accepted: a list of group names"
                 )
-            nodes.append({"name": str(n["name"]), "kind": kind, "groups": list(groups)})
+            node = {"name": str(n["name"]), "kind": kind, "groups": list(groups)}
+            checked = _node_set(n, where, classes)
+            if checked:
+                node["set"] = checked
+            nodes.append(node)
     for kind, plural in (("host", "hosts"), ("switch", "switches")):
         if plural in section:
             names = section[plural]
@@ -329,7 +367,7 @@ def resolve_topology(
     out: dict[str, Any] = {GENERATOR: name}
     out.update(_resolve_attributes(key, generators[name]["type_id"], section, f"generator {name}"))
     if graph is not None:
-        nodes = _node_list(graph, key)
+        nodes = _node_list(graph, key, classes)
         out["nodes"] = nodes
         out["links"] = _link_list(graph, key, nodes, classes)
     return out
@@ -342,10 +380,13 @@ def topology_core(resolved: dict, classes: Mapping[str, str]) -> dict:
     attrs = {k: v for k, v in resolved.items() if k not in TOPOLOGY_KEYS}
     out: dict[str, Any] = {"type_id": generators[name]["type_id"], "attributes": attrs}
     if "nodes" in resolved:
-        nodes = [
-            {"name": n["name"], "kind": n["kind"], "groups": ",".join(n.get("groups", []))}
-            for n in resolved["nodes"]
-        ]
+        nodes = []
+        for n in resolved["nodes"]:
+            row = {"name": n["name"], "kind": n["kind"], "groups": ",".join(n.get("groups", []))}
+            for k, v in n.get("set", {}).items():
+                cls, _, attr = k.partition(".")
+                row[f"{classes[cls]}::{attr}"] = str(v)
+            nodes.append(row)
         links = []
         for i, link in enumerate(resolved["links"]):
             row = {

@@ -245,3 +245,64 @@ def test_a_run_starts_from_the_models_defaults_whatever_ran_before_in_the_proces
     )
     assert lfsim.run("storage_qd1", over).metrics == before
     assert before["write_ios"] > 0
+
+
+NODE_SET = """\
+description: a host's own HostCpu
+fabric: roce
+stop_time: 10ms
+topology:
+  nodes:
+    - {name: h0, kind: host, set: {HostCpu.Cores: 4}}
+    - {name: h1, kind: host}
+    - {name: h2, kind: host}
+    - {name: sw, kind: switch}
+  links: [{a: h0, b: sw}, {a: h1, b: sw}, {a: h2, b: sw}]
+workload:
+  fio: {pattern: Fio, Hosts: h0-h1, Destinations: h2}
+HostCpu: {Enabled: true, Cores: 8}
+FioJob: {runtime: 5ms, numjobs: 6, cpus_allowed: 0-3}
+"""
+
+
+def test_a_node_sets_its_own_host_cpu(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(NODE_SET)
+    r = lfsim.run(str(path))
+    cores = [label.split("/")[0] for label in r.labels("cpu")]
+    assert cores.count("h0") == 4 and cores.count("h1") == 8
+    busy = r.table("cpu").assign(label=r.labels("cpu")).set_index("label")["busy_us"]
+    # cpus_allowed 0-3: h1's 6 jobs submit on cores 0-3; their 6 queues' interrupt vectors
+    # complete on cores 0-5; cores 6 and 7 run nothing.
+    assert busy["h0/cpu3"] > 0 and busy["h1/cpu4"] > 0 and busy["h1/cpu5"] > 0
+    assert busy["h1/cpu6"] == 0 and busy["h1/cpu7"] == 0
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "HostCpu.Cores: 4",
+            "HostCpu.Cores: 0",
+            "topology.nodes[0].set.HostCpu.Cores: got '0'; accepted: an integer in 1..4096",
+        ),
+        (
+            "HostCpu.Cores: 4",
+            "FioJob.bs: 4",
+            "topology.nodes[0].set: key 'FioJob.bs'; accepted: Class.Attribute with Class one "
+            "of HostCpu",
+        ),
+        (
+            "cpus_allowed: 0-3",
+            "cpus_allowed: 0-5",
+            "FioJob.cpus_allowed (h0/job0): got '0-5'; accepted: cores of this host's 4 (0-3)",
+        ),
+    ],
+)
+def test_node_set_bad_input(cli, tmp_path, old, new, expected):
+    (tmp_path / "s.yaml").write_text(NODE_SET.replace(old, new))
+    p = cli("run", "s.yaml", "--out", "out")
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and expected in lines[0], lines
+    assert not (tmp_path / "out").exists()
