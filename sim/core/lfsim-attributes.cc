@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 
 namespace lfsim
@@ -46,6 +47,42 @@ SplitList(const std::string& text, char sep)
         }
         start = end + 1;
     }
+}
+
+std::vector<TextSection>
+ParseSections(const std::string& text)
+{
+    static const char* blank = " \t\n\r";
+    auto trim = [](const std::string& s)
+    {
+        const size_t a = s.find_first_not_of(blank);
+        return a == std::string::npos ? std::string()
+                                      : s.substr(a, s.find_last_not_of(blank) - a + 1);
+    };
+    std::vector<TextSection> out;
+    for (const std::string& piece : SplitList(text, ';'))
+    {
+        TextSection s;
+        s.text = trim(piece);
+        if (s.text.empty())
+        {
+            continue;
+        }
+        const size_t colon = s.text.find(':');
+        s.colon = colon != std::string::npos;
+        s.name = s.colon ? trim(s.text.substr(0, colon)) : "";
+        std::stringstream items(s.colon ? s.text.substr(colon + 1) : "");
+        std::string item;
+        while (items >> item)
+        {
+            const size_t eq = item.find('=');
+            s.options.push_back({item, item.substr(0, eq),
+                                 eq == std::string::npos ? "" : item.substr(eq + 1),
+                                 eq != std::string::npos});
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
 }
 
 static ns3::TypeId

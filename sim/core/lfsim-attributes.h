@@ -37,6 +37,29 @@ std::string CheckValue(const std::string& typeId, const std::string& attribute,
 /// text is one empty piece). Every list-valued attribute splits with it.
 std::vector<std::string> SplitList(const std::string& text, char sep = ',');
 
+/// One section of "name: key=value ...; name: ..." (a fio job file's sections, a transaction
+/// mix): its text (trimmed), its name (the trimmed text before its first ':'; empty when it has
+/// none) and its options, the blank-separated items after the ':', each split at its first '='.
+struct TextSection
+{
+    struct Option
+    {
+        std::string item;  ///< as written
+        std::string key;   ///< before '=' (the whole item without one)
+        std::string value; ///< after '='
+        bool eq = false;   ///< it has an '='
+    };
+
+    std::string text;
+    std::string name;
+    bool colon = false;
+    std::vector<Option> options;
+};
+
+/// The sections of `text` split at ';', blank ones skipped; the callers check names and
+/// options and name the form they accept.
+std::vector<TextSection> ParseSections(const std::string& text);
+
 /// Parses "10us"-style strings without ns-3's abort on a bad unit. False when malformed.
 bool ParseTime(const std::string& s, ns3::Time* out);
 

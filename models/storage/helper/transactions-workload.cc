@@ -196,37 +196,24 @@ ParseMix(const std::string& key, const std::string& text)
                              "to 100";
     std::vector<TxnType> out;
     std::set<std::string> names;
-    std::stringstream sections(text);
-    std::string section;
     double sum = 0;
-    while (std::getline(sections, section, ';'))
+    for (const lfsim::TextSection& section : lfsim::ParseSections(text))
     {
-        if (section.find_first_not_of(" \t") == std::string::npos)
+        const std::string& name = section.name;
+        if (name.empty() || name.find_first_of(" /=") != std::string::npos
+            || !names.insert(name).second)
         {
-            continue;
-        }
-        const auto colon = section.find(':');
-        std::stringstream head(section.substr(0, colon == std::string::npos ? 0 : colon));
-        std::string name;
-        head >> name;
-        if (colon == std::string::npos || name.empty() || !names.insert(name).second)
-        {
-            throw std::invalid_argument(key + ": got '" + section + "'" + form
-                                        + ", each type a distinct name");
+            throw std::invalid_argument(key + ": got '" + section.text + "'" + form
+                                        + ", each type a distinct name without spaces");
         }
         std::vector<uint32_t> counts(std::size(KINDS), 0);
         int64_t trips = -1;
         bool weighted = false;
         TxnType t;
         t.name = name;
-        std::stringstream opts(section.substr(colon + 1));
-        std::string opt;
         static const std::regex number(R"(^\d{1,9}(\.\d+)?$)");
-        while (opts >> opt)
+        for (const auto& [opt, k, v, eq] : section.options)
         {
-            const auto eq = opt.find('=');
-            const std::string k = opt.substr(0, eq);
-            const std::string v = eq == std::string::npos ? "" : opt.substr(eq + 1);
             if (!std::regex_match(v, number) || (k != "weight" && v.find('.') != std::string::npos))
             {
                 throw std::invalid_argument(key + ": got '" + opt + "' in type " + name + form);
@@ -256,7 +243,7 @@ ParseMix(const std::string& key, const std::string& text)
         const uint32_t statements = std::accumulate(counts.begin(), counts.end(), 0u);
         if (!weighted || trips == 0 || (trips < 0 && statements == 0))
         {
-            throw std::invalid_argument(key + ": got '" + section + "'" + form
+            throw std::invalid_argument(key + ": got '" + section.text + "'" + form
                                         + ", each type with its weight and at least one "
                                           "statement or round trip");
         }

@@ -6,7 +6,6 @@
 #include "ns3/uinteger.h"
 
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -190,42 +189,28 @@ ParseJobSections(const std::string& key, const std::string& text)
                                                  "thinktime_spin",
                                                  "thinktime_blocks",
                                                  "cpus_allowed"};
-    const std::string form
-        = "; accepted: 'name: option=value ...; name: ...' with options rw, "
-          "bs, iodepth, numjobs, rwmixread, size, continue_on_error, ioengine, "
-          "thinktime, thinktime_spin, thinktime_blocks, cpus_allowed (runtime and "
-          "ramp_time "
-          "are global, in FioJob)";
+    const std::string form = "; accepted: 'name: option=value ...; name: ...' with options rw, "
+                             "bs, iodepth, numjobs, rwmixread, size, continue_on_error, "
+                             "ioengine, thinktime, thinktime_spin, thinktime_blocks, "
+                             "cpus_allowed (runtime and ramp_time are global, in FioJob)";
     std::vector<FioJobSection> out;
     std::set<std::string> names;
-    std::stringstream sections(text);
-    std::string section;
-    while (std::getline(sections, section, ';'))
+    for (const lfsim::TextSection& section : lfsim::ParseSections(text))
     {
-        if (Trim(section).empty())
-        {
-            continue;
-        }
-        const auto colon = section.find(':');
-        const std::string name = colon == std::string::npos ? "" : Trim(section.substr(0, colon));
+        const std::string& name = section.name;
         if (name.empty() || name.find_first_of(" /=") != std::string::npos
             || !names.insert(name).second)
         {
-            throw std::invalid_argument(key + ": got '" + Trim(section) + "'" + form
+            throw std::invalid_argument(key + ": got '" + section.text + "'" + form
                                         + ", each section a distinct name without spaces or '/'");
         }
         FioJobSection js{name, CreateObject<FioJob>(), ""};
-        std::stringstream opts(section.substr(colon + 1));
-        std::string opt;
-        while (opts >> opt)
+        for (const auto& [opt, k, v, eq] : section.options)
         {
-            const auto eq = opt.find('=');
-            const std::string k = opt.substr(0, eq);
-            if (eq == std::string::npos || !perJob.count(k))
+            if (!eq || !perJob.count(k))
             {
                 throw std::invalid_argument(key + ": got '" + opt + "' in job " + name + form);
             }
-            const std::string v = opt.substr(eq + 1);
             const std::string accepted = lfsim::CheckValue("ns3::FioJob", k, v);
             if (!accepted.empty())
             {

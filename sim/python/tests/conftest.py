@@ -34,6 +34,22 @@ def cli(tmp_path):
     return _run
 
 
+@pytest.fixture
+def refused(cli, tmp_path):
+    """``refused(*args, expected=...)``: ``lfsim ARGS --out out`` is bad input: exit 2, one
+    line containing ``expected``, no traceback, no ``out`` written."""
+
+    def _check(*args: str, expected: str) -> None:
+        p = cli(*args, "--out", "out")
+        assert p.returncode == 2, p.stderr
+        lines = p.stderr.splitlines()
+        assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
+        assert expected in lines[0], lines[0]
+        assert not (tmp_path / "out").exists()
+
+    return _check
+
+
 # A scenario with modes on the fc fabric: one 2GFC link of 10 km with 8 BB_Credits, and three
 # variants. "near" and "far" change attributes (merged over the base), "pingpong" changes the
 # topology and the workload (another generator and pattern replace the base's), its stop time
