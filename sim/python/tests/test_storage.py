@@ -297,3 +297,18 @@ def test_a_node_sets_its_own_host_cpu(tmp_path):
 def test_node_set_bad_input(refused, tmp_path, old, new, expected):
     (tmp_path / "s.yaml").write_text(NODE_SET.replace(old, new))
     refused("run", "s.yaml", expected=expected)
+
+
+def test_with_host_cpus_nvme_tcp_is_between_rdma_and_iscsi():
+    """QD1 4 KiB random reads on storage_qd1's 25GbE star with the stacks' sourced CPU costs:
+    nvmeof_rdma < nvmeof_tcp < iscsi; besides the device (each run draws its own), each is its
+    HostCpu-off latency + its CPU per I/O (one job at QD1: nothing waits for a core)."""
+    lat = {}
+    for mode in ("nvmeof_rdma", "nvmeof_tcp", "iscsi"):
+        off = lfsim.run("storage_qd1", {"mode": mode}).metrics
+        on = lfsim.run("storage_qd1", {"mode": mode, "HostCpu.Enabled": True}).metrics
+        path_off = off["read_lat_mean_us"] - off["read_device_us"]
+        path_on = on["read_lat_mean_us"] - on["read_device_us"]
+        assert path_on == pytest.approx(path_off + on["cpu_us_per_io"], abs=0.01)
+        lat[mode] = on["read_lat_mean_us"]
+    assert lat["nvmeof_rdma"] < lat["nvmeof_tcp"] < lat["iscsi"]
