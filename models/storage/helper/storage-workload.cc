@@ -1,6 +1,5 @@
 #include "storage-workload.h"
 
-#include "fio-job.h"
 #include "lfsim-attributes.h"
 #include "ns3/enum.h"
 #include "ns3/node.h"
@@ -669,7 +668,7 @@ StorageInstalled::SelectHosts(const RunContext& ctx, const lfsim::WorkloadInstan
     }
 }
 
-// The multipath devices (initiator x target), their paths and host queues, the jobs.
+// The multipath devices (initiator x target), their paths and host queues, the threads.
 void
 StorageInstalled::MakePaths(const std::vector<StorageThreadSpec>& specs)
 {
@@ -784,7 +783,7 @@ StorageInstalled::NextRequest(uint64_t id)
         Simulator::Schedule(Half(io.bytes), &StorageInstalled::Queue, this, id);
         return;
     }
-    // On the job's CPU: the ioengine's system call, the stack's submit path, and (a write)
+    // On the thread's CPU: the ioengine's system call, the stack's submit path, and (a write)
     // its data copied or checksummed in software; then the stack's fixed delays.
     const StorageThread& j = m_threads[io.thread];
     HostCpu& cpu = *m_cpus[j.host];
