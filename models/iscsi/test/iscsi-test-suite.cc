@@ -19,6 +19,7 @@
 #include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
+#include "tcp-test-link.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -522,32 +523,9 @@ struct Log
     }
 };
 
-const Time LINK_DELAY = MicroSeconds(50);
-
-/// Two nodes with the Internet stack on a 1 Gbit/s point-to-point link of LINK_DELAY, TCP
-/// segments of `mss` bytes (1448: a 1500-byte MTU with timestamps).
-struct Link
-{
-    NodeContainer nodes;
-    Ipv4Address target; ///< node 1's address
-};
-
-Link
-MakeLink(uint32_t mss = 1448)
-{
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
-    Link link;
-    link.nodes.Create(2);
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-    p2p.SetChannelAttribute("Delay", TimeValue(LINK_DELAY));
-    NetDeviceContainer devs = p2p.Install(link.nodes);
-    InternetStackHelper stack;
-    stack.Install(link.nodes);
-    Ipv4AddressHelper addr("10.1.1.0", "255.255.255.0");
-    link.target = addr.Assign(devs).GetAddress(1);
-    return link;
-}
+using tcptest::Link;
+using tcptest::LINK_DELAY;
+using tcptest::MakeLink;
 
 /// Two nodes on a 1 Gbit/s link, initiator on node 0, target on node 1; runs to `stop`.
 IscsiHelper::Pair

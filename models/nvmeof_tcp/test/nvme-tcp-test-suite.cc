@@ -20,6 +20,7 @@
 #include "ns3/uinteger.h"
 #include "nvme-tcp-pdu.h"
 #include "nvme-tcp-queue.h"
+#include "tcp-test-link.h"
 
 #include <algorithm>
 #include <functional>
@@ -546,30 +547,9 @@ class FramerTest : public TestCase
 // ---------------------------------------------------------------------------------------------
 // Queues over TCP on a 1 Gbit/s point-to-point link.
 
-const Time LINK_DELAY = MicroSeconds(50);
-
-struct Link
-{
-    NodeContainer nodes; ///< 0: host, 1: target
-    Ipv4Address target;
-};
-
-Link
-MakeLink(uint32_t mss = 1448)
-{
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
-    Link link;
-    link.nodes.Create(2);
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-    p2p.SetChannelAttribute("Delay", TimeValue(LINK_DELAY));
-    NetDeviceContainer devs = p2p.Install(link.nodes);
-    InternetStackHelper stack;
-    stack.Install(link.nodes);
-    Ipv4AddressHelper addr("10.1.1.0", "255.255.255.0");
-    link.target = addr.Assign(devs).GetAddress(1);
-    return link;
-}
+using tcptest::Link;
+using tcptest::LINK_DELAY;
+using tcptest::MakeLink;
 
 struct Pdu
 {
