@@ -1,5 +1,6 @@
 #include "roce-helper.h"
 
+#include "lfsim-attributes.h"
 #include "lfsim-topology.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -214,8 +215,9 @@ RoceHelper::InstallInternet(RoceTopology& t, int64_t stream)
     }
     if (nh)
     {
-        Config::SetDefault("ns3::TcpSocket::SegmentSize",
-                           UintegerValue(t.hostIps[0]->GetTcpSegmentSize()));
+        // Through lfsim::SetDefault: the next run of the process starts from ns-3's default.
+        lfsim::SetDefault("ns3::TcpSocket", "SegmentSize",
+                          std::to_string(t.hostIps[0]->GetTcpSegmentSize()));
     }
     InternetStackHelper stack;
     stack.SetIpv6StackInstall(false);

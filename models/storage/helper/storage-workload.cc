@@ -219,9 +219,26 @@ StorageInstalled::Build(Time start, Time stop, Time from,
     for (uint32_t i : m_initiators)
     {
         // The host's own settings (a graph node's set: HostCpu.Cores ...) over the class's.
-        m_cpus.push_back(
-            HostCpu::Of(m_net.HostNode(i), m_graph.Nodes()[m_graph.Hosts()[i]].attributes));
-        m_cpus.back()->SetWindowStart(m_from);
+        std::vector<std::pair<std::string, std::string>> own;
+        for (const auto& [tid, name, value] : m_graph.Nodes()[m_graph.Hosts()[i]].attributes)
+        {
+            if (tid == HostCpu::GetTypeId().GetName())
+            {
+                own.emplace_back(name, value);
+            }
+        }
+        Ptr<HostCpu> cpu = HostCpu::Of(m_net.HostNode(i), own, "HostCpu (" + HostName(i) + ")");
+        const std::string& owner = cpu->Claim(m_key);
+        if (owner != m_key && cpu->IsEnabled())
+        {
+            // One report per CPU: the utilisation of a core two workloads share is neither's.
+            throw std::invalid_argument(m_key + ".Hosts: " + HostName(i) + " is an initiator of "
+                                        + owner
+                                        + " too; accepted: with HostCpu enabled, each host an "
+                                          "initiator of one storage workload");
+        }
+        cpu->SetWindowStart(m_from);
+        m_cpus.push_back(cpu);
     }
     for (uint32_t k = 0; k < m_threads.size(); ++k)
     {
@@ -922,8 +939,9 @@ StorageInstalled::TransportDone(uint64_t id)
     const Time reap = cpu.EngineReap(j.ioengine);
     Charge(io, work);
     Charge(io, {{CpuPart::APP_REAP, reap}});
+    const StorageStack::CompletionQueue q = m_stack->Completion(io, core);
     cpu.Interrupt(
-        m_stack->CompletionVector(io, core), work,
+        q.queue, q.core, work,
         [this, id, core, reap, &cpu]
         {
             cpu.Run(
@@ -1034,8 +1052,10 @@ StorageInstalled::ReportCpu(RunContext& ctx, const std::string& prefix, Time end
     ctx.SetMetric(prefix + "cpu_us_per_io_copy", perIo(at(CpuPart::COPY)));
     // fio's thinktime_spin, over the window's I/Os (it belongs to no I/O).
     ctx.SetMetric(prefix + "cpu_us_per_io_think", perIo(think));
-    // What one core kept busy delivers: the window's IOPS over its busy cores.
-    ctx.SetMetric(prefix + "iops_per_core", busy > 0 ? ios / busy : 0.0);
+    // What one core kept busy delivers: 1 over the I/Os' own CPU each (the window's IOPS over
+    // its busy time would count work that straddles the window's ends).
+    ctx.SetMetric(prefix + "iops_per_core",
+                  ios > 0 && all.IsStrictlyPositive() ? ios / all.GetSeconds() : 0.0);
     uint64_t interrupts = 0;
     for (const auto& cpu : m_cpus)
     {

@@ -120,6 +120,13 @@ FcpStack::Build(int64_t&)
     }
 }
 
+StorageStack::CompletionQueue
+FcpStack::Completion(const StorageCommand& c, uint32_t threadCore) const
+{
+    // One response queue per CPU on each HBA port (initiator address).
+    return {uint64_t(m_layout->paths[c.path].from) << 32 | threadCore, threadCore};
+}
+
 uint32_t
 FcpStack::Submit(const StorageCommand& c, uint64_t token)
 {

@@ -32,11 +32,7 @@ class FcpStack : public StorageStack
     void TimedOut(const StorageCommand& c, uint64_t token, uint32_t tag) override;
     /// qla2xxx in multi-queue mode (ql2xmqsupport=1, Linux 4.19's default): a queue pair per
     /// CPU, its response queue's vector on that CPU.
-    uint32_t
-    CompletionVector(const StorageCommand&, uint32_t threadCore) const override
-    {
-        return threadCore;
-    }
+    CompletionQueue Completion(const StorageCommand& c, uint32_t threadCore) const override;
 
   private:
     uint32_t m_lunQueueDepth = 64;

@@ -2,11 +2,10 @@
 
 #include "fio-job.h"
 #include "lfsim-attributes.h"
+#include "lfsim-topology.h"
 #include "ns3/boolean.h"
 #include "ns3/node.h"
-#include "ns3/object-factory.h"
 #include "ns3/simulator.h"
-#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -39,16 +38,17 @@ HostCpu::GetTypeId()
                             MakeUintegerChecker<uint32_t>(1, 4096))
               .AddAttribute("InterruptCoalesceTime",
                             "Interrupt moderation of the adapters: a completion waits until the "
-                            "first waiting on its vector is this old, or "
-                            "InterruptCoalesceCount are waiting, whichever comes first. 0: an "
-                            "interrupt per completion.",
+                            "first waiting on its completion queue is this old, or "
+                            "InterruptCoalesceCount are waiting, whichever comes first. 0 (and "
+                            "a count of 0 or 1): an interrupt per completion.",
                             TimeValue(Time(0)), MakeTimeAccessor(&HostCpu::m_coalesceTime),
                             MakeTimeChecker(Time(0)))
               .AddAttribute("InterruptCoalesceCount",
-                            "Completions that raise an interrupt at once (see "
-                            "InterruptCoalesceTime); 1: every completion.",
-                            UintegerValue(1), MakeUintegerAccessor(&HostCpu::m_coalesceCount),
-                            MakeUintegerChecker<uint32_t>(1, 65535))
+                            "Completions waiting on a completion queue that raise its interrupt "
+                            "at once (see InterruptCoalesceTime); 0: no count bound (the time "
+                            "alone), 1: every completion.",
+                            UintegerValue(0), MakeUintegerAccessor(&HostCpu::m_coalesceCount),
+                            MakeUintegerChecker<uint32_t>(0, 65535))
               .AddAttribute("IoUringCpu",
                             "CPU per I/O of the io_uring ioengine beyond the block layer and the "
                             "driver (half on submission, half on reaping): two system calls, "
@@ -109,21 +109,13 @@ HostCpu::EngineReap(int ioengine) const
 }
 
 Ptr<HostCpu>
-HostCpu::Of(Ptr<Node> node, const std::vector<std::array<std::string, 3>>& own)
+HostCpu::Of(Ptr<Node> node, const std::vector<std::pair<std::string, std::string>>& own,
+            const std::string& key)
 {
     Ptr<HostCpu> cpu = node->GetObject<HostCpu>();
     if (!cpu)
     {
-        ObjectFactory factory;
-        factory.SetTypeId(GetTypeId());
-        for (const auto& [tid, name, value] : own)
-        {
-            if (tid == GetTypeId().GetName())
-            {
-                factory.Set(name, StringValue(value));
-            }
-        }
-        cpu = factory.Create<HostCpu>();
+        cpu = lfsim::CreateWithAttributes(GetTypeId().GetName(), own, key)->GetObject<HostCpu>();
         node->AggregateObject(cpu);
     }
     return cpu;
@@ -208,11 +200,7 @@ HostCpu::Run(uint32_t core, const CpuWork& work, std::function<void()> done, Tim
 void
 HostCpu::SetWindowStart(Time from)
 {
-    if (!m_fromSet || from < m_from)
-    {
-        m_from = from;
-        m_fromSet = true;
-    }
+    m_from = from;
 }
 
 Time
@@ -228,46 +216,46 @@ HostCpu::BusyIn(uint32_t core, Time end) const
 }
 
 void
-HostCpu::Interrupt(uint32_t vector, const CpuWork& work, std::function<void()> done, Time* waited)
+HostCpu::Interrupt(uint64_t queue, uint32_t core, const CpuWork& work, std::function<void()> done,
+                   Time* waited)
 {
     if (!m_enabled || (m_coalesceCount <= 1 && m_coalesceTime.IsZero()))
     {
         ++m_interrupts;
-        Run(vector, work, std::move(done), waited);
+        Run(core, work, std::move(done), waited);
         return;
     }
-    if (vector >= m_vectors.size())
+    Queue& q = m_queues[queue];
+    q.core = core;
+    q.waiting.push_back({work, std::move(done), waited, Simulator::Now()});
+    if (m_coalesceCount > 0 && q.waiting.size() >= m_coalesceCount)
     {
-        m_vectors.resize(vector + 1);
+        Fire(queue);
     }
-    Vector& v = m_vectors[vector];
-    v.waiting.push_back({work, std::move(done), waited, Simulator::Now()});
-    if (v.waiting.size() >= m_coalesceCount)
+    else if (!q.timer.IsRunning())
     {
-        Fire(vector);
-    }
-    else if (!v.timer.IsRunning())
-    {
-        v.timer = Simulator::Schedule(m_coalesceTime, &HostCpu::Fire, this, vector);
+        // Count 0 (no count bound): the time alone; time 0: what completes at this instant.
+        q.timer = Simulator::Schedule(m_coalesceTime, &HostCpu::Fire, this, queue);
     }
 }
 
 void
-HostCpu::Fire(uint32_t vector)
+HostCpu::Fire(uint64_t queue)
 {
-    Vector& v = m_vectors[vector];
-    v.timer.Cancel();
+    Queue& q = m_queues.at(queue);
+    q.timer.Cancel();
     ++m_interrupts;
-    std::deque<Vector::Waiting> batch;
-    batch.swap(v.waiting);
-    for (auto& w : batch)
+    m_firing.swap(q.waiting);
+    const uint32_t core = q.core;
+    for (auto& w : m_firing)
     {
         if (w.waited)
         {
             *w.waited += Simulator::Now() - w.since; // held by the moderation
         }
-        Run(vector, w.work, std::move(w.done), w.waited);
+        Run(core, w.work, std::move(w.done), w.waited);
     }
+    m_firing.clear();
 }
 
 } // namespace ns3

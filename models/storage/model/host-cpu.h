@@ -4,11 +4,11 @@
  * CPU, a system call's submit path or an interrupt's completion path, runs to its end before the
  * next). Application threads are placed as Linux places runnable threads when each has a CPU of
  * its own: the host's k-th thread on core k mod Cores (one per core until cores run out, then
- * shared). Interrupt and completion work runs on the core its vector is bound to: vector v on
- * core v mod Cores (a device's per-queue vectors spread over the CPUs, as the kernel's managed
- * interrupt affinity does). An adapter coalesces interrupts (InterruptCoalesceTime,
- * InterruptCoalesceCount): a completion waits until the vector's first waiting completion is
- * CoalesceTime old or CoalesceCount are waiting, then the interrupt's work runs them all.
+ * shared). Interrupt and completion work runs on the core its vector is bound to (the stack
+ * says which: StorageStack::Completion). An adapter coalesces the interrupts of each of its
+ * completion queues (InterruptCoalesceTime, InterruptCoalesceCount): a completion waits until
+ * the queue's first waiting completion is CoalesceTime old or CoalesceCount are waiting, then
+ * the interrupt's work runs them all.
  *
  * Enabled false (the default): no CPU is modelled, work takes no time and runs at once (the
  * fixed layer delays of the stacks alone stand for the host's software).
@@ -24,9 +24,9 @@
 #include "ns3/object.h"
 
 #include <array>
-#include <deque>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -79,9 +79,12 @@ class HostCpu : public Object
     static TypeId GetTypeId();
     HostCpu();
 
-    /// The host's CPU (made with the class's attributes and those of `own` for ns3::HostCpu,
-    /// the node's own settings, aggregated to `node`, on first use).
-    static Ptr<HostCpu> Of(Ptr<Node> node, const std::vector<std::array<std::string, 3>>& own = {});
+    /// The host's CPU (made with the class's attributes and the node's own settings `own`,
+    /// aggregated to `node`, on first use; a bad value throws std::invalid_argument naming
+    /// `key`).
+    static Ptr<HostCpu> Of(Ptr<Node> node,
+                           const std::vector<std::pair<std::string, std::string>>& own = {},
+                           const std::string& key = "HostCpu");
 
     bool
     IsEnabled() const
@@ -113,12 +116,24 @@ class HostCpu : public Object
     /// no time, when disabled). The wait for the core is added to `*waited` if given.
     void Run(uint32_t core, const CpuWork& work, std::function<void()> done,
              Time* waited = nullptr);
-    /// A completion raised on interrupt vector `vector`: coalesced, then `work` on its core (the
+    /// A completion raised by completion queue `queue` (any key naming one adapter queue),
+    /// whose interrupt vector is bound to `core`: coalesced per queue, then `work` on `core` (the
     /// wait for the interrupt is added to `*waited` too).
-    void Interrupt(uint32_t vector, const CpuWork& work, std::function<void()> done,
+    void Interrupt(uint64_t queue, uint32_t core, const CpuWork& work, std::function<void()> done,
                    Time* waited = nullptr);
 
-    /// Counts busy time and parts from `from` on (a workload's ramp_time; the earliest wins).
+    /// The storage workload (its key) whose threads run here: the first to claim it. Its
+    /// window is the CPU's (one report per CPU).
+    const std::string&
+    Claim(const std::string& workload)
+    {
+        if (m_owner.empty())
+        {
+            m_owner = workload;
+        }
+        return m_owner;
+    }
+    /// Counts busy time and parts from `from` on (its workload's ramp_time).
     void SetWindowStart(Time from);
     /// Busy time of `core` from the window's start to `end`.
     Time BusyIn(uint32_t core, Time end) const;
@@ -140,7 +155,8 @@ class HostCpu : public Object
     {
         Time free; ///< when the work already given to it ends
     };
-    struct Vector
+    /// A completion queue under interrupt moderation: what waits for its interrupt.
+    struct Queue
     {
         struct Waiting
         {
@@ -149,16 +165,17 @@ class HostCpu : public Object
             Time* waited;
             Time since;
         };
-        std::deque<Waiting> waiting;
+        uint32_t core = 0;
+        std::vector<Waiting> waiting;
         EventId timer;
     };
 
-    void Fire(uint32_t vector);
+    void Fire(uint64_t queue);
 
     bool m_enabled = false;
     uint32_t m_cores = 1;
     Time m_coalesceTime;
-    uint32_t m_coalesceCount = 1;
+    uint32_t m_coalesceCount = 0;
     Time m_psync;
     Time m_libaio;
     Time m_ioUring;
@@ -166,9 +183,10 @@ class HostCpu : public Object
     std::vector<Core> m_core;
     std::vector<Time> m_busy; ///< per core, in the window (to the end of the work given)
     Time m_from;
-    bool m_fromSet = false;
+    std::string m_owner;
     std::array<Time, size_t(CpuPart::COUNT)> m_part{};
-    std::vector<Vector> m_vectors;
+    std::unordered_map<uint64_t, Queue> m_queues;
+    std::vector<Queue::Waiting> m_firing; ///< the batch an interrupt runs (kept: no churn)
     uint64_t m_interrupts = 0;
 };
 

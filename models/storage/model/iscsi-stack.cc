@@ -127,9 +127,11 @@ IscsiStack::Build(int64_t&)
         port = v.Get();
         targets.push_back(target);
     }
+    std::map<uint32_t, uint32_t> sessionsOf; // initiator host -> its sessions so far
     for (uint32_t k = 0; k < m_layout->paths.size(); ++k)
     {
         const StoragePath& p = m_layout->paths[k];
+        m_pathCore.push_back(sessionsOf[t.hostOf[p.from]]++);
         Ptr<IscsiInitiator> ini = CreateObject<IscsiInitiator>();
         ini->SetAttribute("Session", PointerValue(CreateObject<IscsiSession>()));
         ini->SetAttribute("Remote",

@@ -39,11 +39,12 @@ class IscsiStack : public StorageStack
     }
     uint32_t Submit(const StorageCommand& c, uint64_t token) override;
     void TimedOut(const StorageCommand& c, uint64_t token, uint32_t tag) override;
-    /// A session is one TCP flow: the NIC's RSS steers its receive to one core.
-    uint32_t
-    CompletionVector(const StorageCommand& c, uint32_t) const override
+    /// A session is one TCP flow: the NIC's RSS steers its receive to one core, here the
+    /// path's number among its host's paths.
+    CompletionQueue
+    Completion(const StorageCommand& c, uint32_t) const override
     {
-        return c.path;
+        return {c.path, m_pathCore[c.path]};
     }
 
   private:
@@ -52,6 +53,7 @@ class IscsiStack : public StorageStack
 
     RoceNetwork* m_net = nullptr;
     std::vector<Ptr<IscsiInitiator>> m_sessions; ///< by path
+    std::vector<uint32_t> m_pathCore;            ///< by path: its number on its host
 };
 
 } // namespace ns3

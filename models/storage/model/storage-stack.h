@@ -210,13 +210,20 @@ class StorageStack : public Object
     {
         return {m_submitCpu, m_completionCpu, m_readCpuPerKiB, m_writeCpuPerKiB};
     }
-    /// The interrupt vector a request's completion raises, on a host whose thread submitting
-    /// it runs on `threadCore` (vector v runs on core v mod Cores). Default: its submission
-    /// queue's vector (NVMe: an I/O queue per CPU, its vector on that CPU).
-    virtual uint32_t
-    CompletionVector(const StorageCommand& c, uint32_t threadCore) const
+    /// Where a request's completion is handled on its host, whose thread submitting it runs on
+    /// `threadCore`: the completion `queue` that raises the interrupt (a key naming one adapter
+    /// queue: interrupt moderation batches per queue) and the `core` its vector is bound to.
+    struct CompletionQueue
     {
-        return c.queue;
+        uint64_t queue;
+        uint32_t core;
+    };
+    /// Default, NVMe's: each controller's (path's) I/O queue of the submitting CPU, its vector
+    /// bound to that CPU (the kernel's managed affinity).
+    virtual CompletionQueue
+    Completion(const StorageCommand& c, uint32_t threadCore) const
+    {
+        return {uint64_t(c.path) << 32 | c.queue, threadCore};
     }
 
     /// The stack's own metrics, names prefixed with `prefix`.

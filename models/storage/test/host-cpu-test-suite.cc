@@ -64,6 +64,8 @@ class UtilisationLawTest : public lfsim::ModelTestCase
         const double law = util * 2 / perIo.GetSeconds();
         NS_TEST_EXPECT_MSG_GT(util, 0.99, "the cores are the bottleneck");
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(r, "read_iops"), law, law * 0.01, "X = U C / D");
+        // Saturated, from the costs alone: C / D.
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(r, "read_iops"), 2e5, 2e5 * 0.01, "X = C / D");
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(r, "cpu_us_per_io"), 10.0, 0.1, "D, as counted");
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(r, "iops_per_core"), 1e5, 1e3, "1 / D per busy core");
         NS_TEST_EXPECT_MSG_GT(Sum(r, "ios", "cpu_wait_ns"), 0.0, "I/Os wait for a core");
@@ -113,14 +115,17 @@ class CoalesceTest : public lfsim::ModelTestCase
         const Settings base = {};
         const double plain
             = Num(RunStorage(Cpu(MicroSeconds(1), MicroSeconds(1), base)), "read_lat_mean_us");
-        lfsim::RunResult timed
-            = RunStorage(Cpu(MicroSeconds(1), MicroSeconds(1),
-                             {{"ns3::HostCpu", "InterruptCoalesceTime", "20us"},
-                              {"ns3::HostCpu", "InterruptCoalesceCount", "32"}}));
-        NS_TEST_EXPECT_MSG_EQ_TOL(Num(timed, "read_lat_mean_us"), plain + 20, 1e-3,
-                                  "the time bound, alone at QD1");
-        NS_TEST_EXPECT_MSG_EQ(Num(timed, "interrupts"), Num(timed, "ios_completed"),
-                              "an interrupt per completion at QD1");
+        for (const char* count : {"0", "32"}) // no count bound (the default), or one not reached
+        {
+            lfsim::RunResult timed
+                = RunStorage(Cpu(MicroSeconds(1), MicroSeconds(1),
+                                 {{"ns3::HostCpu", "InterruptCoalesceTime", "20us"},
+                                  {"ns3::HostCpu", "InterruptCoalesceCount", count}}));
+            NS_TEST_EXPECT_MSG_EQ_TOL(Num(timed, "read_lat_mean_us"), plain + 20, 1e-3,
+                                      "the time bound, alone at QD1");
+            NS_TEST_EXPECT_MSG_EQ(Num(timed, "interrupts"), Num(timed, "ios_completed"),
+                                  "an interrupt per completion at QD1");
+        }
         // One job, iodepth 4, a constant device: its 4 I/Os complete in a burst per round and
         // the count bound fires on the 4th (the time bound, 1 ms, never).
         lfsim::RunResult counted = RunStorage(Cpu(MicroSeconds(1), MicroSeconds(1),

@@ -109,8 +109,11 @@ def _read_graph_file(path: Path, key: str) -> dict:
     return hpcc.read_topology(path)
 
 
-# Classes with one object per node, whose attributes a node may set for itself (`set:`).
+# Classes with one object per node, whose attributes a node may set for itself (`set:`), and
+# attributes that are the run's, not a node's (HostCpu.Enabled: a storage workload models all
+# its hosts' CPUs or none).
 NODE_CLASSES = ("HostCpu",)
+RUN_WIDE = ("HostCpu.Enabled",)
 
 
 def _node_set(n: dict, where: str, classes: Mapping[str, str]) -> dict:
@@ -120,7 +123,7 @@ def _node_set(n: dict, where: str, classes: Mapping[str, str]) -> dict:
     sets = n.get("set", {})
     own = [c for c in NODE_CLASSES if c in classes]
     accepted = (
-        f"Class.Attribute with Class one of {', '.join(own)}"
+        f"Class.Attribute with Class one of {', '.join(own)}, not {', '.join(RUN_WIDE)}"
         if own
         else "nothing here: no class of this scenario has an object per node (HostCpu comes "
         "with a storage workload)"
@@ -130,7 +133,7 @@ def _node_set(n: dict, where: str, classes: Mapping[str, str]) -> dict:
     checked = {}
     for k, v in sets.items():
         cls, _, attr = str(k).partition(".")
-        if cls not in own or not attr:
+        if cls not in own or not attr or k in RUN_WIDE:
             raise ScenarioError(f"{where}.set: key {quote(k)}; accepted: {accepted}")
         text = to_core_string(v)
         phrase = None if text is None else _core.check_value(classes[cls], attr, text)
