@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 import lfsim._core as core
+import lfsim.core as lfsim_core
 from lfsim.core import SHARED_CLASSES
 
 README = Path(__file__).resolve().parents[1] / "docs" / "scenarios.md"
@@ -161,20 +162,16 @@ STACK = ("ns3::StorageWorkload", "Stack")
 
 
 def stacks() -> list[dict]:
-    """The registered storage stacks, each with ``own``: its class's ancestors with attributes
-    of their own, then its class."""
-    out = []
-    for s in core.choices(*STACK):
-        own = [t for t in [*core.parents(s["type_id"]), s["type_id"]] if core.attributes(t)]
-        out.append({**s, "own": own})
-    return out
+    """The registered storage stacks, each with ``classes``: the scenario sections it brings
+    (its class's ancestors with attributes of their own, its class, those it registered)."""
+    return list(lfsim_core.choices(*STACK).values())
 
 
 def stack_users() -> dict[str, list[str]]:
     """Class -> the stacks that bring it."""
     users: dict[str, list[str]] = {}
     for s in stacks():
-        for tid in [*s["own"], *s["classes"]]:
+        for tid in s["classes"]:
             users.setdefault(tid, []).append(s["name"])
     return users
 
@@ -187,10 +184,10 @@ def stack_block() -> str:
         title = (
             f"**{s['name']}** (`Stack: {s['name']}`, {s['type_id']}; fabric "
             f"{', '.join(s['fabrics'])}): {s['description']}. Its sections: "
-            + ", ".join(f"`{short(t)}`" for t in [*s["own"], *s["classes"]])
+            + ", ".join(f"`{short(t)}`" for t in s["classes"])
         )
         out += [title, ""]
-        for tid in [*s["own"], *s["classes"]]:
+        for tid in s["classes"]:
             if tid in documented:
                 continue
             documented.add(tid)

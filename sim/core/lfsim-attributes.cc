@@ -49,28 +49,29 @@ SplitList(const std::string& text, char sep)
     }
 }
 
+std::string
+Trim(const std::string& s)
+{
+    const size_t a = s.find_first_not_of(" \t\n\r");
+    return a == std::string::npos ? std::string()
+                                  : s.substr(a, s.find_last_not_of(" \t\n\r") - a + 1);
+}
+
 std::vector<TextSection>
 ParseSections(const std::string& text)
 {
-    static const char* blank = " \t\n\r";
-    auto trim = [](const std::string& s)
-    {
-        const size_t a = s.find_first_not_of(blank);
-        return a == std::string::npos ? std::string()
-                                      : s.substr(a, s.find_last_not_of(blank) - a + 1);
-    };
     std::vector<TextSection> out;
     for (const std::string& piece : SplitList(text, ';'))
     {
         TextSection s;
-        s.text = trim(piece);
+        s.text = Trim(piece);
         if (s.text.empty())
         {
             continue;
         }
         const size_t colon = s.text.find(':');
         s.colon = colon != std::string::npos;
-        s.name = s.colon ? trim(s.text.substr(0, colon)) : "";
+        s.name = s.colon ? Trim(s.text.substr(0, colon)) : "";
         std::stringstream items(s.colon ? s.text.substr(colon + 1) : "");
         std::string item;
         while (items >> item)

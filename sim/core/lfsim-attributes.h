@@ -37,6 +37,9 @@ std::string CheckValue(const std::string& typeId, const std::string& attribute,
 /// text is one empty piece). Every list-valued attribute splits with it.
 std::vector<std::string> SplitList(const std::string& text, char sep = ',');
 
+/// `s` without its leading and trailing blanks (spaces, tabs, line ends).
+std::string Trim(const std::string& s);
+
 /// One section of "name: key=value ...; name: ..." (a fio job file's sections, a transaction
 /// mix): its text (trimmed), its name (the trimmed text before its first ':'; empty when it has
 /// none) and its options, the blank-separated items after the ':', each split at its first '='.

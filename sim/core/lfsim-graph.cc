@@ -223,14 +223,6 @@ AllDigits(const std::string& s)
            && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
-std::string
-Trim(const std::string& s)
-{
-    size_t a = s.find_first_not_of(" \t");
-    size_t b = s.find_last_not_of(" \t");
-    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
-
 /// "h12" -> ("h", "12"); no trailing digits -> (s, "").
 std::pair<std::string, std::string>
 SplitNumber(const std::string& s)

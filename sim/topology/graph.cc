@@ -10,6 +10,7 @@
 #include "lfsim-attributes.h"
 #include "lfsim-topology.h"
 
+#include <array>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -46,6 +47,20 @@ class GraphTopology : public Topology
             auto it = row.find(key);
             return it == row.end() ? std::string() : it->second;
         };
+        // A row's "ns3::Class::Attr" columns: attributes of this node's or cable's objects.
+        auto attributes = [](const std::map<std::string, std::string>& row)
+        {
+            std::vector<std::array<std::string, 3>> out;
+            for (const auto& [key, value] : row)
+            {
+                const size_t sep = key.rfind("::");
+                if (key.rfind("ns3::", 0) == 0 && sep != std::string::npos && sep >= 5)
+                {
+                    out.push_back({key.substr(0, sep), key.substr(sep + 2), value});
+                }
+            }
+            return out;
+        };
         for (const auto& row : m_nodes)
         {
             const std::string kind = get(row, "kind");
@@ -55,13 +70,9 @@ class GraphTopology : public Topology
                                             + "'; accepted: host or switch");
             }
             const uint32_t id = g.AddNode(get(row, "name"), kind == "host");
-            for (const auto& [key, value] : row)
+            for (const auto& [tid, name, value] : attributes(row))
             {
-                const size_t sep = key.rfind("::");
-                if (key.rfind("ns3::", 0) == 0 && sep != std::string::npos && sep >= 5)
-                {
-                    g.SetNodeAttribute(id, key.substr(0, sep), key.substr(sep + 2), value);
-                }
+                g.SetNodeAttribute(id, tid, name, value);
             }
         }
         for (const auto& row : m_nodes)
@@ -115,15 +126,7 @@ class GraphTopology : public Topology
                                                   "1us");
                 }
             }
-            for (const auto& [key, value] : row)
-            {
-                const size_t sep = key.rfind("::");
-                if (key.rfind("ns3::", 0) != 0 || sep == std::string::npos || sep < 5)
-                {
-                    continue;
-                }
-                link.attributes.push_back({key.substr(0, sep), key.substr(sep + 2), value});
-            }
+            link.attributes = attributes(row);
         }
     }
 

@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import yaml
 
+from lfsim import core as _core
 from lfsim.depth import parse_layers
 from lfsim.paths import scenarios_dir
 from lfsim.scenario import time_seconds
@@ -104,20 +105,25 @@ def _layer(layers: str, name: str, nbytes: int) -> float:
 
 
 CLIENT_PER_KIB = ("pin_pages", "client_crc", "fuse_copy", "tcp_client")  # the client's own work
-STACK_CLASS = {"rdma": "NvmeofRdmaStack", "tcp": "IscsiStack"}
+
+
+def _stack_class(raw: dict, mode: str) -> str:
+    """The class of the stack the mode's Fio workload chooses (NvmeofRdmaStack, IscsiStack)."""
+    stack = raw["modes"][mode]["workload"]["fio"]["Stack"]
+    return _core.short_name(_core.choices("ns3::StorageWorkload", "Stack")[stack]["type_id"])
 
 
 def _on_cores(layers: str, cls: str) -> dict:
     """The client's per-KiB work of a Layers list (CLIENT_PER_KIB) moved onto the client's
     cores (HostCpu, the stack's ReadCpuPerKiB); its fixed times stay layers, and the stack's
     and ioengine's own CPU costs are zero: the calibrated fixed time already holds them."""
+    items = [item.strip() for item in layers.split(",")]
+    fixed, per_1k = parse_layers(layers, 0), parse_layers(layers, 1024)
     kept, per_kib = [], 0.0
-    for item in " ".join(layers.split()).replace(", ", ",").split(","):
-        name, _, value = item.partition(":")
-        fixed, _, extra = value.partition("+")
-        if name in CLIENT_PER_KIB and extra:
-            per_kib += time_seconds(extra.removesuffix("/KiB")) * 1e6
-            kept.append(f"{name}:{fixed}")
+    for item, (name, f), (_, g) in zip(items, fixed, per_1k, strict=True):
+        if name in CLIENT_PER_KIB and g > f:
+            per_kib += g - f
+            kept.append(f"{name}:{round(f * 1000)}ns")
         else:
             kept.append(item)
     return {
@@ -136,10 +142,10 @@ def _evaluate(ctx, cores: bool = False):
         raw = yaml.safe_load(f)
     cfg = raw["workload"]["fio"]
     # Each transport's layers are its stack's (in its mode).
-    rdma_layers = raw["modes"]["rdma"]["NvmeofRdmaStack"]["Layers"]
-    tcp_layers = raw["modes"]["tcp"]["IscsiStack"]["Layers"]
-    layers = {"rdma": rdma_layers, "tcp": tcp_layers}
-    over = {m: _on_cores(layers[m], STACK_CLASS[m]) if cores else {} for m in MODES}
+    cls = {m: _stack_class(raw, m) for m in MODES}
+    layers = {m: raw["modes"][m][cls[m]]["Layers"] for m in MODES}
+    rdma_layers, tcp_layers = layers["rdma"], layers["tcp"]
+    over = {m: _on_cores(layers[m], cls[m]) if cores else {} for m in MODES}
     lat, sim = {}, {}
     for mode in MODES:
         for pattern, rw in PATTERNS:

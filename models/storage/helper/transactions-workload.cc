@@ -103,7 +103,7 @@ TransactionsWorkload::GetTypeId()
                             "Server CPU per round trip (parse, plan and execute of a prepared "
                             "statement, its result), on the connection's core with HostCpu, a "
                             "fixed delay without. No source measures it for GaussDB; the range "
-                            "validation/cases/transactions.py sweeps comes from pgbench's "
+                            "validation/cases/seed000_transactions.py sweeps comes from pgbench's "
                             "select-only peak of ~2.0M TPS on 96 vCPUs (48 us per statement per "
                             "vCPU, client included; Vonng, pgtpc) and openGauss's 1.5M tpmC on "
                             "2 x 64 Kunpeng 920 cores (~60-70 us per statement; openGauss docs, "

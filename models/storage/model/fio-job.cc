@@ -138,15 +138,13 @@ FioJob::ContinuesAfterError(bool read) const
 namespace
 {
 
+/// An enum option's name, as the attribute's checker spells it.
 std::string
-Trim(const std::string& s)
+Named(const FioJob& j, const std::string& option)
 {
-    const auto a = s.find_first_not_of(" \t\n");
-    if (a == std::string::npos)
-    {
-        return "";
-    }
-    return s.substr(a, s.find_last_not_of(" \t\n") - a + 1);
+    StringValue v;
+    j.GetAttribute(option, v);
+    return v.Get();
 }
 
 /// The options of a job as fio prints them in its JSON's "job options".
@@ -158,17 +156,12 @@ OptionsText(const FioJob& j)
            + " rwmixread=" + std::to_string(j.rwmixread) + " size=" + std::to_string(j.size)
            + (j.continueOnError == FioJob::CONTINUE_NONE
                   ? ""
-                  : " continue_on_error="
-                        + std::vector<std::string>{"none", "read", "write", "io", "verify",
-                                                   "all"}[j.continueOnError])
-           + (j.ioengine == FioJob::LIBAIO
-                  ? ""
-                  : " ioengine=" + std::string(j.ioengine == FioJob::PSYNC ? "psync" : "io_uring"))
-           + (j.thinktime.IsZero()
-                  ? ""
-                  : " thinktime=" + std::to_string(j.thinktime.GetMicroSeconds())
-                        + " thinktime_spin=" + std::to_string(j.thinktimeSpin.GetMicroSeconds())
-                        + " thinktime_blocks=" + std::to_string(j.thinktimeBlocks))
+                  : " continue_on_error=" + Named(j, "continue_on_error"))
+           + (j.ioengine == FioJob::LIBAIO ? "" : " ioengine=" + Named(j, "ioengine"))
+           + (j.thinktime.IsZero() ? ""
+                                   : " thinktime=" + lfsim::TimeText(j.thinktime)
+                                         + " thinktime_spin=" + lfsim::TimeText(j.thinktimeSpin)
+                                         + " thinktime_blocks=" + std::to_string(j.thinktimeBlocks))
            + (j.cpusAllowed.empty() ? "" : " cpus_allowed=" + j.cpusAllowed);
 }
 
@@ -222,7 +215,7 @@ ParseJobSections(const std::string& key, const std::string& text)
         js.options = OptionsText(*js.job);
         out.push_back(js);
     }
-    if (out.empty() && !Trim(text).empty())
+    if (out.empty() && !lfsim::Trim(text).empty())
     {
         // Only separators ("; ; ;"): a typo, not the empty default.
         throw std::invalid_argument(key + ": got '" + text + "'" + form);

@@ -14,15 +14,6 @@ namespace
 {
 
 void
-PutLe(uint8_t* b, uint64_t v, int n)
-{
-    for (int i = 0; i < n; ++i)
-    {
-        b[i] = uint8_t(v >> (8 * i));
-    }
-}
-
-void
 PutBe(uint8_t* b, uint64_t v, int n)
 {
     for (int i = 0; i < n; ++i)
@@ -327,10 +318,10 @@ NvmeofCapture::WriteConnect(lfsim::PortCapture& file, const std::vector<uint8_t>
     PutBe(p + 16, c.hostIp, 4);
     PutBe(p + 32, c.targetIp, 4);
     uint8_t* nvme = p + IP_CM_HEADER; // NVMe-oF 1.1 Figure 54: RECFMT 0, QID, HRQSIZE, HSQSIZE
-    PutLe(nvme + 2, c.qid, 2);
-    PutLe(nvme + 4, c.entries, 2);
-    PutLe(nvme + 6, c.entries - 1, 2);
-    PutLe(nvme + 8, c.cntlid, 2);
+    NvmePutLe16(nvme + 2, c.qid);
+    NvmePutLe16(nvme + 4, c.entries);
+    NvmePutLe16(nvme + 6, c.entries - 1);
+    NvmePutLe16(nvme + 8, c.cntlid);
     send(true, 0);
 
     // ConnectReply (12.6.8), target to host: NVMe-oF 1.1 Figure 55, RECFMT 0, CRQSIZE.
@@ -344,7 +335,7 @@ NvmeofCapture::WriteConnect(lfsim::PortCapture& file, const std::vector<uint8_t>
     d[26] = CM_RESPONSE_TIMEOUT << 3 | 1;
     d[27] = RNR_RETRY << 5;
     PutBe(d + 28, c.targetGuid, 8);
-    PutLe(d + CM_REP_PRIVATE + 2, c.entries, 2);
+    NvmePutLe16(d + CM_REP_PRIVATE + 2, c.entries);
     send(false, 0);
 
     // ReadyToUse (12.6.9), host to target.

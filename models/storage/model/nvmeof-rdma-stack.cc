@@ -19,8 +19,6 @@ namespace ns3
 
 namespace
 {
-constexpr uint32_t NVME_COMMAND_CAPSULE = 64;
-constexpr uint32_t NVME_COMPLETION = 16;
 /// What travels in a SendChannel besides I/O tokens (id << 8 | attempt mod 256).
 constexpr uint64_t FABRICS_CONNECT = ~uint64_t(0);
 constexpr uint64_t KEEP_ALIVE = ~uint64_t(0) - 1;
@@ -321,7 +319,7 @@ NvmeofRdmaStack::ConnectQueues(uint32_t path)
             cmd.opcode = NvmeOpcode::FABRICS;
             m_capture->Submit(*m_channels[ch].host, cmd);
         }
-        m_channels[ch].toTarget.Send(FABRICS_CONNECT, NVME_COMMAND_CAPSULE);
+        m_channels[ch].toTarget.Send(FABRICS_CONNECT, NVME_SQE_BYTES);
     }
 }
 
@@ -345,7 +343,7 @@ NvmeofRdmaStack::SendKeepAlive(uint32_t path)
         cmd.opcode = NvmeOpcode::KEEP_ALIVE;
         m_capture->Submit(*m_channels[admin].host, cmd);
     }
-    m_channels[admin].toTarget.Send(KEEP_ALIVE, NVME_COMMAND_CAPSULE);
+    m_channels[admin].toTarget.Send(KEEP_ALIVE, NVME_SQE_BYTES);
 }
 
 void
@@ -395,7 +393,7 @@ NvmeofRdmaStack::Submit(const StorageCommand& c, uint64_t token)
         cmd.address = HostBuffer(token);
         m_capture->Submit(*ch.host, cmd);
     }
-    ch.toTarget.Send(token, NVME_COMMAND_CAPSULE + (Inline(c) ? c.bytes : 0));
+    ch.toTarget.Send(token, NVME_SQE_BYTES + (Inline(c) ? c.bytes : 0));
     return 0;
 }
 
@@ -412,7 +410,7 @@ NvmeofRdmaStack::TargetCommand(uint32_t ch, Ptr<RdmaQueuePair>, uint32_t)
             m_capture->Complete(*c.target, Cid(token), c.toTarget.ids.size(),
                                 token == FABRICS_CONNECT ? c.path + 1 : 0);
         }
-        c.toHost.Send(token, NVME_COMPLETION);
+        c.toHost.Send(token, NVME_CQE_BYTES);
         return;
     }
     Simulator::Schedule(m_host->TargetDelay(), &NvmeofRdmaStack::TargetExecute, this, token);
@@ -497,11 +495,14 @@ NvmeofRdmaStack::WriteDataReceived(uint64_t token)
     }
     const uint32_t target = TargetOf(*c);
     const uint32_t bytes = c->bytes;
-    m_copiesPending[token] = 1 + m_targetReplicas[target].size();
+    if (!m_targetReplicas[target].empty())
+    {
+        m_copiesPending[token] = 1 + m_targetReplicas[target].size();
+    }
     m_host->TargetDevice(target, false, bytes, [this, token] { WriteCopyDone(token); });
     for (uint32_t k : m_targetReplicas[target])
     {
-        m_replicaLinks[k].toReplica.Send(token, NVME_COMMAND_CAPSULE + bytes);
+        m_replicaLinks[k].toReplica.Send(token, NVME_SQE_BYTES + bytes);
     }
 }
 
@@ -509,7 +510,7 @@ void
 NvmeofRdmaStack::ReplicaCommand(uint32_t k, Ptr<RdmaQueuePair>, uint32_t bytes)
 {
     const uint64_t token = m_replicaLinks[k].toReplica.Received();
-    const uint32_t data = bytes - NVME_COMMAND_CAPSULE;
+    const uint32_t data = bytes - NVME_SQE_BYTES;
     // Without ReplicaDelay no extra events.
     if (m_replicaDelay.IsZero())
     {
@@ -539,7 +540,7 @@ NvmeofRdmaStack::ReplicaWritten(uint32_t k, uint64_t token)
 void
 NvmeofRdmaStack::ReplicaAnswer(uint32_t k, uint64_t token)
 {
-    m_replicaLinks[k].toTarget.Send(token, NVME_COMPLETION);
+    m_replicaLinks[k].toTarget.Send(token, NVME_CQE_BYTES);
 }
 
 void
@@ -560,9 +561,13 @@ NvmeofRdmaStack::WriteCopyDone(uint64_t token)
         }
         return;
     }
-    if (it != m_copiesPending.end() && --it->second == 0)
+    // No entry: a write without replicas, its one copy written.
+    if (it == m_copiesPending.end() || --it->second == 0)
     {
-        m_copiesPending.erase(it);
+        if (it != m_copiesPending.end())
+        {
+            m_copiesPending.erase(it);
+        }
         Simulator::Schedule(m_host->TargetDelay(), &NvmeofRdmaStack::SendCompletion, this, token);
     }
 }
@@ -577,7 +582,7 @@ NvmeofRdmaStack::SendCompletion(uint64_t token)
         {
             m_capture->Complete(*ch.target, Cid(token), ch.toTarget.ids.size());
         }
-        ch.toHost.Send(token, NVME_COMPLETION);
+        ch.toHost.Send(token, NVME_CQE_BYTES);
     }
 }
 

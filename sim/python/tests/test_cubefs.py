@@ -23,10 +23,12 @@ def _fio():
 
 
 def _layers(mode):
-    """The Layers of the mode's stack, as the scenario file gives them."""
-    with open(scenarios_dir() / "cubefs_rdma_tcp.yaml", encoding="utf-8") as f:
-        body = yaml.safe_load(f)["modes"][mode]
-    return body["NvmeofRdmaStack" if mode == "rdma" else "IscsiStack"]["Layers"]
+    """The Layers of the stack the mode chooses, as the scenario resolves them."""
+    from lfsim import core
+
+    config = lfsim.load_scenario("cubefs_rdma_tcp", {"mode": mode}).config
+    stack = core.choices("ns3::StorageWorkload", "Stack")[config["workload"]["fio"]["Stack"]]
+    return config[core.short_name(stack["type_id"])]["Layers"]
 
 
 def _per_kib_us(layers):

@@ -40,6 +40,7 @@ PREFS = [
 ICREQ, ICRESP, CAPSULE_CMD, CAPSULE_RESP, H2C_DATA, C2H_DATA, R2T = 0, 1, 4, 5, 6, 7, 9
 NVME_WRITE, NVME_READ, FABRICS = 0x01, 0x02, 0x7F
 CHECKSUM_GOOD = 1  # tshark's *.checksum.status and nvme-tcp.*dgst.status "Good"
+CHECKSUM_BAD = 0
 
 
 def _fields(path, names, display=None) -> pd.DataFrame:
@@ -239,15 +240,39 @@ def test_with_digests_every_pdu_carries_them_and_tshark_finds_them_good(digests)
         assert dstatus and set(dstatus) == {CHECKSUM_GOOD}, label
 
 
+def _fix_tcp_checksum(frame: bytearray) -> None:
+    """Recompute an Ethernet (+ 802.1Q) / IPv4 / TCP frame's TCP checksum (RFC 793), so that
+    a changed payload byte is left for the NVMe/TCP data digest alone to find."""
+    ip = 14 + (4 if frame[12:14] == b"\x81\x00" else 0)
+    ihl = (frame[ip] & 0x0F) * 4
+    total = int.from_bytes(frame[ip + 2 : ip + 4], "big")
+    tcp = ip + ihl
+    segment = bytearray(frame[tcp : ip + total])
+    segment[16:18] = b"\0\0"
+    pseudo = frame[ip + 12 : ip + 20] + bytes([0, 6]) + len(segment).to_bytes(2, "big")
+    data = pseudo + segment + (b"\0" if len(segment) % 2 else b"")
+    acc = sum(int.from_bytes(data[k : k + 2], "big") for k in range(0, len(data), 2))
+    while acc >> 16:
+        acc = (acc & 0xFFFF) + (acc >> 16)
+    frame[tcp + 16 : tcp + 18] = (~acc & 0xFFFF).to_bytes(2, "big")
+
+
 def test_the_digest_check_finds_a_changed_data_byte(digests, tmp_path):
-    """The check above is not blind: one byte of a data PDU's data changed (and the TCP checksum
-    left as it was) is a bad TCP checksum and a bad data digest."""
+    """The check above is not blind: one byte of a data PDU's data changed, its TCP checksum
+    made right again, is found by the data digest alone: one PDU's is bad, every other good."""
     path = digests["path"]["h0"]
     frames = records(path)
     k = max(range(len(frames)), key=lambda i: len(frames[i]))  # a full data segment
+    frame = bytearray(frames[k])
+    frame[len(frame) - 10] ^= 0x01
+    _fix_tcp_checksum(frame)
     data = bytearray(path.read_bytes())
-    off = 24 + sum(16 + len(f) for f in frames[:k])
-    data[off + 16 + len(frames[k]) - 10] ^= 0x01
+    off = 24 + sum(16 + len(f) for f in frames[:k]) + 16
+    data[off : off + len(frame)] = frame
     bad = tmp_path / "bad.pcap"
     bad.write_bytes(data)
-    assert str(k + 1) in problems(bad, prefs=PREFS)
+    tcp = _fields(bad, ["tcp.checksum.status"], "tcp")["tcp.checksum.status"]
+    assert all(v == [CHECKSUM_GOOD] for v in tcp)  # the change is the digest's to find
+    found = _fields(bad, ["nvme-tcp.ddgst.status"], "nvme-tcp")["nvme-tcp.ddgst.status"]
+    status = [s for v in found for s in v]
+    assert status.count(CHECKSUM_BAD) == 1 and status.count(CHECKSUM_GOOD) == len(status) - 1
