@@ -147,6 +147,7 @@ NvmeofTcpStack::Build(int64_t&)
     // An NVMe/TCP target (nvmet-tcp, a port on each of its ports) on every target host, then a
     // controller per path, bound to its initiator port on a host with several.
     RoceTopology& t = m_net->topology;
+    // nvmet-tcp's defaults otherwise: among them one R2T for all of a write (maxR2tLength).
     NvmeTcpTargetParams params;
     params.inCapsuleDataSize = m_inlineData;
     params.maxH2cData = m_maxH2cData;

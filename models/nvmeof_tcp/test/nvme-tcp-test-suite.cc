@@ -1531,6 +1531,7 @@ class ParamsTest : public TestCase
         const NvmeTcpTargetParams t;
         NS_TEST_ASSERT_MSG_EQ(t.maxH2cData, 0x400000u, "NVMET_TCP_MAXH2CDATA");
         NS_TEST_ASSERT_MSG_EQ(t.port, 4420u, "port");
+        NS_TEST_ASSERT_MSG_EQ(t.maxR2tLength, 0xFFFFFFFFu, "all that is left in one R2T (nvmet)");
         auto error = [](const std::function<void()>& f) -> std::string
         {
             try
