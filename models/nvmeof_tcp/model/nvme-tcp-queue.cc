@@ -336,7 +336,8 @@ NvmeTcpValidate(const NvmeTcpTargetParams& p)
     if (p.maxH2cData < NVME_TCP_MIN_MAXH2CDATA || p.maxH2cData % 4 != 0)
     {
         throw std::invalid_argument(
-            Got("NvmeTcpTargetParams.maxH2cData", p.maxH2cData, "a multiple of 4, at least 4096"));
+            Got("NvmeTcpTargetParams.maxH2cData", p.maxH2cData,
+                "a multiple of 4 of at least 4096 (NVMe/TCP 1.0a 3.6.2.3)"));
     }
     CheckLbaSize("NvmeTcpTargetParams.lbaSize", p.lbaSize);
     CheckNqn("NvmeTcpTargetParams.subNqn", p.subNqn);

@@ -1552,7 +1552,7 @@ class ParamsTest : public TestCase
         badT.maxH2cData = 4098;
         NS_TEST_ASSERT_MSG_EQ(error([&]() { NvmeTcpValidate(badT); }),
                               "NvmeTcpTargetParams.maxH2cData: got 4098; accepted: a multiple of "
-                              "4, at least 4096",
+                              "4 of at least 4096 (NVMe/TCP 1.0a 3.6.2.3)",
                               "MAXH2CDATA");
         NS_TEST_ASSERT_MSG_EQ(error([&]() { NvmeTcpValidate(h); })
                                   + error([&]() { NvmeTcpValidate(t); }),
