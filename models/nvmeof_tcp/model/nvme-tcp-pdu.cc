@@ -1,9 +1,8 @@
 #include "nvme-tcp-pdu.h"
 
-#include "iscsi-pdu.h" // Crc32c, Crc32cZeros
+#include "lfsim-crc32c.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace ns3
 {
@@ -20,27 +19,6 @@ Align(uint8_t pda)
     return (uint32_t(pda) + 1) * 4;
 }
 } // namespace
-
-void
-NvmeTcpPutDigest(uint8_t* b, uint32_t crc)
-{
-    NvmePutLe32(b, crc);
-}
-
-uint32_t
-NvmeTcpGetDigest(const uint8_t* b)
-{
-    return NvmeGetLe32(b);
-}
-
-uint32_t
-NvmeTcpDataDigest(const uint8_t* data, uint32_t n)
-{
-    // The model carries zeros: their CRC of each length is memoized, and only bytes that are not
-    // all zero (a corrupted or real payload) are digested byte by byte.
-    const bool zeros = n == 0 || (data[0] == 0 && std::memcmp(data, data + 1, n - 1) == 0);
-    return zeros ? Crc32cZeros(n) : Crc32c(data, n);
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -162,7 +140,7 @@ NvmeTcpSerialize(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength,
     uint32_t at = hlen;
     if (h.GetFlags() & NvmeTcpFlag::HDGSTF)
     {
-        NvmeTcpPutDigest(&out[at], Crc32c(out.data(), hlen));
+        lfsim::PutCrc32c(&out[at], lfsim::Crc32c(out.data(), hlen));
         at += NVME_TCP_DIGEST_SIZE;
     }
     at += pad;
@@ -172,7 +150,7 @@ NvmeTcpSerialize(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength,
     }
     if (h.GetFlags() & NvmeTcpFlag::DDGSTF)
     {
-        NvmeTcpPutDigest(&out[at + dataLength], NvmeTcpDataDigest(&out[at], dataLength));
+        lfsim::PutCrc32c(&out[at + dataLength], lfsim::Crc32cData(&out[at], dataLength));
     }
     return out;
 }
@@ -239,7 +217,7 @@ NvmeTcpFramer::Next(Pdu& pdu, Fault& fault)
         return Status::NEED_MORE;
     }
     // The header digest is checked before PLEN and PDO are trusted.
-    if (hd && NvmeTcpGetDigest(b + hlen) != Crc32c(b, hlen))
+    if (hd && lfsim::GetCrc32c(b + hlen) != lfsim::Crc32c(b, hlen))
     {
         return Fail(fault, NvmeTcpFes::HEADER_DIGEST_ERROR, 0, b, hlen + hd);
     }
@@ -294,7 +272,7 @@ NvmeTcpFramer::Next(Pdu& pdu, Fault& fault)
     pdu.data = b + dataOffset;
     pdu.dataLength = dataLength;
     pdu.plen = plen;
-    if (dd && NvmeTcpGetDigest(b + plen - dd) != NvmeTcpDataDigest(pdu.data, dataLength))
+    if (dd && lfsim::GetCrc32c(b + plen - dd) != lfsim::Crc32cData(pdu.data, dataLength))
     {
         fault.header = b;
         fault.headerLength = hlen + hd;

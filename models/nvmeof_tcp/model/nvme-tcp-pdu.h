@@ -107,14 +107,6 @@ NvmeTcpHasDigests(uint8_t type)
     return type >= NvmeTcpPduType::CAPSULE_CMD;
 }
 
-/// The 4 wire bytes of a digest: Linux stores the CRC32C as __le32 (nvme_tcp_hdgst:
-/// cpu_to_le32(~crc32c(~0, ...))), least significant byte first, the order of the RFC 3720 B.4
-/// vectors.
-void NvmeTcpPutDigest(uint8_t* b, uint32_t crc);
-uint32_t NvmeTcpGetDigest(const uint8_t* b);
-/// CRC32C of PDU data; data of zeros (what the model carries) uses the memoized Crc32cZeros.
-uint32_t NvmeTcpDataDigest(const uint8_t* data, uint32_t n);
-
 class NvmeTcpPduHeader : public Header
 {
   public:

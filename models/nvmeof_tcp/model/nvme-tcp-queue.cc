@@ -1,6 +1,6 @@
 #include "nvme-tcp-queue.h"
 
-#include "iscsi-pdu.h" // Crc32c, Crc32cZeros
+#include "lfsim-crc32c.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
 #include "ns3/packet.h"
@@ -101,7 +101,7 @@ NvmeTcpConnection::Send(NvmeTcpPduHeader& h, uint32_t dataLength, const uint8_t*
     uint32_t at = hlen;
     if (h.GetFlags() & NvmeTcpFlag::HDGSTF)
     {
-        NvmeTcpPutDigest(head + at, Crc32c(head, hlen));
+        lfsim::PutCrc32c(head + at, lfsim::Crc32c(head, hlen));
         at += NVME_TCP_DIGEST_SIZE;
     }
     at += pad;
@@ -116,8 +116,8 @@ NvmeTcpConnection::Send(NvmeTcpPduHeader& h, uint32_t dataLength, const uint8_t*
         if (h.GetFlags() & NvmeTcpFlag::DDGSTF)
         {
             uint8_t d[NVME_TCP_DIGEST_SIZE];
-            NvmeTcpPutDigest(d,
-                             data ? NvmeTcpDataDigest(data, dataLength) : Crc32cZeros(dataLength));
+            lfsim::PutCrc32c(d, data ? lfsim::Crc32cData(data, dataLength)
+                                     : lfsim::Crc32cZeros(dataLength));
             Push(Create<Packet>(d, NVME_TCP_DIGEST_SIZE));
         }
     }
