@@ -129,28 +129,49 @@ NvmeTcpFrame(NvmeTcpPduHeader& h, uint32_t dataLength, const NvmeTcpFormat& f)
     return pdo - hlen - hd;
 }
 
+NvmeTcpWirePdu
+NvmeTcpBuild(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength, const NvmeTcpFormat& f)
+{
+    const uint32_t pad = NvmeTcpFrame(h, dataLength, f);
+    const uint32_t hlen = h.GetHlen();
+    // Header, header digest and pad in one piece; PDO is at most 255.
+    uint8_t head[256] = {};
+    std::copy(h.Bytes(), h.Bytes() + hlen, head);
+    uint32_t at = hlen;
+    if (h.GetFlags() & NvmeTcpFlag::HDGSTF)
+    {
+        lfsim::PutCrc32c(head + at, lfsim::Crc32c(head, hlen));
+        at += NVME_TCP_DIGEST_SIZE;
+    }
+    at += pad;
+    NvmeTcpWirePdu pdu;
+    pdu.pieces[pdu.count++] = Create<Packet>(head, at);
+    if (dataLength > 0)
+    {
+        pdu.pieces[pdu.count++]
+            = data ? Create<Packet>(data, dataLength) : Create<Packet>(dataLength);
+        if (h.GetFlags() & NvmeTcpFlag::DDGSTF)
+        {
+            uint8_t d[NVME_TCP_DIGEST_SIZE];
+            lfsim::PutCrc32c(d, data ? lfsim::Crc32cData(data, dataLength)
+                                     : lfsim::Crc32cZeros(dataLength));
+            pdu.pieces[pdu.count++] = Create<Packet>(d, NVME_TCP_DIGEST_SIZE);
+        }
+    }
+    return pdu;
+}
+
 std::vector<uint8_t>
 NvmeTcpSerialize(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength,
                  const NvmeTcpFormat& f)
 {
-    const uint32_t pad = NvmeTcpFrame(h, dataLength, f);
-    const uint32_t hlen = h.GetHlen();
-    std::vector<uint8_t> out(h.GetPlen(), 0);
-    std::copy(h.Bytes(), h.Bytes() + hlen, out.begin());
-    uint32_t at = hlen;
-    if (h.GetFlags() & NvmeTcpFlag::HDGSTF)
+    const NvmeTcpWirePdu pdu = NvmeTcpBuild(h, data, dataLength, f);
+    std::vector<uint8_t> out;
+    for (size_t i = 0; i < pdu.count; ++i)
     {
-        lfsim::PutCrc32c(&out[at], lfsim::Crc32c(out.data(), hlen));
-        at += NVME_TCP_DIGEST_SIZE;
-    }
-    at += pad;
-    if (data && dataLength)
-    {
-        std::copy(data, data + dataLength, out.begin() + at);
-    }
-    if (h.GetFlags() & NvmeTcpFlag::DDGSTF)
-    {
-        lfsim::PutCrc32c(&out[at + dataLength], lfsim::Crc32cData(&out[at], dataLength));
+        const uint32_t n = pdu.pieces[i]->GetSize();
+        out.resize(out.size() + n);
+        pdu.pieces[i]->CopyData(out.data() + out.size() - n, n);
     }
     return out;
 }

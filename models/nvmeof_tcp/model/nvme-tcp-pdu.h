@@ -14,6 +14,8 @@
 #define NVME_TCP_PDU_H
 
 #include "ns3/header.h"
+#include "ns3/packet.h"
+#include "ns3/ptr.h"
 #include "nvme-command.h"
 
 #include <array>
@@ -378,8 +380,20 @@ struct NvmeTcpFormat
 /// header in error) follows its header with PDO 0.
 uint32_t NvmeTcpFrame(NvmeTcpPduHeader& h, uint32_t dataLength, const NvmeTcpFormat& f);
 
-/// The whole PDU on the wire: `h` framed as NvmeTcpFrame does, its header digest, the pad (zero
-/// bytes), the data (`data`, or zeros when null) and its data digest.
+/// A PDU as a connection queues it: the header with its digest and the pad; the data; the data
+/// digest (pieces[0, count)). Data given as null are zeros, a zero-filled packet that takes no
+/// payload memory.
+struct NvmeTcpWirePdu
+{
+    std::array<Ptr<Packet>, 3> pieces;
+    size_t count = 0;
+};
+
+/// The whole PDU on the wire, what NvmeTcpConnection sends: `h` framed as NvmeTcpFrame does, its
+/// header digest, the pad (zero bytes), the data (`data`, or zeros when null) and its data digest.
+NvmeTcpWirePdu NvmeTcpBuild(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength,
+                            const NvmeTcpFormat& f);
+/// The bytes of NvmeTcpBuild's PDU, in one buffer (tests).
 std::vector<uint8_t> NvmeTcpSerialize(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength,
                                       const NvmeTcpFormat& f);
 

@@ -1,6 +1,5 @@
 #include "nvme-tcp-queue.h"
 
-#include "lfsim-crc32c.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
 #include "ns3/packet.h"
@@ -93,33 +92,13 @@ NvmeTcpConnection::Send(NvmeTcpPduHeader& h, uint32_t dataLength, const uint8_t*
     {
         return;
     }
-    const uint32_t pad = NvmeTcpFrame(h, dataLength, m_tx);
-    const uint32_t hlen = h.GetHlen();
-    // Header, header digest and pad in one piece; PDO is at most 255.
-    uint8_t head[256] = {};
-    std::copy(h.Bytes(), h.Bytes() + hlen, head);
-    uint32_t at = hlen;
-    if (h.GetFlags() & NvmeTcpFlag::HDGSTF)
-    {
-        lfsim::PutCrc32c(head + at, lfsim::Crc32c(head, hlen));
-        at += NVME_TCP_DIGEST_SIZE;
-    }
-    at += pad;
+    const NvmeTcpWirePdu pdu = NvmeTcpBuild(h, data, dataLength, m_tx);
     // A PDU is a run of queue entries; its first entry is marked so that a TermReq can be put
     // after the PDU on its way (see Terminate).
     m_pduStarts.push_back(m_sender.Queued() + m_sentEntries);
-    Push(Create<Packet>(head, at));
-    if (dataLength > 0)
+    for (size_t i = 0; i < pdu.count; ++i)
     {
-        // The model's data are zeros: a zero-filled packet costs no payload memory.
-        Push(data ? Create<Packet>(data, dataLength) : Create<Packet>(dataLength));
-        if (h.GetFlags() & NvmeTcpFlag::DDGSTF)
-        {
-            uint8_t d[NVME_TCP_DIGEST_SIZE];
-            lfsim::PutCrc32c(d, data ? lfsim::Crc32cData(data, dataLength)
-                                     : lfsim::Crc32cZeros(dataLength));
-            Push(Create<Packet>(d, NVME_TCP_DIGEST_SIZE));
-        }
+        Push(pdu.pieces[i]);
     }
     const uint8_t type = h.GetPduType();
     if (type < NvmeTcpPduType::COUNT)
