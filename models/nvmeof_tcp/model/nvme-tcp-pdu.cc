@@ -178,22 +178,6 @@ NvmeTcpSerialize(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength,
 
 // ---------------------------------------------------------------------------------------------
 
-void
-NvmeTcpFramer::Append(const uint8_t* b, size_t n)
-{
-    if (m_head == m_rx.size())
-    {
-        m_rx.clear();
-        m_head = 0;
-    }
-    else if (m_head > (1u << 20))
-    {
-        m_rx.erase(m_rx.begin(), m_rx.begin() + m_head);
-        m_head = 0;
-    }
-    m_rx.insert(m_rx.end(), b, b + n);
-}
-
 NvmeTcpFramer::Status
 NvmeTcpFramer::Fail(Fault& fault, uint16_t fes, uint32_t fei, const uint8_t* b, uint32_t n)
 {
@@ -208,12 +192,12 @@ NvmeTcpFramer::Status
 NvmeTcpFramer::Next(Pdu& pdu, Fault& fault)
 {
     using namespace NvmeTcpPduType;
-    const size_t avail = m_rx.size() - m_head;
+    const size_t avail = m_rx.Size();
     if (avail < NVME_TCP_CH_SIZE)
     {
         return Status::NEED_MORE;
     }
-    const uint8_t* b = m_rx.data() + m_head;
+    const uint8_t* b = m_rx.Data();
     const uint8_t type = b[0];
     const uint8_t flags = b[1];
     const uint32_t hlen = NvmeTcpHlen(type);
@@ -299,7 +283,7 @@ NvmeTcpFramer::Next(Pdu& pdu, Fault& fault)
         fault.headerLength = hlen + hd;
         return Status::DATA_DIGEST;
     }
-    m_head += plen;
+    m_rx.Consume(plen);
     return Status::PDU;
 }
 

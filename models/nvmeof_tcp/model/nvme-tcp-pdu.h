@@ -13,6 +13,7 @@
 #ifndef NVME_TCP_PDU_H
 #define NVME_TCP_PDU_H
 
+#include "lfsim-socket-receiver.h"
 #include "ns3/header.h"
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
@@ -412,7 +413,7 @@ class NvmeTcpFramer
         DATA_DIGEST, ///< a whole PDU whose data digest does not match
     };
 
-    /// A received PDU. `data` points into the buffer until the next Append or Next.
+    /// A received PDU. `data` points into the buffer until the next Receive or Append.
     struct Pdu
     {
         NvmeTcpPduHeader header;
@@ -436,21 +437,31 @@ class NvmeTcpFramer
     {
         m_format = f;
     }
-    void Append(const uint8_t* b, size_t n);
+    /// Takes all that `socket` has received, copied once into the buffer.
+    void
+    Receive(Ptr<Socket> socket)
+    {
+        m_rx.Receive(socket);
+    }
+    /// Takes the bytes of `p` (a segment, in the tests).
+    void
+    Append(const Packet& p)
+    {
+        m_rx.Append(p);
+    }
     Status Next(Pdu& pdu, Fault& fault);
     /// Bytes buffered and not yet parsed.
     size_t
     Buffered() const
     {
-        return m_rx.size() - m_head;
+        return m_rx.Size();
     }
 
   private:
     Status Fail(Fault& fault, uint16_t fes, uint32_t fei, const uint8_t* b, uint32_t n);
 
     NvmeTcpFormat m_format;
-    std::vector<uint8_t> m_rx;
-    size_t m_head = 0; ///< first byte of m_rx not yet parsed
+    lfsim::SocketReceiver m_rx;
 };
 
 } // namespace ns3

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <stdexcept>
 
 namespace ns3
@@ -136,17 +135,7 @@ NvmeTcpConnection::OnSendSpace(Ptr<Socket>, uint32_t)
 void
 NvmeTcpConnection::OnRecv(Ptr<Socket> s)
 {
-    while (Ptr<Packet> p = s->Recv(std::numeric_limits<uint32_t>::max(), 0))
-    {
-        const uint32_t n = p->GetSize();
-        if (n == 0)
-        {
-            break;
-        }
-        m_scratch.resize(n);
-        p->CopyData(m_scratch.data(), n);
-        m_framer.Append(m_scratch.data(), n);
-    }
+    m_framer.Receive(s);
     NvmeTcpFramer::Pdu pdu;
     NvmeTcpFramer::Fault fault;
     while (!m_closed)

@@ -160,7 +160,6 @@ class NvmeTcpConnection
     lfsim::SocketSender m_sender;     ///< a PDU is a run of entries (header, data, digest)
     uint64_t m_sentEntries = 0;       ///< entries wholly in the socket so far
     std::deque<uint64_t> m_pduStarts; ///< entry numbers of the PDUs' first entries not yet sent
-    std::vector<uint8_t> m_scratch;   ///< socket bytes on their way to the framer
 };
 
 // ---------------------------------------------------------------------------------------------

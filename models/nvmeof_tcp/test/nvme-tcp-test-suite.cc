@@ -385,7 +385,7 @@ Frame(const Bytes& stream, const std::vector<size_t>& chunks, const NvmeTcpForma
     while (fed < stream.size())
     {
         const size_t n = std::min(chunks[k++ % chunks.size()], stream.size() - fed);
-        framer.Append(stream.data() + fed, n);
+        framer.Append(*Create<Packet>(stream.data() + fed, n)); // a TCP segment's bytes
         fed += n;
         NvmeTcpFramer::Pdu pdu;
         while ((out.last = framer.Next(pdu, out.fault)) == NvmeTcpFramer::Status::PDU)
