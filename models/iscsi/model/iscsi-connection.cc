@@ -3,8 +3,6 @@
 #include "lfsim-crc32c.h"
 #include "ns3/packet.h"
 
-#include <limits>
-
 namespace ns3
 {
 
@@ -129,30 +127,20 @@ IscsiConnection::OnSendSpace(Ptr<Socket>, uint32_t)
 void
 IscsiConnection::OnRecv(Ptr<Socket> s)
 {
-    while (Ptr<Packet> p = s->Recv(std::numeric_limits<uint32_t>::max(), 0))
-    {
-        const uint32_t n = p->GetSize();
-        if (n == 0)
-        {
-            break;
-        }
-        const size_t old = m_rx.size();
-        m_rx.resize(old + n);
-        p->CopyData(m_rx.data() + old, n);
-    }
+    m_rx.Receive(s);
     Parse();
 }
 
 void
 IscsiConnection::Parse()
 {
-    while (!m_closed && m_rx.size() - m_rxHead >= ISCSI_BHS_SIZE)
+    while (!m_closed && m_rx.Size() >= ISCSI_BHS_SIZE)
     {
-        const uint8_t* b = m_rx.data() + m_rxHead;
+        const uint8_t* b = m_rx.Data();
         const uint32_t ahs = uint32_t(b[4]) * 4;
         const uint32_t dsl = uint32_t(b[5]) << 16 | uint32_t(b[6]) << 8 | b[7];
         const uint32_t total = IscsiPduSize(ahs, dsl, m_headerDigest, m_dataDigest);
-        if (m_rx.size() - m_rxHead < total)
+        if (m_rx.Size() < total)
         {
             break; // the rest of this PDU is still in flight
         }
@@ -179,21 +167,11 @@ IscsiConnection::Parse()
         }
         IscsiBhs bhs;
         bhs.SetBytes(b);
-        m_rxHead += total;
+        m_rx.Consume(total);
         (*m_rxTrace)(bhs, total);
         // The handler may send and may enable digests for the PDUs that follow; it does not
         // touch m_rx, so `data` stays valid.
         m_handler(bhs, data, dsl);
-    }
-    if (m_rxHead == m_rx.size())
-    {
-        m_rx.clear();
-        m_rxHead = 0;
-    }
-    else if (m_rxHead > (1u << 20))
-    {
-        m_rx.erase(m_rx.begin(), m_rx.begin() + m_rxHead);
-        m_rxHead = 0;
     }
 }
 
