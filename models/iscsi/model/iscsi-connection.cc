@@ -1,8 +1,7 @@
 #include "iscsi-connection.h"
 
+#include "lfsim-crc32c.h"
 #include "ns3/packet.h"
-
-#include <limits>
 
 namespace ns3
 {
@@ -62,7 +61,7 @@ void
 IscsiConnection::Send(IscsiBhs& bhs, uint32_t dataLength)
 {
     Ptr<Packet> data = dataLength ? Create<Packet>(Padded(dataLength)) : nullptr;
-    const uint32_t dd = m_dataDigest && dataLength ? Crc32cZeros(Padded(dataLength)) : 0;
+    const uint32_t dd = m_dataDigest && dataLength ? lfsim::Crc32cZeros(Padded(dataLength)) : 0;
     Queue(bhs, data, dataLength, dd);
 }
 
@@ -73,7 +72,7 @@ IscsiConnection::SendText(IscsiBhs& bhs, const std::string& text)
     std::vector<uint8_t> b(Padded(n), 0);
     std::copy(text.begin(), text.end(), b.begin());
     Ptr<Packet> data = n ? Create<Packet>(b.data(), b.size()) : nullptr;
-    const uint32_t dd = m_dataDigest && n ? Crc32c(b.data(), b.size()) : 0;
+    const uint32_t dd = m_dataDigest && n ? lfsim::Crc32c(b.data(), b.size()) : 0;
     Queue(bhs, data, n, dd);
 }
 
@@ -90,7 +89,7 @@ IscsiConnection::Queue(IscsiBhs& bhs, Ptr<Packet> data, uint32_t dataLength, uin
     uint32_t headLength = ISCSI_BHS_SIZE;
     if (m_headerDigest)
     {
-        IscsiPutDigest(head + ISCSI_BHS_SIZE, Crc32c(head, ISCSI_BHS_SIZE));
+        lfsim::PutCrc32c(head + ISCSI_BHS_SIZE, lfsim::Crc32c(head, ISCSI_BHS_SIZE));
         headLength += ISCSI_DIGEST_SIZE;
     }
     Ptr<Packet> pdu = Create<Packet>(head, headLength);
@@ -100,7 +99,7 @@ IscsiConnection::Queue(IscsiBhs& bhs, Ptr<Packet> data, uint32_t dataLength, uin
         if (m_dataDigest)
         {
             uint8_t d[ISCSI_DIGEST_SIZE];
-            IscsiPutDigest(d, dataDigest);
+            lfsim::PutCrc32c(d, dataDigest);
             pdu->AddAtEnd(Create<Packet>(d, ISCSI_DIGEST_SIZE));
         }
     }
@@ -128,30 +127,20 @@ IscsiConnection::OnSendSpace(Ptr<Socket>, uint32_t)
 void
 IscsiConnection::OnRecv(Ptr<Socket> s)
 {
-    while (Ptr<Packet> p = s->Recv(std::numeric_limits<uint32_t>::max(), 0))
-    {
-        const uint32_t n = p->GetSize();
-        if (n == 0)
-        {
-            break;
-        }
-        const size_t old = m_rx.size();
-        m_rx.resize(old + n);
-        p->CopyData(m_rx.data() + old, n);
-    }
+    m_rx.Receive(s);
     Parse();
 }
 
 void
 IscsiConnection::Parse()
 {
-    while (!m_closed && m_rx.size() - m_rxHead >= ISCSI_BHS_SIZE)
+    while (!m_closed && m_rx.Size() >= ISCSI_BHS_SIZE)
     {
-        const uint8_t* b = m_rx.data() + m_rxHead;
+        const uint8_t* b = m_rx.Data();
         const uint32_t ahs = uint32_t(b[4]) * 4;
         const uint32_t dsl = uint32_t(b[5]) << 16 | uint32_t(b[6]) << 8 | b[7];
         const uint32_t total = IscsiPduSize(ahs, dsl, m_headerDigest, m_dataDigest);
-        if (m_rx.size() - m_rxHead < total)
+        if (m_rx.Size() < total)
         {
             break; // the rest of this PDU is still in flight
         }
@@ -159,13 +148,14 @@ IscsiConnection::Parse()
         bool ok = true;
         if (m_headerDigest)
         {
-            ok = IscsiGetDigest(b + at) == Crc32c(b, at);
+            ok = lfsim::GetCrc32c(b + at) == lfsim::Crc32c(b, at);
             at += ISCSI_DIGEST_SIZE;
         }
         const uint8_t* data = b + at;
         if (ok && m_dataDigest && dsl > 0)
         {
-            ok = IscsiGetDigest(data + Padded(dsl)) == Crc32c(data, Padded(dsl));
+            // Zero-aware: the model's data segments are zeros, their digests memoized.
+            ok = lfsim::GetCrc32c(data + Padded(dsl)) == lfsim::Crc32cData(data, Padded(dsl));
         }
         if (!ok)
         {
@@ -177,21 +167,11 @@ IscsiConnection::Parse()
         }
         IscsiBhs bhs;
         bhs.SetBytes(b);
-        m_rxHead += total;
+        m_rx.Consume(total);
         (*m_rxTrace)(bhs, total);
         // The handler may send and may enable digests for the PDUs that follow; it does not
         // touch m_rx, so `data` stays valid.
         m_handler(bhs, data, dsl);
-    }
-    if (m_rxHead == m_rx.size())
-    {
-        m_rx.clear();
-        m_rxHead = 0;
-    }
-    else if (m_rxHead > (1u << 20))
-    {
-        m_rx.erase(m_rx.begin(), m_rx.begin() + m_rxHead);
-        m_rxHead = 0;
     }
 }
 

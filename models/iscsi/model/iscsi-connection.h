@@ -8,6 +8,7 @@
 #define ISCSI_CONNECTION_H
 
 #include "iscsi-pdu.h"
+#include "lfsim-socket-receiver.h"
 #include "lfsim-socket-sender.h"
 #include "ns3/ptr.h"
 #include "ns3/socket.h"
@@ -73,8 +74,7 @@ class IscsiConnection
 
     lfsim::SocketSender m_tx;
 
-    std::vector<uint8_t> m_rx;
-    size_t m_rxHead = 0; ///< first byte of m_rx not yet parsed
+    lfsim::SocketReceiver m_rx;
     uint64_t m_digestErrors = 0;
 };
 

@@ -79,16 +79,6 @@ IscsiPduSize(uint32_t ahsBytes, uint32_t dataBytes, bool headerDigest, bool data
            + ((dataBytes + 3) & ~3u) + (dataDigest && dataBytes > 0 ? ISCSI_DIGEST_SIZE : 0);
 }
 
-/// CRC32C (Castagnoli) of `n` bytes, as iSCSI digests it (RFC 7143 section 13.1; reflected,
-/// initial value and final XOR 0xFFFFFFFF).
-uint32_t Crc32c(const uint8_t* data, size_t n);
-/// The 4 wire bytes of a digest: RFC 3720 B.4 lists the digest of 32 zero bytes (0x8a9136aa)
-/// as the bytes aa 36 91 8a, least significant byte first.
-void IscsiPutDigest(uint8_t* b, uint32_t crc);
-uint32_t IscsiGetDigest(const uint8_t* b);
-/// CRC32C of `n` zero bytes (the payload the model sends), memoized per length.
-uint32_t Crc32cZeros(uint32_t n);
-
 class IscsiBhs : public Header
 {
   public:

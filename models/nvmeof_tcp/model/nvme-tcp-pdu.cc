@@ -1,9 +1,8 @@
 #include "nvme-tcp-pdu.h"
 
-#include "iscsi-pdu.h" // Crc32c, Crc32cZeros
+#include "lfsim-crc32c.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace ns3
 {
@@ -20,27 +19,6 @@ Align(uint8_t pda)
     return (uint32_t(pda) + 1) * 4;
 }
 } // namespace
-
-void
-NvmeTcpPutDigest(uint8_t* b, uint32_t crc)
-{
-    NvmePutLe32(b, crc);
-}
-
-uint32_t
-NvmeTcpGetDigest(const uint8_t* b)
-{
-    return NvmeGetLe32(b);
-}
-
-uint32_t
-NvmeTcpDataDigest(const uint8_t* data, uint32_t n)
-{
-    // The model carries zeros: their CRC of each length is memoized, and only bytes that are not
-    // all zero (a corrupted or real payload) are digested byte by byte.
-    const bool zeros = n == 0 || (data[0] == 0 && std::memcmp(data, data + 1, n - 1) == 0);
-    return zeros ? Crc32cZeros(n) : Crc32c(data, n);
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -151,49 +129,54 @@ NvmeTcpFrame(NvmeTcpPduHeader& h, uint32_t dataLength, const NvmeTcpFormat& f)
     return pdo - hlen - hd;
 }
 
+NvmeTcpWirePdu
+NvmeTcpBuild(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength, const NvmeTcpFormat& f)
+{
+    const uint32_t pad = NvmeTcpFrame(h, dataLength, f);
+    const uint32_t hlen = h.GetHlen();
+    // Header, header digest and pad in one piece; PDO is at most 255.
+    uint8_t head[256] = {};
+    std::copy(h.Bytes(), h.Bytes() + hlen, head);
+    uint32_t at = hlen;
+    if (h.GetFlags() & NvmeTcpFlag::HDGSTF)
+    {
+        lfsim::PutCrc32c(head + at, lfsim::Crc32c(head, hlen));
+        at += NVME_TCP_DIGEST_SIZE;
+    }
+    at += pad;
+    NvmeTcpWirePdu pdu;
+    pdu.pieces[pdu.count++] = Create<Packet>(head, at);
+    if (dataLength > 0)
+    {
+        pdu.pieces[pdu.count++]
+            = data ? Create<Packet>(data, dataLength) : Create<Packet>(dataLength);
+        if (h.GetFlags() & NvmeTcpFlag::DDGSTF)
+        {
+            uint8_t d[NVME_TCP_DIGEST_SIZE];
+            lfsim::PutCrc32c(d, data ? lfsim::Crc32cData(data, dataLength)
+                                     : lfsim::Crc32cZeros(dataLength));
+            pdu.pieces[pdu.count++] = Create<Packet>(d, NVME_TCP_DIGEST_SIZE);
+        }
+    }
+    return pdu;
+}
+
 std::vector<uint8_t>
 NvmeTcpSerialize(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength,
                  const NvmeTcpFormat& f)
 {
-    const uint32_t pad = NvmeTcpFrame(h, dataLength, f);
-    const uint32_t hlen = h.GetHlen();
-    std::vector<uint8_t> out(h.GetPlen(), 0);
-    std::copy(h.Bytes(), h.Bytes() + hlen, out.begin());
-    uint32_t at = hlen;
-    if (h.GetFlags() & NvmeTcpFlag::HDGSTF)
+    const NvmeTcpWirePdu pdu = NvmeTcpBuild(h, data, dataLength, f);
+    std::vector<uint8_t> out;
+    for (size_t i = 0; i < pdu.count; ++i)
     {
-        NvmeTcpPutDigest(&out[at], Crc32c(out.data(), hlen));
-        at += NVME_TCP_DIGEST_SIZE;
-    }
-    at += pad;
-    if (data && dataLength)
-    {
-        std::copy(data, data + dataLength, out.begin() + at);
-    }
-    if (h.GetFlags() & NvmeTcpFlag::DDGSTF)
-    {
-        NvmeTcpPutDigest(&out[at + dataLength], NvmeTcpDataDigest(&out[at], dataLength));
+        const uint32_t n = pdu.pieces[i]->GetSize();
+        out.resize(out.size() + n);
+        pdu.pieces[i]->CopyData(out.data() + out.size() - n, n);
     }
     return out;
 }
 
 // ---------------------------------------------------------------------------------------------
-
-void
-NvmeTcpFramer::Append(const uint8_t* b, size_t n)
-{
-    if (m_head == m_rx.size())
-    {
-        m_rx.clear();
-        m_head = 0;
-    }
-    else if (m_head > (1u << 20))
-    {
-        m_rx.erase(m_rx.begin(), m_rx.begin() + m_head);
-        m_head = 0;
-    }
-    m_rx.insert(m_rx.end(), b, b + n);
-}
 
 NvmeTcpFramer::Status
 NvmeTcpFramer::Fail(Fault& fault, uint16_t fes, uint32_t fei, const uint8_t* b, uint32_t n)
@@ -209,12 +192,12 @@ NvmeTcpFramer::Status
 NvmeTcpFramer::Next(Pdu& pdu, Fault& fault)
 {
     using namespace NvmeTcpPduType;
-    const size_t avail = m_rx.size() - m_head;
+    const size_t avail = m_rx.Size();
     if (avail < NVME_TCP_CH_SIZE)
     {
         return Status::NEED_MORE;
     }
-    const uint8_t* b = m_rx.data() + m_head;
+    const uint8_t* b = m_rx.Data();
     const uint8_t type = b[0];
     const uint8_t flags = b[1];
     const uint32_t hlen = NvmeTcpHlen(type);
@@ -239,7 +222,7 @@ NvmeTcpFramer::Next(Pdu& pdu, Fault& fault)
         return Status::NEED_MORE;
     }
     // The header digest is checked before PLEN and PDO are trusted.
-    if (hd && NvmeTcpGetDigest(b + hlen) != Crc32c(b, hlen))
+    if (hd && lfsim::GetCrc32c(b + hlen) != lfsim::Crc32c(b, hlen))
     {
         return Fail(fault, NvmeTcpFes::HEADER_DIGEST_ERROR, 0, b, hlen + hd);
     }
@@ -294,13 +277,13 @@ NvmeTcpFramer::Next(Pdu& pdu, Fault& fault)
     pdu.data = b + dataOffset;
     pdu.dataLength = dataLength;
     pdu.plen = plen;
-    if (dd && NvmeTcpGetDigest(b + plen - dd) != NvmeTcpDataDigest(pdu.data, dataLength))
+    if (dd && lfsim::GetCrc32c(b + plen - dd) != lfsim::Crc32cData(pdu.data, dataLength))
     {
         fault.header = b;
         fault.headerLength = hlen + hd;
         return Status::DATA_DIGEST;
     }
-    m_head += plen;
+    m_rx.Consume(plen);
     return Status::PDU;
 }
 

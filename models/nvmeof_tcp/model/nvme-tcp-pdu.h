@@ -13,7 +13,10 @@
 #ifndef NVME_TCP_PDU_H
 #define NVME_TCP_PDU_H
 
+#include "lfsim-socket-receiver.h"
 #include "ns3/header.h"
+#include "ns3/packet.h"
+#include "ns3/ptr.h"
 #include "nvme-command.h"
 
 #include <array>
@@ -106,14 +109,6 @@ NvmeTcpHasDigests(uint8_t type)
 {
     return type >= NvmeTcpPduType::CAPSULE_CMD;
 }
-
-/// The 4 wire bytes of a digest: Linux stores the CRC32C as __le32 (nvme_tcp_hdgst:
-/// cpu_to_le32(~crc32c(~0, ...))), least significant byte first, the order of the RFC 3720 B.4
-/// vectors.
-void NvmeTcpPutDigest(uint8_t* b, uint32_t crc);
-uint32_t NvmeTcpGetDigest(const uint8_t* b);
-/// CRC32C of PDU data; data of zeros (what the model carries) uses the memoized Crc32cZeros.
-uint32_t NvmeTcpDataDigest(const uint8_t* data, uint32_t n);
 
 class NvmeTcpPduHeader : public Header
 {
@@ -386,8 +381,20 @@ struct NvmeTcpFormat
 /// header in error) follows its header with PDO 0.
 uint32_t NvmeTcpFrame(NvmeTcpPduHeader& h, uint32_t dataLength, const NvmeTcpFormat& f);
 
-/// The whole PDU on the wire: `h` framed as NvmeTcpFrame does, its header digest, the pad (zero
-/// bytes), the data (`data`, or zeros when null) and its data digest.
+/// A PDU as a connection queues it: the header with its digest and the pad; the data; the data
+/// digest (pieces[0, count)). Data given as null are zeros, a zero-filled packet that takes no
+/// payload memory.
+struct NvmeTcpWirePdu
+{
+    std::array<Ptr<Packet>, 3> pieces;
+    size_t count = 0;
+};
+
+/// The whole PDU on the wire, what NvmeTcpConnection sends: `h` framed as NvmeTcpFrame does, its
+/// header digest, the pad (zero bytes), the data (`data`, or zeros when null) and its data digest.
+NvmeTcpWirePdu NvmeTcpBuild(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength,
+                            const NvmeTcpFormat& f);
+/// The bytes of NvmeTcpBuild's PDU, in one buffer (tests).
 std::vector<uint8_t> NvmeTcpSerialize(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength,
                                       const NvmeTcpFormat& f);
 
@@ -406,7 +413,7 @@ class NvmeTcpFramer
         DATA_DIGEST, ///< a whole PDU whose data digest does not match
     };
 
-    /// A received PDU. `data` points into the buffer until the next Append or Next.
+    /// A received PDU. `data` points into the buffer until the next Receive or Append.
     struct Pdu
     {
         NvmeTcpPduHeader header;
@@ -430,21 +437,31 @@ class NvmeTcpFramer
     {
         m_format = f;
     }
-    void Append(const uint8_t* b, size_t n);
+    /// Takes all that `socket` has received, copied once into the buffer.
+    void
+    Receive(Ptr<Socket> socket)
+    {
+        m_rx.Receive(socket);
+    }
+    /// Takes the bytes of `p` (a segment, in the tests).
+    void
+    Append(const Packet& p)
+    {
+        m_rx.Append(p);
+    }
     Status Next(Pdu& pdu, Fault& fault);
     /// Bytes buffered and not yet parsed.
     size_t
     Buffered() const
     {
-        return m_rx.size() - m_head;
+        return m_rx.Size();
     }
 
   private:
     Status Fail(Fault& fault, uint16_t fes, uint32_t fei, const uint8_t* b, uint32_t n);
 
     NvmeTcpFormat m_format;
-    std::vector<uint8_t> m_rx;
-    size_t m_head = 0; ///< first byte of m_rx not yet parsed
+    lfsim::SocketReceiver m_rx;
 };
 
 } // namespace ns3

@@ -1,6 +1,5 @@
 #include "nvme-tcp-queue.h"
 
-#include "iscsi-pdu.h" // Crc32c, Crc32cZeros
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
 #include "ns3/packet.h"
@@ -10,7 +9,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <stdexcept>
 
 namespace ns3
@@ -93,33 +91,13 @@ NvmeTcpConnection::Send(NvmeTcpPduHeader& h, uint32_t dataLength, const uint8_t*
     {
         return;
     }
-    const uint32_t pad = NvmeTcpFrame(h, dataLength, m_tx);
-    const uint32_t hlen = h.GetHlen();
-    // Header, header digest and pad in one piece; PDO is at most 255.
-    uint8_t head[256] = {};
-    std::copy(h.Bytes(), h.Bytes() + hlen, head);
-    uint32_t at = hlen;
-    if (h.GetFlags() & NvmeTcpFlag::HDGSTF)
-    {
-        NvmeTcpPutDigest(head + at, Crc32c(head, hlen));
-        at += NVME_TCP_DIGEST_SIZE;
-    }
-    at += pad;
+    const NvmeTcpWirePdu pdu = NvmeTcpBuild(h, data, dataLength, m_tx);
     // A PDU is a run of queue entries; its first entry is marked so that a TermReq can be put
     // after the PDU on its way (see Terminate).
     m_pduStarts.push_back(m_sender.Queued() + m_sentEntries);
-    Push(Create<Packet>(head, at));
-    if (dataLength > 0)
+    for (size_t i = 0; i < pdu.count; ++i)
     {
-        // The model's data are zeros: a zero-filled packet costs no payload memory.
-        Push(data ? Create<Packet>(data, dataLength) : Create<Packet>(dataLength));
-        if (h.GetFlags() & NvmeTcpFlag::DDGSTF)
-        {
-            uint8_t d[NVME_TCP_DIGEST_SIZE];
-            NvmeTcpPutDigest(d,
-                             data ? NvmeTcpDataDigest(data, dataLength) : Crc32cZeros(dataLength));
-            Push(Create<Packet>(d, NVME_TCP_DIGEST_SIZE));
-        }
+        Push(pdu.pieces[i]);
     }
     const uint8_t type = h.GetPduType();
     if (type < NvmeTcpPduType::COUNT)
@@ -157,17 +135,7 @@ NvmeTcpConnection::OnSendSpace(Ptr<Socket>, uint32_t)
 void
 NvmeTcpConnection::OnRecv(Ptr<Socket> s)
 {
-    while (Ptr<Packet> p = s->Recv(std::numeric_limits<uint32_t>::max(), 0))
-    {
-        const uint32_t n = p->GetSize();
-        if (n == 0)
-        {
-            break;
-        }
-        m_scratch.resize(n);
-        p->CopyData(m_scratch.data(), n);
-        m_framer.Append(m_scratch.data(), n);
-    }
+    m_framer.Receive(s);
     NvmeTcpFramer::Pdu pdu;
     NvmeTcpFramer::Fault fault;
     while (!m_closed)
@@ -336,7 +304,8 @@ NvmeTcpValidate(const NvmeTcpTargetParams& p)
     if (p.maxH2cData < NVME_TCP_MIN_MAXH2CDATA || p.maxH2cData % 4 != 0)
     {
         throw std::invalid_argument(
-            Got("NvmeTcpTargetParams.maxH2cData", p.maxH2cData, "a multiple of 4, at least 4096"));
+            Got("NvmeTcpTargetParams.maxH2cData", p.maxH2cData,
+                "a multiple of 4 of at least 4096 (NVMe/TCP 1.0a 3.6.2.3)"));
     }
     CheckLbaSize("NvmeTcpTargetParams.lbaSize", p.lbaSize);
     CheckNqn("NvmeTcpTargetParams.subNqn", p.subNqn);

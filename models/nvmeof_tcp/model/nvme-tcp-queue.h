@@ -160,7 +160,6 @@ class NvmeTcpConnection
     lfsim::SocketSender m_sender;     ///< a PDU is a run of entries (header, data, digest)
     uint64_t m_sentEntries = 0;       ///< entries wholly in the socket so far
     std::deque<uint64_t> m_pduStarts; ///< entry numbers of the PDUs' first entries not yet sent
-    std::vector<uint8_t> m_scratch;   ///< socket bytes on their way to the framer
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -370,9 +369,10 @@ struct NvmeTcpTargetParams
     /// In-capsule data accepted on I/O queues: NVMET_TCP_DEF_INLINE_DATA_SIZE, 4 * PAGE_SIZE =
     /// 16384 (drivers/nvme/target/tcp.c, the port's param_inline_data_size).
     uint32_t inCapsuleDataSize = 16384;
-    /// Bytes one R2T solicits at most; 0: MAXH2CDATA (one H2CData PDU per R2T). nvmet-tcp
-    /// solicits all that is left in one R2T (nvmet_setup_r2t_pdu): 0xFFFFFFFF.
-    uint32_t maxR2tLength = 0;
+    /// Bytes one R2T solicits at most: all that is left, as nvmet-tcp (nvmet_setup_r2t_pdu:
+    /// r2t_length = transfer_len - rbytes_done; the host splits it into H2CData PDUs of at
+    /// most MAXH2CDATA). 0: MAXH2CDATA, one H2CData PDU per R2T and a round trip each.
+    uint32_t maxR2tLength = 0xFFFFFFFF;
     /// Bytes per C2HData PDU at most; 0: one C2HData per read (nvmet_setup_c2h_data_pdu).
     uint32_t maxC2hData = 0;
     uint32_t lbaSize = 512;

@@ -128,14 +128,41 @@ NvmeofTcpStack::NvmeofTcpStack()
 
 NvmeofTcpStack::~NvmeofTcpStack() = default;
 
+NvmeTcpTargetParams
+NvmeofTcpStack::TargetParams() const
+{
+    // nvmet-tcp's defaults otherwise: among them one R2T for all of a write (maxR2tLength).
+    NvmeTcpTargetParams params;
+    params.inCapsuleDataSize = m_inlineData;
+    params.maxH2cData = m_maxH2cData;
+    return params;
+}
+
+std::string
+NvmeofTcpStack::SubNqn(uint32_t target) const
+{
+    const lfsim::Graph& g = m_layout->ctx->graph;
+    return "nqn.2023-01.org.lfsim:" + g.Nodes()[g.Hosts()[m_layout->targets[target]]].name;
+}
+
 void
 NvmeofTcpStack::Prepare(int64_t& stream)
 {
-    if (m_maxH2cData % 4 != 0)
+    // The target's own checks, before anything is built; what an attribute set wrong is
+    // reported under the attribute's name.
+    try
     {
-        throw std::invalid_argument(Key("MaxH2CData") + ": got " + std::to_string(m_maxH2cData)
-                                    + "; accepted: a multiple of 4 of at least 4096 (NVMe/TCP "
-                                      "1.0a 3.6.2.3)");
+        NvmeTcpValidate(TargetParams());
+    }
+    catch (const std::invalid_argument& e)
+    {
+        const std::string field = "NvmeTcpTargetParams.maxH2cData";
+        const std::string what = e.what();
+        if (what.compare(0, field.size(), field) != 0)
+        {
+            throw;
+        }
+        throw std::invalid_argument(Key("MaxH2CData") + what.substr(field.size()));
     }
     m_net = dynamic_cast<RoceNetwork*>(m_layout->network);
     m_net->EnsureInternet(stream);
@@ -147,15 +174,10 @@ NvmeofTcpStack::Build(int64_t&)
     // An NVMe/TCP target (nvmet-tcp, a port on each of its ports) on every target host, then a
     // controller per path, bound to its initiator port on a host with several.
     RoceTopology& t = m_net->topology;
-    NvmeTcpTargetParams params;
-    params.inCapsuleDataSize = m_inlineData;
-    params.maxH2cData = m_maxH2cData;
+    NvmeTcpTargetParams params = TargetParams();
     for (uint32_t k = 0; k < m_layout->targets.size(); ++k)
     {
-        params.subNqn
-            = "nqn.2023-01.org.lfsim:"
-              + m_layout->ctx->graph.Nodes()[m_layout->ctx->graph.Hosts()[m_layout->targets[k]]]
-                    .name;
+        params.subNqn = SubNqn(k);
         auto target = std::make_unique<NvmeTcpTarget>(t.hosts.Get(m_layout->targets[k]), params);
         target->SetBackend([this, k](bool isWrite, uint32_t bytes, std::function<void()> done)
                            { m_host->Backend(k, !isWrite, bytes, std::move(done)); });
@@ -184,8 +206,7 @@ NvmeofTcpStack::MakeQueue(uint32_t path, uint16_t qid, uint16_t cntlid)
     params.kato = uint32_t(m_kato.GetMilliSeconds());
     params.lbaSize = LBA;
     const lfsim::Graph& g = m_layout->ctx->graph;
-    params.subNqn
-        = "nqn.2023-01.org.lfsim:" + g.Nodes()[g.Hosts()[m_layout->targets[p.target]]].name;
+    params.subNqn = SubNqn(p.target);
     // Each host its own NQN and host ID (nvme-cli takes them from /etc/nvme).
     params.hostNqn = "nqn.2014-08.org.nvmexpress:uuid:6c667369-6d00-4000-8000-"
                      + std::string(12 - std::min<size_t>(12, std::to_string(host + 1).size()), '0')

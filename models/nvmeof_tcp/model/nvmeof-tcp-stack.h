@@ -25,6 +25,7 @@ namespace ns3
 class NvmeTcpHostQueue;
 class NvmeTcpTarget;
 struct NvmeTcpCounters;
+struct NvmeTcpTargetParams;
 struct RoceNetwork;
 
 class NvmeofTcpStack : public NvmeofStack
@@ -71,6 +72,10 @@ class NvmeofTcpStack : public NvmeofStack
     void IoLive(uint32_t path, uint32_t generation);
     void Failed(uint32_t path, uint32_t generation);
     std::unique_ptr<NvmeTcpHostQueue> MakeQueue(uint32_t path, uint16_t qid, uint16_t cntlid);
+    /// The targets' parameters from the attributes (SUBNQN aside: SubNqn).
+    NvmeTcpTargetParams TargetParams() const;
+    /// Target `target`'s subsystem NQN, as its NvmeTcpTarget serves it and its hosts ask for it.
+    std::string SubNqn(uint32_t target) const;
     void Count(const NvmeTcpCounters& c);
 
     // attributes

@@ -2,8 +2,8 @@
  * The nvmeof_tcp stack under the Fio workload, h0 -> h1 through one switch at 100GbE: QD1
  * latency from the PDUs as TCP segments on the wire, to the nanosecond (read: a 72-byte
  * CapsuleCmd out, C2HData and CapsuleResp back; a write of at most InlineDataSize in its capsule;
- * a larger one by R2T and H2CData), one I/O queue per job, Keep Alive every KATO/2 on the admin
- * queue, and every I/O completed once.
+ * a larger one by R2T and H2CData, one R2T for all of a write of more than MaxH2CData), one
+ * I/O queue per job, Keep Alive every KATO/2 on the admin queue, and every I/O completed once.
  */
 #include "fio-test-run.h"
 #include "lfsim-test.h"
@@ -100,6 +100,44 @@ class Qd1Test : public lfsim::ModelTestCase
     }
 };
 
+class R2tTest : public lfsim::ModelTestCase
+{
+  public:
+    R2tTest()
+        : lfsim::ModelTestCase("nvmeof_tcp write of more than MaxH2CData (12 KiB, MaxH2CData "
+                               "4096, InlineDataSize 4096): one R2T for all of it, as nvmet-tcp, "
+                               "answered by 3 H2CData back to back; QD1 latency one R2T round "
+                               "trip, within 1 ns")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        const Time stack = MicroSeconds(6);
+        const Time target = NanoSeconds(1500);
+        lfsim::RunResult r = RunTcp({{"ns3::FioJob", "rw", "randwrite"},
+                                     {"ns3::FioJob", "bs", "12288"},
+                                     {"ns3::NvmeofTcpStack", "InlineDataSize", "4096"},
+                                     {"ns3::NvmeofTcpStack", "MaxH2CData", "4096"}});
+        const double writes = Num(r, "ios_submitted");
+        NS_TEST_EXPECT_MSG_EQ(Pdus(r, "R2T").second, writes, "one R2T per write");
+        NS_TEST_EXPECT_MSG_EQ(Pdus(r, "H2CData").first, 3 * writes,
+                              "ceil(12288 / MaxH2CData) H2CData per write");
+        // The 3 H2CData leave together, one TCP write of 3 x (24 + 4096) bytes (9 segments:
+        // within the initial window, so every write alike). An R2T per MAXH2CDATA
+        // (maxR2tLength 0, what the stack did before: 30.306 us) adds 2 round trips of an R2T
+        // back and 4 KiB out.
+        const Time oneR2t = stack + target * 2 + MicroSeconds(15) + TcpOneWay(CAPSULE_CMD)
+                            + TcpOneWay(DATA_HEADER) + TcpOneWay(3 * (DATA_HEADER + 4096))
+                            + TcpOneWay(CAPSULE_RESP);
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(r, "write_lat_mean_us"), oneR2t.GetSeconds() * 1e6, 1e-3,
+                                  "one R2T round trip");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(r, "write_lat_p99_us"), Num(r, "write_lat_p50_us"), 1e-3,
+                                  "every write alike");
+    }
+};
+
 class QueuesTest : public lfsim::ModelTestCase
 {
   public:
@@ -154,6 +192,7 @@ class NvmeofTcpStackTestSuite : public TestSuite
         : TestSuite("nvmeof-tcp-stack", UNIT)
     {
         AddTestCase(new Qd1Test, TestCase::QUICK);
+        AddTestCase(new R2tTest, TestCase::QUICK);
         AddTestCase(new QueuesTest, TestCase::QUICK);
     }
 };

@@ -1,0 +1,44 @@
+/*
+ * CRC32C (Castagnoli), the digest of iSCSI (RFC 7143 section 13.1) and of NVMe/TCP (HDGST,
+ * DDGST): one implementation for both, computed in the simulation (digests are checked for
+ * real). A digest goes on the wire least significant byte first, the order of RFC 3720 B.4's
+ * vectors and of Linux's __le32 in NVMe/TCP.
+ */
+#ifndef LFSIM_CRC32C_H
+#define LFSIM_CRC32C_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace lfsim
+{
+
+/// CRC32C of `n` bytes: polynomial 0x1EDC6F41, reflected in and out, initial value and final
+/// XOR 0xFFFFFFFF.
+uint32_t Crc32c(const uint8_t* data, size_t n);
+/// CRC32C of `n` zero bytes, memoized per length: the models carry zeros as data, of lengths
+/// that repeat.
+uint32_t Crc32cZeros(uint32_t n);
+/// CRC32C of `n` bytes by Crc32cZeros when they are all zero, else byte by byte (a corrupted or
+/// real payload).
+uint32_t Crc32cData(const uint8_t* data, uint32_t n);
+
+/// The 4 wire bytes of a digest, least significant first.
+inline void
+PutCrc32c(uint8_t* b, uint32_t crc)
+{
+    b[0] = uint8_t(crc);
+    b[1] = uint8_t(crc >> 8);
+    b[2] = uint8_t(crc >> 16);
+    b[3] = uint8_t(crc >> 24);
+}
+
+inline uint32_t
+GetCrc32c(const uint8_t* b)
+{
+    return uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+}
+
+} // namespace lfsim
+
+#endif
