@@ -7,6 +7,8 @@
 #ifndef LFSIM_CRC32C_H
 #define LFSIM_CRC32C_H
 
+#include "lfsim-crc32.h"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -23,16 +25,8 @@ uint32_t Crc32cZeros(uint32_t n);
 /// real payload).
 uint32_t Crc32cData(const uint8_t* data, uint32_t n);
 
-/// The 4 wire bytes of a digest, least significant first.
-inline void
-PutCrc32c(uint8_t* b, uint32_t crc)
-{
-    b[0] = uint8_t(crc);
-    b[1] = uint8_t(crc >> 8);
-    b[2] = uint8_t(crc >> 16);
-    b[3] = uint8_t(crc >> 24);
-}
-
+/// A digest's 4 wire bytes are written, least significant first, by lfsim::PutCrc32
+/// (lfsim-crc32.h), and read by:
 inline uint32_t
 GetCrc32c(const uint8_t* b)
 {

@@ -89,7 +89,7 @@ IscsiConnection::Queue(IscsiBhs& bhs, Ptr<Packet> data, uint32_t dataLength, uin
     uint32_t headLength = ISCSI_BHS_SIZE;
     if (m_headerDigest)
     {
-        lfsim::PutCrc32c(head + ISCSI_BHS_SIZE, lfsim::Crc32c(head, ISCSI_BHS_SIZE));
+        lfsim::PutCrc32(head + ISCSI_BHS_SIZE, lfsim::Crc32c(head, ISCSI_BHS_SIZE));
         headLength += ISCSI_DIGEST_SIZE;
     }
     Ptr<Packet> pdu = Create<Packet>(head, headLength);
@@ -99,7 +99,7 @@ IscsiConnection::Queue(IscsiBhs& bhs, Ptr<Packet> data, uint32_t dataLength, uin
         if (m_dataDigest)
         {
             uint8_t d[ISCSI_DIGEST_SIZE];
-            lfsim::PutCrc32c(d, dataDigest);
+            lfsim::PutCrc32(d, dataDigest);
             pdu->AddAtEnd(Create<Packet>(d, ISCSI_DIGEST_SIZE));
         }
     }

@@ -66,7 +66,7 @@ class Crc32cTest : public TestCase
         auto wire = [&](const uint8_t* data, size_t n)
         {
             uint8_t w[4];
-            lfsim::PutCrc32c(w, lfsim::Crc32c(data, n));
+            lfsim::PutCrc32(w, lfsim::Crc32c(data, n));
             return std::vector<uint8_t>(w, w + 4);
         };
         std::fill(b, b + 32, 0x00);

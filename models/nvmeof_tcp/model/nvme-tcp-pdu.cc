@@ -140,7 +140,7 @@ NvmeTcpBuild(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength, cons
     uint32_t at = hlen;
     if (h.GetFlags() & NvmeTcpFlag::HDGSTF)
     {
-        lfsim::PutCrc32c(head + at, lfsim::Crc32c(head, hlen));
+        lfsim::PutCrc32(head + at, lfsim::Crc32c(head, hlen));
         at += NVME_TCP_DIGEST_SIZE;
     }
     at += pad;
@@ -153,8 +153,8 @@ NvmeTcpBuild(NvmeTcpPduHeader& h, const uint8_t* data, uint32_t dataLength, cons
         if (h.GetFlags() & NvmeTcpFlag::DDGSTF)
         {
             uint8_t d[NVME_TCP_DIGEST_SIZE];
-            lfsim::PutCrc32c(d, data ? lfsim::Crc32cData(data, dataLength)
-                                     : lfsim::Crc32cZeros(dataLength));
+            lfsim::PutCrc32(d, data ? lfsim::Crc32cData(data, dataLength)
+                                    : lfsim::Crc32cZeros(dataLength));
             pdu.pieces[pdu.count++] = Create<Packet>(d, NVME_TCP_DIGEST_SIZE);
         }
     }

@@ -513,7 +513,7 @@ class FramerTest : public TestCase
         bad = stream;
         const size_t c2hAt = 128 + 28;
         bad[c2hAt + 3] = 40;
-        lfsim::PutCrc32c(&bad[c2hAt + 24], RefCrc32c(&bad[c2hAt], 24));
+        lfsim::PutCrc32(&bad[c2hAt + 24], RefCrc32c(&bad[c2hAt], 24));
         e = Frame(bad, {1}, f);
         NS_TEST_ASSERT_MSG_EQ(e.fault.fei, 3u, "PDO 40 is not 16-aligned");
         // The same stream without digests negotiated: HDGSTF unexpected.
