@@ -109,7 +109,7 @@ r = lfsim.run("{MATCHED}")
 flows = r.table("flows")
 mtu = int(r.config["RdmaNic"]["PathMtu"])
 assert r.metrics["flows_completed"] == len(flows), "every flow must complete"
-packets = sum(math.ceil(b / mtu) * m for b, m in zip(flows["size_B"], flows["messages"]))
+packets = sum(math.ceil(b / mtu) * m for b, m in zip(flows["size_bytes"], flows["messages"]))
 print(json.dumps({{"data_packets": int(packets),
                    "events": r.summary["events"], "events_wall_s": r.summary["events_wall_s"]}}))
 """

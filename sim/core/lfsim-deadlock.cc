@@ -81,7 +81,8 @@ DeadlockDetector::Attach(lfsim::RunContext& ctx, std::vector<std::string> labels
     if (ctx.Records("blocked"))
     {
         // One row per change: blocked 1 from the start of the spell, 0 when first seen free.
-        m_blockedSeries = &ctx.Series("blocked", {"blocked", "bytes"});
+        m_blockedSeries
+            = &ctx.Series("blocked", {lfsim::BoolColumn("blocked"), lfsim::IntColumn("bytes")});
         ctx.SetLabels("blocked", m_labels);
     }
 }
@@ -397,16 +398,16 @@ DeadlockDetector::Finish(lfsim::RunContext& ctx)
         cycle.push_back(m_labels[q]);
     }
     ctx.SetMetric("deadlock_cycle", cycle);
-    ctx.SetMetric("deadlock_frozen_bytes", double(m_frozenBytes));
-    ctx.SetMetric("deadlock_checks", double(m_checks));
-    ctx.SetMetric("deadlock_edge_scans", double(m_edgeScans));
+    ctx.SetMetric("deadlock_frozen_bytes", m_frozenBytes);
+    ctx.SetMetric("deadlock_checks", m_checks);
+    ctx.SetMetric("deadlock_edge_scans", m_edgeScans);
     ctx.SetMetric("stall", m_stallQueue >= 0);
     if (m_stallQueue >= 0)
     {
         ctx.SetMetric("stall_queue", m_labels[m_stallQueue]);
         ctx.SetMetric("stall_since_us", m_stallSince.GetSeconds() * 1e6);
         ctx.SetMetric("stall_detected_us", m_stallSeen.GetSeconds() * 1e6);
-        ctx.SetMetric("stall_waiting_bytes", double(m_stallBytes));
+        ctx.SetMetric("stall_waiting_bytes", m_stallBytes);
     }
     if (!m_detected)
     {
@@ -414,14 +415,14 @@ DeadlockDetector::Finish(lfsim::RunContext& ctx)
     }
     ctx.SetMetric("deadlock_time_us", m_formed.GetSeconds() * 1e6);
     ctx.SetMetric("deadlock_detected_us", m_detectedAt.GetSeconds() * 1e6);
-    ctx.SetMetric("deadlock_waiting_queues", double(m_waitingQueues));
-    ctx.SetMetric("deadlock_waiting_bytes", double(m_waitingBytes));
+    ctx.SetMetric("deadlock_waiting_queues", m_waitingQueues);
+    ctx.SetMetric("deadlock_waiting_bytes", m_waitingBytes);
     if (m_framesMoved >= 0)
     {
         // Frames sent anywhere in the fabric over the last half of the persistence time before
         // detection: traffic that does not depend on the cycle still flows (true), or the
         // whole fabric has frozen (false).
-        ctx.SetMetric("deadlock_frames_moved", double(m_framesMoved));
+        ctx.SetMetric("deadlock_frames_moved", m_framesMoved);
         ctx.SetMetric("deadlock_traffic_moving", m_framesMoved > 0);
     }
     if (m_cleared != Time::Max())

@@ -407,14 +407,14 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
     return [touched](RunContext& c)
     {
         const Graph& gr = c.graph;
-        std::vector<std::string> cols{"id"};
+        std::vector<ColumnSpec> cols{IntColumn("id")};
         for (int r = 0; r < LinkFaults::REASONS; ++r)
         {
-            cols.push_back(std::string("lost_") + LinkFaults::ReasonName(r));
+            cols.push_back(IntColumn(std::string("lost_") + LinkFaults::ReasonName(r)));
         }
         Table& t = c.AddTable("link_faults", cols);
         std::vector<std::string> labels;
-        double total[LinkFaults::REASONS] = {};
+        uint64_t total[LinkFaults::REASONS] = {};
         std::vector<uint32_t> links = touched;
         std::sort(links.begin(), links.end());
         links.erase(std::unique(links.begin(), links.end()), links.end());

@@ -106,13 +106,23 @@ FlowReport::Finish(RunContext& ctx)
     }
     const double window = (ns3::Simulator::Now() - m_warmup).GetSeconds();
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    std::vector<std::string> cols{"id",      "workload",   "src",        "dst",
-                                  "size_B",  "start_us",   "messages",   "goodput_Gbps",
-                                  "fct_us",  "fct_p50_us", "fct_p99_us", "ideal_fct_us",
-                                  "slowdown"};
-    for (const auto& [name, fn] : extraColumns)
+    // workload, src and dst index the labels "workloads" and "hosts".
+    std::vector<ColumnSpec> cols{IntColumn("id"),
+                                 LabelColumn("workload", "workloads"),
+                                 LabelColumn("src", "hosts"),
+                                 LabelColumn("dst", "hosts"),
+                                 IntColumn("size_bytes"),
+                                 "start_us",
+                                 IntColumn("messages"),
+                                 "goodput_Gbps",
+                                 "fct_us",
+                                 "fct_p50_us",
+                                 "fct_p99_us",
+                                 "ideal_fct_us",
+                                 "slowdown"};
+    for (const auto& [spec, fn] : extraColumns)
     {
-        cols.push_back(name);
+        cols.push_back(spec);
     }
     Table* t = m_table ? &ctx.AddTable("flows", cols) : nullptr;
     std::vector<std::string> labels;
@@ -127,8 +137,8 @@ FlowReport::Finish(RunContext& ctx)
     std::vector<double> slowdowns;
     // (size, slowdown) of every message completed in the window, for the buckets.
     std::vector<std::pair<uint64_t, double>> sized;
-    double started = 0;
-    double finished = 0;
+    uint64_t started = 0;
+    uint64_t finished = 0;
     const ns3::Time now = ns3::Simulator::Now();
     for (uint32_t f = 0; f < flows.size(); ++f)
     {
@@ -185,6 +195,12 @@ FlowReport::Finish(RunContext& ctx)
     if (t)
     {
         ctx.SetLabels("flows", labels);
+        std::vector<std::string> hosts;
+        for (uint32_t h : g.Hosts())
+        {
+            hosts.push_back(g.Nodes()[h].name);
+        }
+        ctx.SetLabels("hosts", hosts);
     }
     ctx.SetLabels("workloads", m_names);
     for (uint32_t w = 0; w < per.size(); ++w)
@@ -199,19 +215,19 @@ FlowReport::Finish(RunContext& ctx)
             ctx.SetMetric("total_goodput_Gbps", p.total);
             ctx.SetMetric("per_flow_goodput_Gbps", p.rates);
             ctx.SetMetric("jain_fairness", JainFairness(p.rates));
-            ctx.SetMetric("messages_completed", double(p.fcts.size()));
+            ctx.SetMetric("messages_completed", p.fcts.size());
             ctx.SetMetric("fct_mean_us", mean);
         }
         else
         {
             ctx.SetMetric(pre + "goodput_Gbps", p.total);
-            ctx.SetMetric(pre + "messages_completed", double(p.fcts.size()));
+            ctx.SetMetric(pre + "messages_completed", p.fcts.size());
         }
         ctx.SetMetric(pre + "fct_p50_us", Percentile(p.fcts, 0.5));
         ctx.SetMetric(pre + "fct_p99_us", Percentile(p.fcts, 0.99));
     }
     ctx.SetMetric("window_s", window);
-    ctx.SetMetric("flows", double(flows.size()));
+    ctx.SetMetric("flows", flows.size());
     ctx.SetMetric("flows_started", started);
     ctx.SetMetric("flows_completed", finished);
     ctx.SetMetric("flows_in_flight", started - finished);
@@ -226,8 +242,9 @@ FlowReport::Finish(RunContext& ctx)
     ctx.SetMetric("fct_slowdown_p50", valid.empty() ? nan : Percentile(valid, 0.5));
     ctx.SetMetric("fct_slowdown_p99", valid.empty() ? nan : Percentile(valid, 0.99));
     // Slowdown percentiles per flow-size bucket.
-    Table& b = ctx.AddTable("slowdown_by_size",
-                            {"size_lo_B", "size_hi_B", "messages", "p50", "p95", "p99"});
+    // size_hi_bytes of the last bucket is infinite: a float column.
+    Table& b = ctx.AddTable("slowdown_by_size", {"size_lo_bytes", "size_hi_bytes",
+                                                 IntColumn("messages"), "p50", "p95", "p99"});
     std::vector<std::vector<double>> inBucket(m_buckets.size() + 1);
     for (const auto& [size, sd] : sized)
     {
@@ -255,7 +272,9 @@ ReportLinks(RunContext& ctx, const std::vector<std::string>& portLabels,
             const std::vector<uint32_t>& peer, const std::vector<PortStats>& ports,
             double runSeconds)
 {
-    Table& links = ctx.AddTable("links", {"a", "b", "util_ab", "util_ba"});
+    // a and b index the port labels (the labels "links").
+    Table& links = ctx.AddTable(
+        "links", {LabelColumn("a", "links"), LabelColumn("b", "links"), "util_ab", "util_ba"});
     double peak = 0;
     auto util = [&](uint32_t p)
     {

@@ -75,7 +75,7 @@ class FlowReport
     /// Flow f's FCT alone on the empty fabric (per message of its size).
     std::function<ns3::Time(uint32_t f)> ideal;
     /// Extra per-flow columns a fabric adds to the flows table (e.g. retransmitted).
-    std::vector<std::pair<std::string, std::function<double(uint32_t f)>>> extraColumns;
+    std::vector<std::pair<ColumnSpec, std::function<double(uint32_t f)>>> extraColumns;
 
     /// Snapshot of the delivered bytes at the warmup (scheduled by Init).
     void SnapshotWarmup();

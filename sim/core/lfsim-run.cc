@@ -22,10 +22,15 @@
 namespace lfsim
 {
 
-Table::Table(std::vector<std::string> columns)
-    : m_columns(std::move(columns))
-    , m_data(m_columns.size())
+Table::Table(const std::vector<ColumnSpec>& columns)
+    : m_data(columns.size())
 {
+    for (const ColumnSpec& c : columns)
+    {
+        m_columns.push_back(c.name);
+        m_kinds.push_back(c.kind);
+        m_labelRefs.push_back(c.labels);
+    }
 }
 
 void
@@ -104,6 +109,21 @@ Table::Reserve(size_t rows)
     }
 }
 
+void
+Table::SetLabelRef(const std::string& column, std::string labels)
+{
+    for (size_t i = 0; i < m_columns.size(); ++i)
+    {
+        if (m_columns[i] == column)
+        {
+            m_kinds[i] = ColumnKind::Int;
+            m_labelRefs[i] = std::move(labels);
+            return;
+        }
+    }
+    throw std::out_of_range("no column " + column);
+}
+
 const std::vector<double>&
 Table::Column(const std::string& name) const
 {
@@ -138,9 +158,9 @@ RunContext::Records(const std::string& recorder) const
 }
 
 Table&
-RunContext::Series(const std::string& name, const std::vector<std::string>& valueColumns)
+RunContext::Series(const std::string& name, const std::vector<ColumnSpec>& valueColumns)
 {
-    std::vector<std::string> cols{"time_s", "id"};
+    std::vector<ColumnSpec> cols{"time_s", IntColumn("id")};
     cols.insert(cols.end(), valueColumns.begin(), valueColumns.end());
     Table& t = series.emplace(name, Table(cols)).first->second;
     if (!config.spillDir.empty())
@@ -151,9 +171,15 @@ RunContext::Series(const std::string& name, const std::vector<std::string>& valu
 }
 
 Table&
-RunContext::AddTable(const std::string& name, const std::vector<std::string>& columns)
+RunContext::AddTable(const std::string& name, const std::vector<ColumnSpec>& columns)
 {
     return tables.emplace(name, Table(columns)).first->second;
+}
+
+Table&
+RunContext::AddTable(const std::string& name, Table&& table)
+{
+    return tables.insert_or_assign(name, std::move(table)).first->second;
 }
 
 void

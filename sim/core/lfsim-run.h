@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -29,12 +30,64 @@ namespace lfsim
 
 struct WorkloadInstance;
 
-/// Column-oriented table of doubles (all columns have the same length).
+/// What a table column holds. Every value is kept as a double (exact for integers below 2^53:
+/// one storage for the hot paths that append rows); the kind says what leaves the core: Real a
+/// float64, Int an int64 (counts, bytes, ids, nanoseconds), Bool a bool.
+enum class ColumnKind : uint8_t
+{
+    Real,
+    Int,
+    Bool,
+};
+
+/// A column's name and kind; for an Int column whose values index a list of labels
+/// (RunContext::SetLabels), that list's name: Python shows the labels beside the ids.
+struct ColumnSpec
+{
+    ColumnSpec(const char* n)
+        : name(n)
+    {
+    }
+
+    ColumnSpec(std::string n, ColumnKind k = ColumnKind::Real, std::string l = "")
+        : name(std::move(n))
+        , kind(k)
+        , labels(std::move(l))
+    {
+    }
+
+    std::string name;
+    ColumnKind kind = ColumnKind::Real;
+    std::string labels;
+};
+
+/// An int64 column (a count, a byte count, an id, a time in integer nanoseconds).
+inline ColumnSpec
+IntColumn(std::string name)
+{
+    return {std::move(name), ColumnKind::Int};
+}
+
+/// A bool column (stored as 0 or 1).
+inline ColumnSpec
+BoolColumn(std::string name)
+{
+    return {std::move(name), ColumnKind::Bool};
+}
+
+/// An int64 column of indices into the labels named `labels` (e.g. a flow's source host).
+inline ColumnSpec
+LabelColumn(std::string name, std::string labels)
+{
+    return {std::move(name), ColumnKind::Int, std::move(labels)};
+}
+
+/// Column-oriented table of doubles (all columns have the same length), each column of a kind.
 class Table
 {
   public:
     Table() = default;
-    explicit Table(std::vector<std::string> columns);
+    explicit Table(const std::vector<ColumnSpec>& columns);
 
     void
     Append(std::initializer_list<double> row)
@@ -79,6 +132,21 @@ class Table
     {
         return m_columns;
     }
+    /// The kind of each column, in the order of Columns().
+    const std::vector<ColumnKind>&
+    Kinds() const
+    {
+        return m_kinds;
+    }
+    /// For each column, the labels its values index ("" for none), in the order of Columns().
+    const std::vector<std::string>&
+    LabelRefs() const
+    {
+        return m_labelRefs;
+    }
+    /// Says that a column's values index the labels named `labels` (for a table made before
+    /// the name of its labels is known, e.g. one prefixed with its workload's name).
+    void SetLabelRef(const std::string& column, std::string labels);
     std::vector<double>&
     Column(size_t i)
     {
@@ -95,6 +163,8 @@ class Table
     void Spill();
 
     std::vector<std::string> m_columns;
+    std::vector<ColumnKind> m_kinds;
+    std::vector<std::string> m_labelRefs;
     std::vector<std::vector<double>> m_data;
     size_t m_spillRows = 0;
     std::string m_spillPath;
@@ -102,8 +172,10 @@ class Table
     uint64_t m_spilled = 0;
 };
 
-using MetricValue
-    = std::variant<double, std::vector<double>, std::string, bool, std::vector<std::string>>;
+/// A metric: a measurement (double), a count (int64_t), a flag (bool), a label (string), or a
+/// vector of one of them.
+using MetricValue = std::variant<double, std::vector<double>, std::string, bool,
+                                 std::vector<std::string>, int64_t, std::vector<int64_t>>;
 
 /// The fastest of ns-3's schedulers on lfsim's loads (docs/bench.md).
 constexpr const char* DEFAULT_SCHEDULER = "ns3::LfsimScheduler";
@@ -164,14 +236,39 @@ class RunContext
         nodeFaults;
 
     bool Records(const std::string& recorder) const;
-    /// A time series (long form: time_s, id, values...). The reference stays valid.
-    Table& Series(const std::string& name, const std::vector<std::string>& valueColumns);
-    Table& AddTable(const std::string& name, const std::vector<std::string>& columns);
+    /// A time series (long form: time_s, id, values...; id indexes the labels of the same
+    /// name). The reference stays valid.
+    Table& Series(const std::string& name, const std::vector<ColumnSpec>& valueColumns);
+    Table& AddTable(const std::string& name, const std::vector<ColumnSpec>& columns);
+    /// A table filled during the run (its columns' kinds come with it).
+    Table& AddTable(const std::string& name, Table&& table);
     void SetLabels(const std::string& name, std::vector<std::string> labels);
+    /// The C++ type says the metric's kind: an integer type makes a count (int64_t), bool a
+    /// flag, a floating-point type a measurement; strings and vectors as they are.
+    template <typename T>
     void
-    SetMetric(const std::string& name, MetricValue v)
+    SetMetric(const std::string& name, T v)
     {
-        metrics[name] = std::move(v);
+        if constexpr (std::is_same_v<T, bool>)
+        {
+            metrics[name] = v;
+        }
+        else if constexpr (std::is_integral_v<T>)
+        {
+            metrics[name] = int64_t(v);
+        }
+        else if constexpr (std::is_floating_point_v<T>)
+        {
+            metrics[name] = double(v);
+        }
+        else if constexpr (std::is_convertible_v<T, std::string>)
+        {
+            metrics[name] = std::string(v);
+        }
+        else
+        {
+            metrics[name] = MetricValue(std::move(v));
+        }
     }
     /// Calls fn every sample interval (if one is configured) until the stop time.
     void SamplePeriodically(std::function<void()> fn);

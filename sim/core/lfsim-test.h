@@ -125,11 +125,23 @@ class TestRun
     RunConfig config;
 };
 
-/// A metric of a run that must be there, by its type.
+/// A metric of a run that must be there, by its type: a measurement or a count, as a double.
 inline double
 Metric(const RunResult& r, const std::string& name)
 {
-    return std::get<double>(r.metrics.at(name));
+    const MetricValue& v = r.metrics.at(name);
+    if (const auto* n = std::get_if<int64_t>(&v))
+    {
+        return double(*n);
+    }
+    return std::get<double>(v);
+}
+
+/// A count (an integer metric) of a run that must be there.
+inline int64_t
+Count(const RunResult& r, const std::string& name)
+{
+    return std::get<int64_t>(r.metrics.at(name));
 }
 
 inline const std::vector<double>&
@@ -224,7 +236,7 @@ ModelTestCase::ExpectFlowsConserved(const RunResult& r)
 {
     const auto& start = Column(r, "flows", "start_us");
     const auto& done = Column(r, "flows", "messages");
-    const auto& size = Column(r, "flows", "size_B");
+    const auto& size = Column(r, "flows", "size_bytes");
     const auto& gbps = Column(r, "flows", "goodput_Gbps");
     const double window = Metric(r, "window_s");
     double started = 0;

@@ -4,7 +4,9 @@
 #include "lfsim-topology.h"
 #include "lfsim-workload.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
@@ -25,6 +27,49 @@ ToNumpy(std::vector<double>&& v)
     return py::array_t<double>({owned->size()}, {sizeof(double)}, owned->data(), owner);
 }
 
+// A column of its kind: the doubles as they are, or converted (a copy) to int64 or bool. An
+// Int column holding a NaN (nothing to count) stays float64: pandas has no NaN in int64.
+py::array
+ColumnToNumpy(std::vector<double>&& v, lfsim::ColumnKind kind)
+{
+    if (kind == lfsim::ColumnKind::Bool)
+    {
+        py::array_t<bool> out({py::ssize_t(v.size())}, {py::ssize_t(sizeof(bool))});
+        auto* p = out.mutable_data();
+        for (size_t i = 0; i < v.size(); ++i)
+        {
+            p[i] = v[i] != 0;
+        }
+        return out;
+    }
+    if (kind == lfsim::ColumnKind::Int
+        && std::none_of(v.begin(), v.end(), [](double x) { return std::isnan(x); }))
+    {
+        py::array_t<int64_t> out({py::ssize_t(v.size())}, {py::ssize_t(sizeof(int64_t))});
+        auto* p = out.mutable_data();
+        for (size_t i = 0; i < v.size(); ++i)
+        {
+            p[i] = int64_t(v[i]);
+        }
+        return out;
+    }
+    return ToNumpy(std::move(v));
+}
+
+const char*
+KindName(lfsim::ColumnKind kind)
+{
+    switch (kind)
+    {
+        case lfsim::ColumnKind::Int:
+            return "int";
+        case lfsim::ColumnKind::Bool:
+            return "bool";
+        default:
+            return "real";
+    }
+}
+
 py::dict
 TablesToDict(std::map<std::string, lfsim::Table>& tables)
 {
@@ -34,9 +79,32 @@ TablesToDict(std::map<std::string, lfsim::Table>& tables)
         py::dict cols;
         for (size_t i = 0; i < t.Columns().size(); ++i)
         {
-            cols[py::str(t.Columns()[i])] = ToNumpy(std::move(t.Column(i)));
+            cols[py::str(t.Columns()[i])] = ColumnToNumpy(std::move(t.Column(i)), t.Kinds()[i]);
         }
         out[py::str(name)] = cols;
+    }
+    return out;
+}
+
+/// {table: {column: labels name}} for the columns whose values index a list of labels.
+py::dict
+LabelRefs(const std::map<std::string, lfsim::Table>& tables)
+{
+    py::dict out;
+    for (const auto& [name, t] : tables)
+    {
+        py::dict refs;
+        for (size_t i = 0; i < t.Columns().size(); ++i)
+        {
+            if (!t.LabelRefs()[i].empty())
+            {
+                refs[py::str(t.Columns()[i])] = t.LabelRefs()[i];
+            }
+        }
+        if (!refs.empty())
+        {
+            out[py::str(name)] = refs;
+        }
     }
     return out;
 }
@@ -209,6 +277,14 @@ RunPy(const py::dict& config, const py::object& progress)
         {
             metrics[py::str(k)] = py::bool_(*b);
         }
+        else if (auto* n = std::get_if<int64_t>(&v))
+        {
+            metrics[py::str(k)] = py::int_(*n);
+        }
+        else if (auto* ln = std::get_if<std::vector<int64_t>>(&v))
+        {
+            metrics[py::str(k)] = py::cast(*ln);
+        }
         else if (auto* ls = std::get_if<std::vector<std::string>>(&v))
         {
             metrics[py::str(k)] = py::cast(*ls);
@@ -234,10 +310,17 @@ RunPy(const py::dict& config, const py::object& progress)
             d["path"] = t.SpillPath();
             d["rows"] = t.Spilled();
             d["columns"] = t.Columns();
+            std::vector<std::string> kinds;
+            for (lfsim::ColumnKind k : t.Kinds())
+            {
+                kinds.push_back(KindName(k));
+            }
+            d["kinds"] = kinds;
             spilled[py::str(name)] = d;
         }
     }
     out["spilled"] = spilled;
+    out["label_columns"] = LabelRefs(r.tables);
     out["series"] = TablesToDict(r.series);
     out["tables"] = TablesToDict(r.tables);
     out["labels"] = py::cast(r.labels);

@@ -136,7 +136,7 @@ class DctcpIncastTest : public lfsim::ModelTestCase
                        .Class("ns3::RoceSwitch", "Kmin", "100000")
                        .Class("ns3::RoceSwitch", "Kmax", "100000");
         const auto r = run.Run();
-        const double q = lfsim::Metric(r, "mean_queue_KB") * 1024;
+        const double q = lfsim::Metric(r, "mean_queue_KiB") * 1024;
         NS_TEST_EXPECT_MSG_GT(q, 0.5 * 100000, "the queue is held near K ...");
         NS_TEST_EXPECT_MSG_LT(q, 1.5 * 100000, "... not far above it");
         // Payload of a full 25GbE line with 4 KiB packets (4096 of 4178 line bytes).

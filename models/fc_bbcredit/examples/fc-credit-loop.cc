@@ -70,8 +70,8 @@ main(int argc, char** argv)
         {
             std::cout << "- - ";
         }
-        std::cout << std::get<double>(r.metrics.at("messages_completed")) << " " << r.simTimeS * 1e3
-                  << " ";
+        std::cout << std::get<int64_t>(r.metrics.at("messages_completed")) << " "
+                  << r.simTimeS * 1e3 << " ";
         for (const auto& q : std::get<std::vector<std::string>>(r.metrics.at("deadlock_cycle")))
         {
             std::cout << q << " ";

@@ -228,14 +228,14 @@ class FcFabric : public lfsim::Fabric
             }
         }
         // Conservation and losslessness counters, whatever the workload.
-        double framesTx = 0;
-        double overruns = 0;
-        double overflows = 0;
-        double recoveredFrames = 0;
-        double recoveredCredits = 0;
-        double linkResets = 0;
-        double discarded = 0;
-        double peakSwitchBuffers = 0;
+        uint64_t framesTx = 0;
+        uint64_t overruns = 0;
+        uint64_t overflows = 0;
+        uint64_t recoveredFrames = 0;
+        uint64_t recoveredCredits = 0;
+        uint64_t linkResets = 0;
+        uint64_t discarded = 0;
+        uint64_t peakSwitchBuffers = 0;
         for (uint32_t i = 0; i < t.ports.size(); ++i)
         {
             const auto& c = t.ports[i]->GetCounters();
@@ -248,19 +248,19 @@ class FcFabric : public lfsim::Fabric
             discarded += c.framesDiscarded;
             if (t.portSwitch[i] >= 0)
             {
-                peakSwitchBuffers = std::max<double>(peakSwitchBuffers, c.maxRxBuffers);
+                peakSwitchBuffers = std::max<uint64_t>(peakSwitchBuffers, c.maxRxBuffers);
             }
         }
-        double lost = 0;
-        double primLost = 0;
-        double creditsLost = 0;
+        uint64_t lost = 0;
+        uint64_t primLost = 0;
+        uint64_t creditsLost = 0;
         for (auto& ch : t.channels)
         {
             lost += ch->GetFramesLost();
             primLost += ch->GetPrimitivesLost();
             creditsLost += ch->GetCreditsLost();
         }
-        double unroutable = 0;
+        uint64_t unroutable = 0;
         for (auto& sw : t.switches)
         {
             unroutable += sw->GetUnroutable();
@@ -291,8 +291,9 @@ class FcFabric : public lfsim::Fabric
         m_apps.Finish(ctx);
         // FC has no PAUSE: a transmitter is held back by BB_Credit instead. "Paused" time is
         // each port's credit-stall time (frames waiting, line free, no credit) over the run.
-        ctx.SetMetric("pause_frames_sent", 0.0);
-        Table& ports = ctx.AddTable("ports", {"id", "paused_time_us", "frames_tx"});
+        ctx.SetMetric("pause_frames_sent", 0);
+        Table& ports = ctx.AddTable(
+            "ports", {lfsim::IntColumn("id"), "paused_time_us", lfsim::IntColumn("frames_tx")});
         std::vector<double> paused;
         std::vector<lfsim::PortStats> stats;
         for (uint32_t i = 0; i < t.ports.size(); ++i)
@@ -310,8 +311,8 @@ class FcFabric : public lfsim::Fabric
         {
             const double window = (now - m_net.warmup).GetSeconds();
             m_queue.Advance(now);
-            ctx.SetMetric("peak_queue_KB", m_queue.peak / 1024.0);
-            ctx.SetMetric("mean_queue_KB", m_queue.byteSeconds / window / 1024.0);
+            ctx.SetMetric("peak_queue_KiB", m_queue.peak / 1024.0);
+            ctx.SetMetric("mean_queue_KiB", m_queue.byteSeconds / window / 1024.0);
             ctx.SetMetric("bottleneck_port", t.portLabels[m_queuePort]);
         }
     }
@@ -633,7 +634,7 @@ class FcFabric : public lfsim::Fabric
             {
                 continue;
             }
-            Table* tab = &ctx.Series(s.recorder, {s.recorder});
+            Table* tab = &ctx.Series(s.recorder, {lfsim::IntColumn(s.recorder)});
             ctx.SetLabels(s.recorder, t.portLabels);
             for (uint32_t i = 0; i < t.ports.size(); ++i)
             {
@@ -658,7 +659,8 @@ class FcFabric : public lfsim::Fabric
         if (ctx.Records("primitives"))
         {
             // kind: FcPrimitive (0 R_RDY, 1 BB_SCs, 2 BB_SCr); dir: 0 sent, 1 received.
-            Table* tab = &ctx.Series("primitives", {"kind", "dir"});
+            Table* tab
+                = &ctx.Series("primitives", {lfsim::IntColumn("kind"), lfsim::IntColumn("dir")});
             ctx.SetLabels("primitives", t.portLabels);
             for (uint32_t i = 0; i < t.ports.size(); ++i)
             {
@@ -696,7 +698,7 @@ class FcFabric : public lfsim::Fabric
         else if (ctx.Records("goodput") && sampled)
         {
             // Frame payload each host N_Port put on its link, as a rate per sample interval.
-            Table* tab = &ctx.Series("goodput", {"goodput_MBps"});
+            Table* tab = &ctx.Series("goodput", {"goodput_MiBps"});
             std::vector<std::string> labels;
             std::vector<Ptr<FcNetDevice>> senders;
             for (uint32_t i = 0; i < t.hostPorts.size(); ++i)
@@ -714,7 +716,7 @@ class FcFabric : public lfsim::Fabric
                     {
                         uint64_t b = senders[k]->GetCounters().payloadTx;
                         tab->Append({Simulator::Now().GetSeconds(), double(k),
-                                     (b - (*last)[k]) / dt / 1e6});
+                                     (b - (*last)[k]) / dt / (1 << 20)});
                         (*last)[k] = b;
                     }
                 });

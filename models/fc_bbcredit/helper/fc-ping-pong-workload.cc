@@ -2,8 +2,8 @@
  * FcPingPong (fabric fc): the one host of Hosts ping-pongs messages of growing size with the one
  * host of Destinations (FcPingPong: each message's frames, then the same size back), as the
  * 1GFC ping-pong measurements of seed 001. The run ends when every size is done. Table
- * pingpong (size, one-way latency, throughput) and metrics of the curve: max_throughput_MBps,
- * sustained_MBps (sizes from 200 KiB), knee_KB, latency_slope_us_per_KB, latency_intercept_us.
+ * pingpong (size, one-way latency, throughput) and metrics of the curve: max_throughput_MiBps,
+ * sustained_MiBps (sizes from 200 KiB), knee_KiB, latency_slope_us_per_KiB, latency_intercept_us.
  */
 #include "fc-applications.h"
 #include "fc-fabric.h"
@@ -69,8 +69,8 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
     {
         using lfsim::Table;
         const auto& res = m_client->GetResults();
-        Table& t = ctx.AddTable(prefix + "pingpong",
-                                {"size_B", "size_KB", "latency_us", "throughput_MBps"});
+        Table& t = ctx.AddTable(prefix + "pingpong", {lfsim::IntColumn("size_bytes"), "size_KiB",
+                                                      "latency_us", "throughput_MiBps"});
         std::vector<double> x;
         std::vector<double> y;
         double sustained = 0;
@@ -78,7 +78,7 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
         for (const auto& p : res)
         {
             double lat = p.roundTrip.GetSeconds() / 2;
-            double thr = p.size / lat / 1e6;
+            double thr = p.size / lat / (1 << 20);
             t.Append({double(p.size), p.size / 1024.0, lat * 1e6, thr});
             x.push_back(p.size / 1024.0);
             y.push_back(lat * 1e6);
@@ -88,17 +88,17 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
                 ++nSustained;
             }
         }
-        ctx.SetMetric(prefix + "sizes_measured", double(res.size()));
+        ctx.SetMetric(prefix + "sizes_measured", res.size());
         if (res.empty())
         {
             return;
         }
-        const auto& thr = t.Column("throughput_MBps");
+        const auto& thr = t.Column("throughput_MiBps");
         double top = *std::max_element(thr.begin(), thr.end());
-        ctx.SetMetric(prefix + "max_throughput_MBps", top);
+        ctx.SetMetric(prefix + "max_throughput_MiBps", top);
         if (nSustained)
         {
-            ctx.SetMetric(prefix + "sustained_MBps", sustained / nSustained);
+            ctx.SetMetric(prefix + "sustained_MiBps", sustained / nSustained);
         }
         // Knee: the smallest size reaching 90 % of the largest size's throughput.
         double knee = x.back();
@@ -110,7 +110,7 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
                 break;
             }
         }
-        ctx.SetMetric(prefix + "knee_KB", knee);
+        ctx.SetMetric(prefix + "knee_KiB", knee);
         // Least-squares line latency = a + b * size.
         double n = x.size();
         double mx = std::accumulate(x.begin(), x.end(), 0.0) / n;
@@ -126,7 +126,7 @@ class FcPingPongInstalled : public lfsim::InstalledWorkload
         }
         if (sxx > 0 && syy > 0)
         {
-            ctx.SetMetric(prefix + "latency_slope_us_per_KB", sxy / sxx);
+            ctx.SetMetric(prefix + "latency_slope_us_per_KiB", sxy / sxx);
             ctx.SetMetric(prefix + "latency_intercept_us", my - sxy / sxx * mx);
             ctx.SetMetric(prefix + "latency_r2", sxy * sxy / (sxx * syy));
         }

@@ -2,7 +2,7 @@
  * FcStream (fabric fc): every host of Hosts streams full-size frames, as fast as BB_Credit
  * allows and with no exchange around them, to a frame sink on the one host of Destinations
  * (FcStreamSender, FcSink): the wire and credit limits of a link alone, without FCP.
- * Metrics: throughput_MBps (payload received from Report.Warmup on) and payload_bytes.
+ * Metrics: throughput_MiBps (payload received from Report.Warmup on) and payload_bytes.
  */
 #include "fc-applications.h"
 #include "fc-fabric.h"
@@ -64,8 +64,8 @@ class FcStreamInstalled : public lfsim::InstalledWorkload
     Finish(lfsim::RunContext& ctx, const std::string& prefix) override
     {
         const double window = (Simulator::Now() - m_net.warmup).GetSeconds();
-        ctx.SetMetric(prefix + "throughput_MBps", m_sink->GetWindowBytes() / window / 1e6);
-        ctx.SetMetric(prefix + "payload_bytes", double(m_sink->GetTotalBytes()));
+        ctx.SetMetric(prefix + "throughput_MiBps", m_sink->GetWindowBytes() / window / (1 << 20));
+        ctx.SetMetric(prefix + "payload_bytes", m_sink->GetTotalBytes());
     }
 
   private:

@@ -2,7 +2,7 @@
  * Fcp (fabric fc): every host of Hosts is an FCP initiator (FcpInitiator: SCSI reads or writes
  * of IoSize at QueueDepth, FCP_XFER_RDY and first burst as the target offers) of the FCP
  * target (FcpTarget) on the one host of Destinations. Table flows per initiator and metrics
- * total_MBps, iops, mean/p50/p99_latency_us, jain_fairness, target_port_min_credits.
+ * total_MiBps, iops, mean/p50/p99_latency_us, jain_fairness, target_port_min_credits.
  */
 #include "fc-fabric.h"
 #include "fcp.h"
@@ -71,10 +71,14 @@ class FcpInstalled : public lfsim::InstalledWorkload
         using lfsim::Table;
         FcTopology& topo = m_net.topology;
         const double window = (Simulator::Now() - m_net.warmup).GetSeconds();
-        Table& t = ctx.AddTable(prefix + "flows", {"id", "goodput_MBps", "iops", "mean_latency_us",
-                                                   "p99_latency_us", "credit_stall_us"});
+        Table& t = ctx.AddTable(prefix + "flows",
+                                {lfsim::IntColumn("id"), "goodput_MiBps", "iops", "mean_latency_us",
+                                 "p99_latency_us", "credit_stall_us"});
         std::vector<std::string> labels;
         std::vector<double> rates;
+        // Jain's index is scale-free; it keeps the 10^6 B/s rates it was computed on before the
+        // rates became MiB/s, so that it stays bit for bit what it was.
+        std::vector<double> decimalRates;
         std::vector<double> all;
         double bytes = 0;
         double ios = 0;
@@ -84,7 +88,8 @@ class FcpInstalled : public lfsim::InstalledWorkload
             double b = m_initiators[k]->GetWindowBytes();
             double mean
                 = lat.empty() ? 0 : std::accumulate(lat.begin(), lat.end(), 0.0) / lat.size();
-            rates.push_back(b / window / 1e6);
+            rates.push_back(b / window / (1 << 20));
+            decimalRates.push_back(b / window / 1e6);
             t.Append({double(k), rates.back(), lat.size() / window, mean,
                       lfsim::Percentile(lat, 0.99),
                       topo.hostPorts[m_addr[k]]->GetCreditStallTime().GetSeconds() * 1e6});
@@ -94,9 +99,9 @@ class FcpInstalled : public lfsim::InstalledWorkload
             ios += lat.size();
         }
         ctx.SetLabels(prefix + "flows", labels);
-        ctx.SetMetric(prefix + "total_MBps", bytes / window / 1e6);
-        ctx.SetMetric(prefix + "per_flow_MBps", rates);
-        ctx.SetMetric(prefix + "jain_fairness", lfsim::JainFairness(rates));
+        ctx.SetMetric(prefix + "total_MiBps", bytes / window / (1 << 20));
+        ctx.SetMetric(prefix + "per_flow_MiBps", rates);
+        ctx.SetMetric(prefix + "jain_fairness", lfsim::JainFairness(decimalRates));
         ctx.SetMetric(prefix + "iops", ios / window);
         ctx.SetMetric(prefix + "mean_latency_us",
                       all.empty() ? 0.0
@@ -105,8 +110,10 @@ class FcpInstalled : public lfsim::InstalledWorkload
         ctx.SetMetric(prefix + "p99_latency_us", lfsim::Percentile(all, 0.99));
         // The target's port: where incast congestion shows as buffers held and credits spent.
         Ptr<FcNetDevice> toTarget = DynamicCast<FcChannel>(m_port->GetChannel())->GetPeer(m_port);
+        // A port that never sent keeps its initial credits (minCredits starts at UINT64_MAX).
+        const uint64_t least = toTarget->GetCounters().minCredits;
         ctx.SetMetric(prefix + "target_port_min_credits",
-                      double(toTarget->GetCounters().minCredits));
+                      least == UINT64_MAX ? uint64_t(toTarget->GetCredits()) : least);
     }
 
   private:

@@ -788,8 +788,8 @@ class IncastLineRateTest : public FcTestCase
         // hold at most the 4 inputs' 16 buffers of 2084-byte frames, and at steady state it
         // holds nearly all of them.
         double bound = 4 * 16 * 2084 / 1024.0;
-        NS_TEST_EXPECT_MSG_LT_OR_EQ(Metric(r, "peak_queue_KB"), bound, "backlog <= credits");
-        NS_TEST_EXPECT_MSG_GT(Metric(r, "mean_queue_KB"), 0.8 * bound, "input buffers full");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(Metric(r, "peak_queue_KiB"), bound, "backlog <= credits");
+        NS_TEST_EXPECT_MSG_GT(Metric(r, "mean_queue_KiB"), 0.8 * bound, "input buffers full");
         NS_TEST_EXPECT_MSG_EQ(r.labels.at("ports").size(), Metrics(r, "paused_time_us").size(),
                               "one paused time per port");
         // The senders are held back by credit (the FC form of "paused") most of the run.

@@ -168,7 +168,7 @@ Hpcc::OnAck(RdmaQueuePair& qp, const RdmaAckSample& s)
 std::vector<std::string>
 Hpcc::StateNames() const
 {
-    return {"U", "window_KB", "rate_Gbps"};
+    return {"U", "window_KiB", "rate_Gbps"};
 }
 
 void
@@ -176,7 +176,7 @@ Hpcc::GetState(const RdmaQueuePair& qp, double* values) const
 {
     const HpccWindow& w = m_flows[qp.GetIndex()].w;
     values[0] = w.Utilization();
-    values[1] = w.Window() / 1e3;
+    values[1] = w.Window() / 1024.0;
     values[2] = w.Rate() / 1e9;
 }
 

@@ -159,7 +159,7 @@ class HpccIncastTest : public lfsim::ModelTestCase
         const double g = lfsim::Metric(r, "total_goodput_Gbps");
         NS_TEST_EXPECT_MSG_GT(g, 0.9 * 0.95 * line, "near eta");
         NS_TEST_EXPECT_MSG_LT(g, 0.99 * line, "below the line: HPCC leaves 1 - eta");
-        NS_TEST_EXPECT_MSG_LT(lfsim::Metric(r, "mean_queue_KB"), 10.0, "near-zero queue");
+        NS_TEST_EXPECT_MSG_LT(lfsim::Metric(r, "mean_queue_KiB"), 10.0, "near-zero queue");
         NS_TEST_EXPECT_MSG_EQ(lfsim::Metric(r, "pause_frames_sent"), 0.0, "no PFC");
         const auto [lo, hi] = RateRange(r);
         NS_TEST_EXPECT_MSG_GT_OR_EQ(lo, 0.1, "never below MinRate (100 Mb/s)");

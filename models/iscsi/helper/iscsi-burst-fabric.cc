@@ -107,7 +107,8 @@ class IscsiBurstFabric : public lfsim::Fabric
         m_sc = CreateObject<IscsiBurstScenario>();
         const std::vector<uint32_t> sizes = m_sc->ParseSizes();
         m_pairs.resize(sizes.size());
-        m_ios = &ctx.AddTable("writes", {"size_bytes", "latency_us", "burst_gap_us", "r2ts"});
+        m_ios = &ctx.AddTable("writes", {lfsim::IntColumn("size_bytes"), "latency_us",
+                                         "burst_gap_us", lfsim::IntColumn("r2ts")});
         std::vector<std::string> labels;
         NetDeviceContainer ports;
         for (size_t k = 0; k < sizes.size(); ++k)
@@ -194,7 +195,8 @@ class IscsiBurstFabric : public lfsim::Fabric
         const auto& lat = m_ios->Column("latency_us");
         const auto& gap = m_ios->Column("burst_gap_us");
         const auto& r2t = m_ios->Column("r2ts");
-        std::vector<double> sizes, means, gaps, r2ts;
+        std::vector<double> means, gaps;
+        std::vector<int64_t> sizes, r2ts;
         for (const Pair& pr : m_pairs)
         {
             double sum = 0, g = 0, r = 0;
@@ -213,7 +215,7 @@ class IscsiBurstFabric : public lfsim::Fabric
             sizes.push_back(pr.size);
             means.push_back(n ? sum / n : 0.0);
             gaps.push_back(g);
-            r2ts.push_back(r);
+            r2ts.push_back(int64_t(r));
         }
         ctx.SetMetric("size_bytes", sizes);
         ctx.SetMetric("write_lat_mean_us", means);

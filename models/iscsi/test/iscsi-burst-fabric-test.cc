@@ -32,10 +32,16 @@ RunBurst(const Attrs& extra)
     return lfsim::Run(cfg);
 }
 
+/// A vector of measurements or of counts, as doubles.
 std::vector<double>
 Vec(const lfsim::RunResult& r, const std::string& name)
 {
-    return std::get<std::vector<double>>(r.metrics.at(name));
+    const lfsim::MetricValue& v = r.metrics.at(name);
+    if (const auto* n = std::get_if<std::vector<int64_t>>(&v))
+    {
+        return {n->begin(), n->end()};
+    }
+    return std::get<std::vector<double>>(v);
 }
 
 // One Data-Out of 8192 bytes + BHS 48 in 1448-byte segments on the point-to-point link: five

@@ -398,7 +398,9 @@ NvmeofTcpStack::Finish(lfsim::RunContext& ctx, const std::string& prefix)
         }
     }
     // The PDUs of every host queue, by type: what a capture of the hosts' ports shows.
-    lfsim::Table& t = ctx.AddTable(prefix + "nvme_tcp_pdus", {"id", "host_sent", "host_received"});
+    lfsim::Table& t = ctx.AddTable(
+        prefix + "nvme_tcp_pdus",
+        {lfsim::IntColumn("id"), lfsim::IntColumn("host_sent"), lfsim::IntColumn("host_received")});
     std::vector<std::string> names;
     for (uint32_t k = 0; k < NvmeTcpPduType::COUNT; ++k)
     {
@@ -410,7 +412,7 @@ NvmeofTcpStack::Finish(lfsim::RunContext& ctx, const std::string& prefix)
         names.push_back(PDU_NAMES[k]);
     }
     ctx.SetLabels(prefix + "nvme_tcp_pdus", names);
-    ctx.SetMetric(prefix + "nvme_tcp_digest_errors", double(m_digestErrors));
+    ctx.SetMetric(prefix + "nvme_tcp_digest_errors", m_digestErrors);
 }
 
 namespace

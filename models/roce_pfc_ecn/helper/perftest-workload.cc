@@ -186,7 +186,8 @@ class PerftestInstalled : public lfsim::InstalledWorkload
     void
     Finish(RunContext& ctx, const std::string& prefix) override
     {
-        lfsim::Table& table = ctx.AddTable(prefix + "perftest", {"qp", "post_ns", "done_ns"});
+        lfsim::Table& table
+            = ctx.AddTable(prefix + "perftest", {lfsim::IntColumn("qp"), "post_ns", "done_ns"});
         uint64_t done = 0;
         for (const Row& r : m_rows)
         {
@@ -195,8 +196,8 @@ class PerftestInstalled : public lfsim::InstalledWorkload
                           r.done.IsNegative() ? -1.0 : r.done.GetPicoSeconds() * 1e-3});
             done += r.done.IsNegative() ? 0 : 1;
         }
-        ctx.SetMetric(prefix + "perftest_posted", double(m_rows.size()));
-        ctx.SetMetric(prefix + "perftest_completed", double(done));
+        ctx.SetMetric(prefix + "perftest_posted", m_rows.size());
+        ctx.SetMetric(prefix + "perftest_completed", done);
     }
 
   private:

@@ -16,7 +16,7 @@ namespace ns3
 
 /// `senders` hosts on one switch (generator Star, HostSpeed `speed`) write 1 MiB messages back to
 /// back to h0, controller `cc`, ECN marking on; every rate change recorded ("rate"); the report
-/// (goodput, mean_queue_KB of the bottleneck) from `warmup` on.
+/// (goodput, mean_queue_KiB of the bottleneck) from `warmup` on.
 inline lfsim::TestRun
 CcIncast(const std::string& cc, uint32_t senders, const std::string& stop,
          const std::string& warmup, const std::string& speed = "25GbE")

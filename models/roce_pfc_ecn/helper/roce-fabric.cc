@@ -302,9 +302,9 @@ class RoceFabric : public lfsim::Fabric
         m_report.delivered = [this](uint32_t f) { return m_flows[f].sink->GetBytesReceived(); };
         m_report.ideal = [this](uint32_t f) { return IdealFct(f); };
         m_report.extraColumns
-            = {{"retransmitted", [this](uint32_t f)
+            = {{lfsim::IntColumn("retransmitted"), [this](uint32_t f)
                 { return double(m_flows[f].requester->GetRetransmittedPackets()); }},
-               {"timeouts",
+               {lfsim::IntColumn("timeouts"),
                 [this](uint32_t f) { return double(m_flows[f].requester->GetTimeouts()); }}};
         m_report.Init(ctx, m_specs, lfsim::WorkloadNames(ctx.workloads));
         m_warmup = ctx.report->GetWarmup();
@@ -330,14 +330,17 @@ class RoceFabric : public lfsim::Fabric
         m_apps.Finish(ctx);
 
         // Per port.
-        Table& pt = ctx.AddTable("ports", {"id", "frames_tx", "frames_rx", "pause_tx", "xon_tx",
-                                           "pause_rx", "xon_rx", "paused_time_us", "peak_queue_KB",
-                                           "ecn_marked", "cnp_tx", "cnp_rx"});
+        using lfsim::IntColumn;
+        Table& pt = ctx.AddTable(
+            "ports",
+            {IntColumn("id"), IntColumn("frames_tx"), IntColumn("frames_rx"), IntColumn("pause_tx"),
+             IntColumn("xon_tx"), IntColumn("pause_rx"), IntColumn("xon_rx"), "paused_time_us",
+             "peak_queue_KiB", IntColumn("ecn_marked"), IntColumn("cnp_tx"), IntColumn("cnp_rx")});
         std::vector<double> pausedUs;
         std::vector<lfsim::PortStats> stats;
-        double framesTx = 0;
-        double pauses = 0;
-        double xons = 0;
+        uint64_t framesTx = 0;
+        uint64_t pauses = 0;
+        uint64_t xons = 0;
         double peakQueue = 0;
         for (uint32_t i = 0; i < t.ports.size(); ++i)
         {
@@ -371,8 +374,9 @@ class RoceFabric : public lfsim::Fabric
         lfsim::ReportLinks(ctx, t.portLabels, t.peer, stats, now.GetSeconds());
         // Per switch: its shared buffer over the run (the mean from the samples, when the run
         // samples: a time integral kept on every packet cost the switch's hot path 3 %).
-        Table& st = ctx.AddTable("switches", {"id", "peak_buffer_KB", "mean_buffer_KB",
-                                              "peak_headroom_KB", "drops", "xoff_sent"});
+        Table& st = ctx.AddTable("switches",
+                                 {IntColumn("id"), "peak_buffer_KiB", "mean_buffer_KiB",
+                                  "peak_headroom_KiB", IntColumn("drops"), IntColumn("xoff_sent")});
         for (uint32_t s = 0; s < t.switches.size(); ++s)
         {
             const auto& c = t.switches[s]->GetCounters();
@@ -391,22 +395,22 @@ class RoceFabric : public lfsim::Fabric
         ctx.SetMetric("pause_frames_sent", pauses);
         ctx.SetMetric("xon_frames_sent", xons);
         ctx.SetMetric("paused_time_us", pausedUs);
-        ctx.SetMetric("peak_switch_queue_KB", peakQueue);
+        ctx.SetMetric("peak_switch_queue_KiB", peakQueue);
         if (m_avg.dev)
         {
-            ctx.SetMetric("peak_queue_KB", m_avg.dev->GetCounters().maxQueueBytes / 1024.0);
+            ctx.SetMetric("peak_queue_KiB", m_avg.dev->GetCounters().maxQueueBytes / 1024.0);
             OnBottleneckQueue(&m_avg, 0, 0);
-            ctx.SetMetric("mean_queue_KB", window > 0 ? m_avg.integral / window / 1024 : 0.0);
+            ctx.SetMetric("mean_queue_KiB", window > 0 ? m_avg.integral / window / 1024 : 0.0);
             ctx.SetMetric("bottleneck_port", t.portLabels[m_bottleneck]);
         }
 
-        double dropsHeadroom = 0;
-        double dropsBuffer = 0;
-        double dropsNoRoute = 0;
-        double marked = 0;
-        double storms = 0;
-        double restored = 0;
-        double wdDrops = 0;
+        uint64_t dropsHeadroom = 0;
+        uint64_t dropsBuffer = 0;
+        uint64_t dropsNoRoute = 0;
+        uint64_t marked = 0;
+        uint64_t storms = 0;
+        uint64_t restored = 0;
+        uint64_t wdDrops = 0;
         for (auto& sw : t.switches)
         {
             const auto& c = sw->GetCounters();
@@ -418,7 +422,7 @@ class RoceFabric : public lfsim::Fabric
             restored += c.wdRestored;
             wdDrops += c.wdDrops;
         }
-        double dropsNic = 0; // host interface: NIC receive buffer full (0 unless modelled)
+        uint64_t dropsNic = 0; // host interface: NIC receive buffer full (0 unless modelled)
         for (const auto& nic : t.nics)
         {
             dropsNic += nic->GetHostCounters().rxBufferDrops;
@@ -431,7 +435,7 @@ class RoceFabric : public lfsim::Fabric
         ctx.SetMetric("pfc_watchdog_storms", storms);
         ctx.SetMetric("pfc_watchdog_restored", restored);
         ctx.SetMetric("pfc_watchdog_drops", wdDrops);
-        double stormPauses = 0;
+        uint64_t stormPauses = 0;
         for (const auto& nic : t.nics)
         {
             stormPauses += nic->GetHostCounters().stormPauses;
@@ -441,14 +445,14 @@ class RoceFabric : public lfsim::Fabric
             ctx.SetMetric("pfc_storm_pauses_sent", stormPauses);
         }
         ctx.SetMetric("ecn_marked", marked);
-        double cnps = 0;
-        double retx = 0;
-        double timeouts = 0;
-        double naks = 0;
-        double qpErrors = 0;
-        double qpErrorsRnr = 0;
-        double rnrNaks = 0;
-        double rnrRetries = 0;
+        uint64_t cnps = 0;
+        uint64_t retx = 0;
+        uint64_t timeouts = 0;
+        uint64_t naks = 0;
+        uint64_t qpErrors = 0;
+        uint64_t qpErrorsRnr = 0;
+        uint64_t rnrNaks = 0;
+        uint64_t rnrRetries = 0;
         Time firstError = Time::Max();
         for (auto& nic : t.nics)
         {
@@ -754,7 +758,7 @@ class RoceFabric : public lfsim::Fabric
 
         if (ctx.Records("queue"))
         {
-            Table* tab = &ctx.Series("queue", {"bytes"});
+            Table* tab = &ctx.Series("queue", {lfsim::IntColumn("bytes")});
             std::vector<std::string> labels;
             for (uint32_t i = 0; i < t.ports.size(); ++i)
             {
@@ -785,7 +789,8 @@ class RoceFabric : public lfsim::Fabric
         if (ctx.Records("pause"))
         {
             // dir: 0 sent by this port, 1 received; quanta 0 is XON.
-            Table* tab = &ctx.Series("pause", {"prio", "quanta", "dir"});
+            Table* tab = &ctx.Series("pause", {lfsim::IntColumn("prio"), lfsim::IntColumn("quanta"),
+                                               lfsim::IntColumn("dir")});
             ctx.SetLabels("pause", t.portLabels);
             for (uint32_t i = 0; i < t.ports.size(); ++i)
             {
@@ -797,7 +802,7 @@ class RoceFabric : public lfsim::Fabric
         }
         if (ctx.Records("ecn"))
         {
-            Table* tab = &ctx.Series("ecn", {"prio"});
+            Table* tab = &ctx.Series("ecn", {lfsim::IntColumn("prio")});
             ctx.SetLabels("ecn", t.portLabels);
             for (uint32_t s = 0; s < t.switches.size(); ++s)
             {
@@ -874,7 +879,7 @@ class RoceFabric : public lfsim::Fabric
                                         "a positive sample_interval");
         }
         const std::vector<std::string> names = cc->StateNames();
-        Table* tab = &ctx.Series("cc", names);
+        Table* tab = &ctx.Series("cc", {names.begin(), names.end()});
         ctx.SetLabels("cc", flowLabels);
         ctx.SamplePeriodically(
             [this, tab, n = names.size()]

@@ -97,9 +97,10 @@ class DetectorTest : public lfsim::ModelTestCase
         NS_TEST_EXPECT_MSG_EQ((d->Cycle() == std::vector<uint32_t>{0, 1, 2}), true,
                               "cycle in wait-for order, without the queue waiting on it");
         d->Finish(ctx);
-        NS_TEST_EXPECT_MSG_EQ(std::get<double>(ctx.metrics["deadlock_frozen_bytes"]), 3000.0,
+        // Counts are integers (int64_t), not doubles.
+        NS_TEST_EXPECT_MSG_EQ(std::get<int64_t>(ctx.metrics["deadlock_frozen_bytes"]), 3000,
                               "bytes of the three members");
-        NS_TEST_EXPECT_MSG_EQ(std::get<double>(ctx.metrics["deadlock_waiting_queues"]), 4.0,
+        NS_TEST_EXPECT_MSG_EQ(std::get<int64_t>(ctx.metrics["deadlock_waiting_queues"]), 4,
                               "the cycle and the queue that waits on it");
         Simulator::Destroy();
 

@@ -122,10 +122,16 @@ RunStorage(Settings extra)
     return lfsim::Run(cfg);
 }
 
+/// A measurement or a count, as a double.
 inline double
 Num(const lfsim::RunResult& r, const std::string& m)
 {
-    return std::get<double>(r.metrics.at(m));
+    const lfsim::MetricValue& v = r.metrics.at(m);
+    if (const auto* n = std::get_if<int64_t>(&v))
+    {
+        return double(*n);
+    }
+    return std::get<double>(v);
 }
 
 /// TCP payload per segment at RoceHostIp.Mtu 1500 (IPv4 20, TCP 20 + timestamp option 12).

@@ -313,10 +313,10 @@ StorageInstalled::HostName(uint32_t h) const
 void
 StorageInstalled::Finish(RunContext& ctx, const std::string& prefix)
 {
-    ctx.AddTable(prefix + "ios", m_ios.Columns()) = std::move(m_ios);
+    ctx.AddTable(prefix + "ios", std::move(m_ios));
     if (m_failed)
     {
-        ctx.AddTable(prefix + "io_errors", m_errors.Columns()) = std::move(m_errors);
+        ctx.AddTable(prefix + "io_errors", std::move(m_errors));
         ctx.SetLabels(prefix + "io_errors", m_threadLabels);
     }
     const Table& ios = ctx.tables.at(prefix + "ios");
@@ -324,7 +324,7 @@ StorageInstalled::Finish(RunContext& ctx, const std::string& prefix)
     const double from = m_from.GetSeconds();
     const Time end = m_threadsDone == m_threads.size() ? m_end : Simulator::Now();
     const double window = end.GetSeconds() - from;
-    ctx.SetMetric(prefix + "stack_depth", double(m_layers.size()));
+    ctx.SetMetric(prefix + "stack_depth", m_layers.size());
     ctx.SetMetric(prefix + "stack_delay_us", LayersDelay(m_layers).GetSeconds() * 1e6);
     std::vector<double> lat[2];
     double bytes[2] = {0, 0};
@@ -353,7 +353,7 @@ StorageInstalled::Finish(RunContext& ctx, const std::string& prefix)
                       m_deviceIos[r] ? m_deviceTime[r].GetSeconds() * 1e6 / double(m_deviceIos[r])
                                      : 0.0);
         const double count = lat[r].size();
-        ctx.SetMetric(n + "_ios", count);
+        ctx.SetMetric(n + "_ios", lat[r].size());
         ctx.SetMetric(n + "_iops", window > 0 ? count / window : 0.0);
         ctx.SetMetric(n + "_bw_MiBps", window > 0 ? bytes[r] / window / (1 << 20) : 0.0);
         ctx.SetMetric(n + "_lat_mean_us",
@@ -364,9 +364,9 @@ StorageInstalled::Finish(RunContext& ctx, const std::string& prefix)
     const double counted = lat[0].size() + lat[1].size();
     ctx.SetMetric(prefix + "host_wait_us", counted ? wait / counted : 0.0);
     // Conservation: every I/O submitted has completed, failed or is still in flight.
-    ctx.SetMetric(prefix + "ios_submitted", double(m_nextIo));
-    ctx.SetMetric(prefix + "ios_completed", double(ios.Rows()));
-    ctx.SetMetric(prefix + "ios_in_flight", double(m_io.size()));
+    ctx.SetMetric(prefix + "ios_submitted", m_nextIo);
+    ctx.SetMetric(prefix + "ios_completed", ios.Rows());
+    ctx.SetMetric(prefix + "ios_in_flight", m_io.size());
     // Nothing silent: I/Os still out are not in the latency statistics; say how old the
     // oldest is and how many have passed the stack's I/O timeout.
     Time oldest(0);
@@ -378,17 +378,18 @@ StorageInstalled::Finish(RunContext& ctx, const std::string& prefix)
         hung += age > m_sw->ioTimeout ? 1 : 0;
     }
     ctx.SetMetric(prefix + "oldest_in_flight_us", oldest.GetSeconds() * 1e6);
-    ctx.SetMetric(prefix + "ios_hung_at_end", double(hung));
-    ctx.SetMetric(prefix + "ios_timed_out", double(m_timedOut));
-    ctx.SetMetric(prefix + "ios_aborted", double(m_aborted));
-    ctx.SetMetric(prefix + "ios_retried", double(m_retried));
-    ctx.SetMetric(prefix + "ios_failed", double(m_failed));
-    ctx.SetMetric(prefix + "path_failures", double(m_pathFailures));
-    ctx.SetMetric(prefix + "stale_completions", double(m_staleCompletions));
+    ctx.SetMetric(prefix + "ios_hung_at_end", hung);
+    ctx.SetMetric(prefix + "ios_timed_out", m_timedOut);
+    ctx.SetMetric(prefix + "ios_aborted", m_aborted);
+    ctx.SetMetric(prefix + "ios_retried", m_retried);
+    ctx.SetMetric(prefix + "ios_failed", m_failed);
+    ctx.SetMetric(prefix + "path_failures", m_pathFailures);
+    ctx.SetMetric(prefix + "stale_completions", m_staleCompletions);
     m_stack->Finish(ctx, prefix);
     // What the latency statistics leave out: I/Os completed during ramp_time, failed, or
     // still in flight.
-    ctx.SetMetric(prefix + "lat_excluded_ios", double(m_nextIo) - (lat[0].size() + lat[1].size()));
+    ctx.SetMetric(prefix + "lat_excluded_ios",
+                  int64_t(m_nextIo) - int64_t(lat[0].size() + lat[1].size()));
     double slowest = 0;
     for (size_t k = 0; k < ios.Rows(); ++k)
     {
@@ -1016,7 +1017,7 @@ void
 StorageInstalled::ReportCpu(RunContext& ctx, const std::string& prefix, Time end, double ios)
 {
     const double window = (end - m_from).GetSeconds();
-    Table& t = ctx.AddTable(prefix + "cpu", {"id", "busy_us", "util"});
+    Table& t = ctx.AddTable(prefix + "cpu", {lfsim::IntColumn("id"), "busy_us", "util"});
     std::vector<std::string> labels;
     double busy = 0;
     double peak = 0;
@@ -1045,13 +1046,13 @@ StorageInstalled::ReportCpu(RunContext& ctx, const std::string& prefix, Time end
     const auto at = [this](CpuPart p) { return m_cpuParts[size_t(p)]; };
     const Time all = std::accumulate(m_cpuParts.begin(), m_cpuParts.end(), Time(0));
     ctx.SetMetric(prefix + "cpu_us_per_io", perIo(all));
-    ctx.SetMetric(prefix + "cpu_us_per_io_app",
+    ctx.SetMetric(prefix + "cpu_app_us_per_io",
                   perIo(at(CpuPart::APP_SUBMIT) + at(CpuPart::APP_REAP)));
-    ctx.SetMetric(prefix + "cpu_us_per_io_submit", perIo(at(CpuPart::STACK_SUBMIT)));
-    ctx.SetMetric(prefix + "cpu_us_per_io_completion", perIo(at(CpuPart::COMPLETION)));
-    ctx.SetMetric(prefix + "cpu_us_per_io_copy", perIo(at(CpuPart::COPY)));
+    ctx.SetMetric(prefix + "cpu_submit_us_per_io", perIo(at(CpuPart::STACK_SUBMIT)));
+    ctx.SetMetric(prefix + "cpu_completion_us_per_io", perIo(at(CpuPart::COMPLETION)));
+    ctx.SetMetric(prefix + "cpu_copy_us_per_io", perIo(at(CpuPart::COPY)));
     // fio's thinktime_spin, over the window's I/Os (it belongs to no I/O).
-    ctx.SetMetric(prefix + "cpu_us_per_io_think", perIo(think));
+    ctx.SetMetric(prefix + "cpu_think_us_per_io", perIo(think));
     // What one core kept busy delivers: 1 over the I/Os' own CPU each (the window's IOPS over
     // its busy time would count work that straddles the window's ends).
     ctx.SetMetric(prefix + "iops_per_core",
@@ -1061,7 +1062,7 @@ StorageInstalled::ReportCpu(RunContext& ctx, const std::string& prefix, Time end
     {
         interrupts += cpu->GetInterrupts();
     }
-    ctx.SetMetric(prefix + "interrupts", double(interrupts));
+    ctx.SetMetric(prefix + "interrupts", interrupts);
 }
 
 // Tables paths (requests each path carried), host_queues (capacity and peak use) and
@@ -1069,20 +1070,25 @@ StorageInstalled::ReportCpu(RunContext& ctx, const std::string& prefix, Time end
 void
 StorageInstalled::ReportPaths(RunContext& ctx, const std::string& prefix)
 {
-    Table& paths = ctx.AddTable(prefix + "paths", {"id", "requests", "bytes", "peak_in_flight"});
+    Table& paths = ctx.AddTable(prefix + "paths",
+                                {lfsim::IntColumn("id"), lfsim::IntColumn("requests"),
+                                 lfsim::IntColumn("bytes"), lfsim::IntColumn("peak_in_flight")});
     for (uint32_t k = 0; k < m_paths.size(); ++k)
     {
         const PathState& p = m_paths[k];
         paths.Append({double(k), double(p.requests), double(p.bytes), double(p.peak)});
     }
     ctx.SetLabels(prefix + "paths", m_pathLabels);
-    Table& queues = ctx.AddTable(prefix + "host_queues", {"id", "capacity", "peak"});
+    Table& queues = ctx.AddTable(
+        prefix + "host_queues",
+        {lfsim::IntColumn("id"), lfsim::IntColumn("capacity"), lfsim::IntColumn("peak")});
     for (uint32_t k = 0; k < m_queues.size(); ++k)
     {
         queues.Append({double(k), double(m_queues[k].capacity), double(m_queues[k].peak)});
     }
     ctx.SetLabels(prefix + "host_queues", m_queueLabels);
-    Table& targets = ctx.AddTable(prefix + "targets", {"id", "requests"});
+    Table& targets
+        = ctx.AddTable(prefix + "targets", {lfsim::IntColumn("id"), lfsim::IntColumn("requests")});
     std::vector<std::string> names;
     for (uint32_t k = 0; k < m_layout.targets.size(); ++k)
     {

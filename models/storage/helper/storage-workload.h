@@ -278,15 +278,19 @@ class StorageInstalled : public lfsim::InstalledWorkload, public StorageHost
     uint64_t m_aborted = 0;
     std::list<uint64_t> m_out; ///< I/Os in the transport, in deadline order
     EventId m_timeouts;        ///< at the first deadline of m_out
-    lfsim::Table m_errors{std::vector<std::string>{"id", "time_ns", "errno"}}; ///< I/Os failed
+    /// I/Os failed
+    lfsim::Table m_errors{
+        {lfsim::IntColumn("id"), lfsim::IntColumn("time_ns"), lfsim::IntColumn("errno")}};
     uint64_t m_requests = 0; ///< requests that reached the host queues, in order
     Multipath::Dispatch m_dispatch = [this](uint64_t id, uint32_t local) { Dispatch(id, local); };
     Time m_deviceTime[2]; ///< [write, read]: the targets' devices' time, after the ramp
     uint64_t m_deviceIos[2] = {0, 0};
     size_t m_threadsDone = 0;
-    lfsim::Table m_ios{std::vector<std::string>{"id", "read", "bytes", "submit_ns", "complete_ns",
-                                                "wait_ns", "cpu_wait_ns", "cpu_ns",
-                                                "transport_ns"}};
+    lfsim::Table m_ios{{lfsim::IntColumn("id"), lfsim::BoolColumn("read"),
+                        lfsim::IntColumn("bytes"), lfsim::IntColumn("submit_ns"),
+                        lfsim::IntColumn("complete_ns"), lfsim::IntColumn("wait_ns"),
+                        lfsim::IntColumn("cpu_wait_ns"), lfsim::IntColumn("cpu_ns"),
+                        lfsim::IntColumn("transport_ns")}};
 };
 
 } // namespace ns3

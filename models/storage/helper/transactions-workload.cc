@@ -652,13 +652,14 @@ class TransactionsInstalled : public StorageInstalled
             {
                 continue;
             }
-            lat.push_back((end[k] - start[k]) * 1e-6);
+            lat.push_back((end[k] - start[k]) * 1e-3);
             perType[size_t(type[k])] += 1;
             trips += m_types[size_t(type[k])].trips.size();
             pageReads += reads[k];
         }
         const double n = lat.size();
-        ctx.AddTable(prefix + "transactions", m_txns.Columns()) = std::move(m_txns);
+        m_txns.SetLabelRef("type", prefix + "transaction_types");
+        ctx.AddTable(prefix + "transactions", std::move(m_txns));
         ctx.SetLabels(prefix + "transactions", m_threadLabels);
         std::vector<std::string> names;
         for (const TxnType& t : m_types)
@@ -666,31 +667,32 @@ class TransactionsInstalled : public StorageInstalled
             names.push_back(t.name);
         }
         ctx.SetLabels(prefix + "transaction_types", names);
-        ctx.SetMetric(prefix + "transactions", n);
+        ctx.SetMetric(prefix + "transactions", lat.size());
         ctx.SetMetric(prefix + "tps", window > 0 ? n / window : 0.0);
         ctx.SetMetric(prefix + "qps", window > 0 ? trips / window : 0.0);
-        ctx.SetMetric(prefix + "txn_lat_mean_ms",
+        ctx.SetMetric(prefix + "txn_lat_mean_us",
                       n ? std::accumulate(lat.begin(), lat.end(), 0.0) / n : 0.0);
-        ctx.SetMetric(prefix + "txn_lat_p95_ms", lfsim::Percentile(lat, 0.95));
+        ctx.SetMetric(prefix + "txn_lat_p95_us", lfsim::Percentile(lat, 0.95));
+        // Per second like every rate lfsim reports (TPC-C's tpmC is new_order_tps x 60).
         for (size_t t = 0; t < m_types.size(); ++t)
         {
-            ctx.SetMetric(prefix + m_types[t].name + "_tpm",
-                          window > 0 ? perType[t] / window * 60 : 0.0);
+            ctx.SetMetric(prefix + m_types[t].name + "_tps",
+                          window > 0 ? perType[t] / window : 0.0);
         }
         ctx.SetMetric(prefix + "page_reads_per_txn", n ? pageReads / n : 0.0);
-        ctx.SetMetric(prefix + "wal_flushes", double(m_flushes));
+        ctx.SetMetric(prefix + "wal_flushes", m_flushes);
         ctx.SetMetric(prefix + "commits_per_flush",
                       m_flushes ? double(m_flushCommits) / double(m_flushes) : 0.0);
-        ctx.SetMetric(prefix + "wal_flush_KiB_mean",
+        ctx.SetMetric(prefix + "wal_flush_mean_KiB",
                       m_flushes ? double(m_flushBytes) / 1024.0 / double(m_flushes) : 0.0);
-        ctx.SetMetric(prefix + "page_writes", double(m_pageWrites));
+        ctx.SetMetric(prefix + "page_writes", m_pageWrites);
         uint64_t dirty = 0;
         for (const Group& g : m_groups)
         {
             dirty += g.dirty;
         }
-        ctx.SetMetric(prefix + "dirty_pages_at_end", double(dirty));
-        ctx.SetMetric(prefix + "txn_errors", double(m_errors));
+        ctx.SetMetric(prefix + "dirty_pages_at_end", dirty);
+        ctx.SetMetric(prefix + "txn_errors", m_errors);
     }
 
     Ptr<TransactionsWorkload> m_t;
@@ -703,8 +705,9 @@ class TransactionsInstalled : public StorageInstalled
     uint64_t m_flushCommits = 0;
     uint64_t m_pageWrites = 0;
     uint64_t m_errors = 0;
-    Table m_txns{
-        std::vector<std::string>{"id", "type", "start_ns", "end_ns", "page_reads", "commit_ns"}};
+    Table m_txns{{lfsim::IntColumn("id"), lfsim::IntColumn("type"), lfsim::IntColumn("start_ns"),
+                  lfsim::IntColumn("end_ns"), lfsim::IntColumn("page_reads"),
+                  lfsim::IntColumn("commit_ns")}};
 };
 
 const bool g_registered = lfsim::RegisterWorkload(

@@ -222,13 +222,13 @@ NvmeofStack::KeepAliveAnswered(uint32_t path)
 void
 NvmeofStack::Finish(lfsim::RunContext& ctx, const std::string& prefix)
 {
-    ctx.SetMetric(prefix + "controller_resets", double(m_resets));
+    ctx.SetMetric(prefix + "controller_resets", m_resets);
     ctx.SetMetric(prefix + "controller_reset_first_us",
                   m_resets ? m_firstReset.GetSeconds() * 1e6 : 0.0);
-    ctx.SetMetric(prefix + "reconnect_tries", double(m_reconnectTries));
-    ctx.SetMetric(prefix + "controllers_reconnected", double(m_reconnected));
-    ctx.SetMetric(prefix + "controllers_deleted", double(m_deleted));
-    ctx.SetMetric(prefix + "keep_alive_timeouts", double(m_keepAliveTimeouts));
+    ctx.SetMetric(prefix + "reconnect_tries", m_reconnectTries);
+    ctx.SetMetric(prefix + "controllers_reconnected", m_reconnected);
+    ctx.SetMetric(prefix + "controllers_deleted", m_deleted);
+    ctx.SetMetric(prefix + "keep_alive_timeouts", m_keepAliveTimeouts);
 }
 
 } // namespace ns3

@@ -160,7 +160,7 @@ class ThinkTest : public lfsim::ModelTestCase
                                   "thinking is not I/O latency");
         NS_TEST_EXPECT_MSG_EQ_TOL(Num(think, "read_iops"), 1e6 / (lat + 50),
                                   1e6 / (lat + 50) * 0.01, "IOPS = 1 / (latency + thinktime)");
-        NS_TEST_EXPECT_MSG_EQ_TOL(Num(think, "cpu_us_per_io_think"), 20.0, 0.5,
+        NS_TEST_EXPECT_MSG_EQ_TOL(Num(think, "cpu_think_us_per_io"), 20.0, 0.5,
                                   "the spin part on the CPU, per I/O");
         lfsim::RunResult psync = RunStorage(Cpu(MicroSeconds(1), MicroSeconds(1),
                                                 {{"ns3::FioJob", "ioengine", "psync"},

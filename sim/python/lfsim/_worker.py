@@ -22,12 +22,13 @@ def run_point(core_config: dict) -> dict:
     raw = _core.core().run(core_config, None)
     wall = time.perf_counter() - t0
     metrics = {}
-    bools = []  # numbers in the sweep's table; named so that it can print them as yes/no
+    bools = []  # the boolean metrics, named so that the printed table says yes/no
     for k, v in (raw.get("metrics") or {}).items():
-        if isinstance(v, str):
+        if hasattr(v, "ndim") and v.ndim == 0:
+            v = v.item()
+        # As the core typed them: a count stays an int, a flag a bool (not 0.0/1.0).
+        if isinstance(v, str | int | float):
             metrics[str(k)] = v
-        elif isinstance(v, int | float) or (hasattr(v, "ndim") and v.ndim == 0):
-            metrics[str(k)] = float(v)
             if isinstance(v, bool):
                 bools.append(str(k))
     return {"metrics": metrics, "bools": bools, "wall_time_s": wall, "events": int(raw["events"])}

@@ -167,7 +167,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     (r"fct_p99_us", "p99 FCT us"),
     (r"(?P<w>.+)_fct_p99_us", "{w} p99 FCT us"),
     # FCP initiators
-    (r"total_MBps", "MB/s"),
+    (r"total_MiBps", "MiB/s"),
     (r"iops", "IOPS"),
     (r"p99_latency_us", "p99 latency us"),
     (r"target_port_min_credits", "min credits"),
@@ -178,16 +178,16 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     (r"write_lat_p99_us", "write p99 us"),
     (r"ios_failed", "failed I/Os"),
     # links and ping-pong
-    (r"throughput_MBps", "MB/s"),
-    (r"sustained_MBps", "sustained MB/s"),
-    (r"latency_slope_us_per_KB", "us per KiB"),
-    (r"knee_KB", "knee KiB"),
+    (r"throughput_MiBps", "MiB/s"),
+    (r"sustained_MiBps", "sustained MiB/s"),
+    (r"latency_slope_us_per_KiB", "us per KiB"),
+    (r"knee_KiB", "knee KiB"),
     # what the fabric did to get there
     (r"pause_frames_sent", "PAUSE sent"),
     (r"ecn_marked", "ECN marked"),
     (r"drops", "drops"),
     (r"retransmitted_packets", "retransmits"),
-    (r"peak_queue_KB", "peak queue KiB"),
+    (r"peak_queue_KiB", "peak queue KiB"),
     (r"deadlock", "deadlock"),
 )
 # With none of the above (another fabric's metrics): this many of its scalars, in order.

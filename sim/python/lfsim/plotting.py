@@ -17,10 +17,10 @@ scale) per flow-size bucket, when the run has flows; ``links`` -> ``topology.png
 switches and hosts, and, after a deadlock, the wait-for cycle as arrows along the ring links)
 and ``link_util.png`` (a histogram of the utilisation of every link direction). Other tables
 keyed by ``id`` get one bar per row up to ``MAX_BARS`` rows, a CDF per column beyond; tables
-keyed by a value (e.g. ``pingpong``'s ``size_B``) a line per column against it.
+keyed by a value (e.g. ``pingpong``'s ``size_bytes``) a line per column against it.
 
-Column units follow their suffix (``axis_label``); ``_KB`` columns are KiB (lfsim's metrics
-divide by 1024), rates in ``MBps`` are 10^6 bytes per second.
+Column units follow their suffix (``axis_label``), as ``lfsim.metrics`` defines them: ``_KiB``
+1024 bytes, ``_MiBps`` 2^20 bytes per second, ``_Gbps`` 10^9 bits per second.
 
 Sweeps get heat maps (``plot_heatmaps``): one metric over two grid keys, one panel per value of
 a third.
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from .runner import Result
 
-# Column-name suffix -> unit shown on the axis ("throughput_MBps" -> "throughput (MB/s)").
+# Column-name suffix -> unit shown on the axis ("throughput_MiBps" -> "throughput (MiB/s)").
 UNITS = {
     "s": "s",
     "ms": "ms",
@@ -51,11 +51,14 @@ UNITS = {
     "ps": "ps",
     "B": "B",
     "bytes": "B",
-    "KB": "KiB",  # lfsim's *_KB columns and metrics are bytes / 1024
+    "KiB": "KiB",
+    "MiB": "MiB",
+    "KB": "kB",
     "MB": "MB",
     "GB": "GB",
     "KBps": "KB/s",
     "MBps": "MB/s",
+    "MiBps": "MiB/s",
     "GBps": "GB/s",
     "bps": "bit/s",
     "Kbps": "kbit/s",
@@ -196,7 +199,7 @@ def _legend(ax, n: int) -> None:
         )
 
 
-KIB = 1024  # the queue plot's unit, as in the *_KB metrics
+KIB = 1024  # the queue plot's unit, as in the *_KiB metrics
 
 
 def queue_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
@@ -410,7 +413,7 @@ def goodput_figure(
     workload_of: Mapping[str, str] | None = None,
 ):
     """Per-flow goodput and the total per workload; None for other columns (FC's
-    goodput_MBps: generic)."""
+    goodput_MiBps: generic)."""
     if "goodput_Gbps" not in df.columns:
         return None
     return flows_figure(df, title, end_s, total=True, workload_of=workload_of, smooth=True)
@@ -961,7 +964,10 @@ def plot_special(
 
 MAX_BARS = 20  # an id table with more rows than this gets CDFs instead of bars
 # Columns of id tables that name or place a row rather than measure it: not plotted.
-ROW_KEYS = ("id", "label", "workload", "src", "dst", "a", "b")
+ROW_KEYS = (
+    "id", "label", "workload", "workload_label", "src", "src_label", "dst", "dst_label",
+    "a", "a_label", "b", "b_label", "type_label",
+)  # fmt: skip
 FLOW_CDF_COLUMNS = ("fct_us", "slowdown", "goodput_Gbps")
 
 
@@ -1116,9 +1122,9 @@ def bucket_names(lo: np.ndarray, hi: np.ndarray) -> list[str]:
 def slowdown_figure(df: pd.DataFrame, title: str):
     """FCT slowdown per flow-size bucket (``slowdown_by_size``): p50 and p99 on a log scale,
     each bucket named by its sizes and its number of messages. None for other columns."""
-    if not {"size_lo_B", "size_hi_B", "messages", "p50", "p99"} <= set(df.columns):
+    if not {"size_lo_bytes", "size_hi_bytes", "messages", "p50", "p99"} <= set(df.columns):
         return None
-    lo, hi = df["size_lo_B"].to_numpy(dtype=float), df["size_hi_B"].to_numpy(dtype=float)
+    lo, hi = df["size_lo_bytes"].to_numpy(dtype=float), df["size_hi_bytes"].to_numpy(dtype=float)
     count = df["messages"].to_numpy(dtype=float)
     p50, p99 = df["p50"].to_numpy(dtype=float), df["p99"].to_numpy(dtype=float)
     fig, axes = _table_figure(1, 3.4)
@@ -1210,7 +1216,7 @@ def table_figure(df: pd.DataFrame, title: str, rows: str = "rows"):
     x = cols[0]
     ys = [c for c in cols[1:] if c not in ROW_KEYS]
     if x != "id":
-        # The same quantity in another unit (pingpong: size_KB beside size_B) adds nothing.
+        # The same quantity in another unit (pingpong: size_KiB beside size_bytes) adds nothing.
         base = x.rpartition("_")[0] or x
         ys = [c for c in ys if (c.rpartition("_")[0] or c) != base]
     elif len(df) > 1:

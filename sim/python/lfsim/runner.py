@@ -30,7 +30,10 @@ class Result:
     ``summary`` is what ``summary.json`` holds, ``metrics`` its metrics, ``config`` the resolved
     configuration (``config.yaml``), ``out`` the output directory or None, ``pcap_files`` the
     packet captures written (``out/pcap/*.pcap``). Time series and tables are pandas DataFrames
-    over the arrays returned by C++ (no copy where pandas allows).
+    over the arrays returned by C++ (no copy where pandas allows), each column of its kind:
+    float64, int64 (counts, bytes, ids, integer nanoseconds) or bool. Metrics likewise: a
+    count is an ``int``, a flag a ``bool``, a measurement a ``float`` (names and units:
+    ``lfsim.metrics``).
     """
 
     def __init__(
@@ -41,6 +44,7 @@ class Result:
         tables: Mapping[str, Mapping[str, np.ndarray]],
         labels: Mapping[str, list[str]],
         out: Path | None = None,
+        label_columns: Mapping[str, Mapping[str, str]] | None = None,
     ):
         self.summary = summary
         self.config = config
@@ -48,6 +52,8 @@ class Result:
         self._series = series
         self._tables = tables
         self._labels = labels
+        # Per table, its columns whose ids index a list of labels (e.g. flows: src -> "hosts").
+        self._label_columns = dict(label_columns or {})
         self._frames: dict[tuple[str, str], pd.DataFrame] = {}
 
     @property
@@ -61,7 +67,7 @@ class Result:
 
     def metric_labels(self, name: str) -> list[str] | None:
         """What each entry of a vector metric is: a port (``paused_time_us``,
-        ``credit_stall_us``), a flow (``per_flow_goodput_Gbps``, ``per_flow_MBps``), a size
+        ``credit_stall_us``), a flow (``per_flow_goodput_Gbps``, ``per_flow_MiBps``), a size
         (the iscsi_burst vectors); None if that is not known for this metric."""
         values = self.metrics.get(name)
         if not isinstance(values, list) or all(isinstance(v, str) for v in values):
@@ -85,8 +91,8 @@ class Result:
             if "workload" in flows and "label" in flows:
                 # The first workload's flows (the others are reported by name).
                 return [str(x) for x in flows.loc[flows["workload"] == 0, "label"]]
-        if name.endswith("per_flow_MBps"):
-            return self.labels(name[: -len("per_flow_MBps")] + "flows")
+        if name.endswith("per_flow_MiBps"):
+            return self.labels(name[: -len("per_flow_MiBps")] + "flows")
         sizes = self.metrics.get("size_bytes")
         if name != "size_bytes" and isinstance(sizes, list) and len(sizes) == n:
             return [fmt_size(s) for s in sizes]
@@ -132,7 +138,11 @@ class Result:
                 if self.out is not None and (self.out / "series" / f"{name}.parquet").is_file():
                     return pd.read_parquet(self.out / "series" / f"{name}.parquet")
                 columns = columns.arrays()
-            self._frames[key] = make_frame(columns, self._labels.get(name))
+            refs = {
+                column: self._labels.get(labels)
+                for column, labels in self._label_columns.get(name, {}).items()
+            }
+            self._frames[key] = make_frame(columns, self._labels.get(name), refs)
         return self._frames[key]
 
     def __repr__(self) -> str:
@@ -157,17 +167,19 @@ class Spilled:
 
     CHUNK = 1 << 18
 
-    def __init__(self, path: str, rows: int, columns: list[str]):
+    def __init__(self, path: str, rows: int, columns: list[str], kinds: list[str] | None = None):
         self.path = path
         self.rows = int(rows)
         self.columns = list(columns)
+        # Each column's kind ("real", "int", "bool"): the files hold doubles.
+        self.kinds = list(kinds) if kinds is not None else ["real"] * len(self.columns)
 
     def arrays(self) -> dict[str, np.ndarray]:
         import numpy as np
 
         return {
-            c: np.fromfile(f"{self.path}.{i}.f64", dtype=np.float64, count=self.rows)
-            for i, c in enumerate(self.columns)
+            c: _of_kind(np.fromfile(f"{self.path}.{i}.f64", dtype=np.float64, count=self.rows), k)
+            for i, (c, k) in enumerate(zip(self.columns, self.kinds, strict=True))
         }
 
     def write_parquet(self, target: Path, labels: list[str] | None) -> None:
@@ -182,10 +194,13 @@ class Spilled:
             for lo in range(0, max(self.rows, 1), self.CHUNK):
                 count = min(self.CHUNK, self.rows - lo)
                 part = {
-                    c: np.fromfile(
-                        f"{self.path}.{i}.f64", dtype=np.float64, count=count, offset=8 * lo
+                    c: _of_kind(
+                        np.fromfile(
+                            f"{self.path}.{i}.f64", dtype=np.float64, count=count, offset=8 * lo
+                        ),
+                        k,
                     )
-                    for i, c in enumerate(self.columns)
+                    for i, (c, k) in enumerate(zip(self.columns, self.kinds, strict=True))
                 }
                 frame = make_frame(part, labels)
                 table = pa.Table.from_pandas(frame, preserve_index=False)
@@ -206,14 +221,38 @@ class Spilled:
             Path(f"{self.path}.{i}.f64").unlink(missing_ok=True)
 
 
-def make_frame(columns: Mapping[str, np.ndarray], labels: list[str] | None) -> pd.DataFrame:
-    """DataFrame over the C++ arrays, plus a ``label`` column after ``id`` if there is one."""
+def _of_kind(values: np.ndarray, kind: str) -> np.ndarray:
+    """Doubles of a spilled column as the core's kind says (int64 unless a NaN is there)."""
+    import numpy as np
+
+    if kind == "bool":
+        return values != 0
+    if kind == "int" and not np.isnan(values).any():
+        return values.astype(np.int64)
+    return values
+
+
+def make_frame(
+    columns: Mapping[str, np.ndarray],
+    labels: list[str] | None,
+    refs: Mapping[str, list[str] | None] | None = None,
+) -> pd.DataFrame:
+    """DataFrame over the C++ arrays, plus a ``label`` column after ``id`` if there is one and
+    a ``<column>_label`` after each column of ``refs`` (column -> the labels its ids index,
+    e.g. flows' ``src`` -> the host names)."""
     import pandas as pd
 
     # copy=False: dict input would otherwise be copied (and consolidated into one block).
     df = pd.DataFrame(dict(columns), copy=False)
     if "id" in df.columns:
         df.insert(df.columns.get_loc("id") + 1, "label", label_column(df["id"].to_numpy(), labels))
+    for column, names in (refs or {}).items():
+        if column in df.columns and f"{column}_label" not in df.columns:
+            df.insert(
+                df.columns.get_loc(column) + 1,
+                f"{column}_label",
+                label_column(df[column].to_numpy(), names),
+            )
     return df
 
 
@@ -307,21 +346,20 @@ def execute(
 
 
 def _metric(value: Any) -> Any:
-    if isinstance(value, str | bool):
+    """A metric as the core typed it: str, bool, int (a count) or float, or a list of them."""
+    if hasattr(value, "tolist"):  # a numpy scalar or array
+        value = value.tolist()
+    if isinstance(value, str | bool | int):
         return value
-    if isinstance(value, list | tuple) or hasattr(value, "tolist"):
-        seq = value.tolist() if hasattr(value, "tolist") else value
-        if isinstance(seq, list):
-            # Lists of labels (e.g. deadlock_cycle) stay strings; everything else is numeric.
-            return [v if isinstance(v, str) else float(v) for v in seq]
-        return float(seq)
+    if isinstance(value, list | tuple):
+        return [v if isinstance(v, str | bool | int) else float(v) for v in value]
     return float(value)
 
 
 def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
     series = dict(raw.get("series") or {})
     for name, info in (raw.get("spilled") or {}).items():
-        series[name] = Spilled(info["path"], info["rows"], info["columns"])
+        series[name] = Spilled(info["path"], info["rows"], info["columns"], info.get("kinds"))
     tables = dict(raw.get("tables") or {})
     summary = {
         "scenario": scenario.name,
@@ -341,7 +379,14 @@ def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
         "pcap_files": [],
         "lfsim_version": __version__,
     }
-    result = Result(summary, scenario.config, series, tables, dict(raw.get("labels") or {}))
+    result = Result(
+        summary,
+        scenario.config,
+        series,
+        tables,
+        dict(raw.get("labels") or {}),
+        label_columns=dict(raw.get("label_columns") or {}),
+    )
     result.fio_given = given_fio_options(scenario)  # fio.json echoes only what was set
     return result
 

@@ -161,7 +161,7 @@ def grid_points(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*grid.values())]
 
 
-HEATMAP_FORM = "names of scalar metrics, e.g. mean_queue_KB,jain_fairness"
+HEATMAP_FORM = "names of scalar metrics, e.g. mean_queue_KiB,jain_fairness"
 
 
 def heatmap_keys(grid: Mapping[str, Sequence[Any]], key: str = "heatmap") -> list[str]:
@@ -210,7 +210,8 @@ def check_heatmap_metrics(metrics: Any, key: str = "heatmap") -> list[str]:
 def _check_metrics_present(wanted: Sequence[str], metrics: Mapping[str, Any]) -> None:
     """Raise unless every wanted metric is a number in one point's results (or one of the
     columns every sweep has)."""
-    numeric = [k for k, v in metrics.items() if isinstance(v, float)] + ["wall_time_s", "events"]
+    numeric = [k for k, v in metrics.items() if isinstance(v, int | float)]  # flags too, as 0/1
+    numeric += ["wall_time_s", "events"]
     for m in wanted:
         if m not in numeric:
             raise ScenarioError(
@@ -232,8 +233,9 @@ def sweep(
 ) -> pd.DataFrame:
     """Run every point of the grid's cartesian product; one row per point.
 
-    Columns: the grid keys, every scalar metric (booleans as 0.0/1.0), ``wall_time_s`` and
-    ``events``; ``df.attrs``: ``fabrics`` (each point's) and ``bool_metrics``. Every point
+    Columns: the grid keys, every scalar metric of its kind (counts int64, flags bool, a
+    nullable ``Int64``/``boolean`` where some point's fabric has no such metric), ``wall_time_s``
+    and ``events``; ``df.attrs``: ``fabrics`` (each point's) and ``bool_metrics``. Every point
     is validated before any runs. With ``out``, ``sweep.parquet`` and ``sweep.csv`` are
     written there (atomically). Each point is a Dask task that runs it in a fresh interpreter
     of its own, so ns-3's global state never leaks between points: on a local cluster of
@@ -350,6 +352,7 @@ def sweep(
     # Keep the documented column order even if a metric is missing from some points.
     metric_cols = list(dict.fromkeys(k for r in results for k in r["metrics"]))
     df = df[list(dict.fromkeys([*points[0].keys(), *metric_cols, "wall_time_s", "events"]))]
+    df = df.astype(_metric_dtypes(metric_cols, [r["metrics"] for r in results]))
     if target is not None:
         with atomic_dir(target) as tmp:
             df.to_parquet(tmp / "sweep.parquet", index=False)
@@ -358,12 +361,28 @@ def sweep(
                 from .plotting import plot_heatmaps
 
                 constants = {k: v[0] for k, v in grid.items() if len(v) == 1}
-                plot_heatmaps(df, keys, maps, tmp, base.name, constants)
+                # Drawn as numbers: a flag as 0/1, a gap (pd.NA) as NaN.
+                drawn = df.astype({m: float for m in maps if m in df.columns})
+                plot_heatmaps(drawn, keys, maps, tmp, base.name, constants)
     # Not columns, and set after writing (sweep.csv and .parquet stay as they were): what the
     # printed table needs to know.
     df.attrs["fabrics"] = [sc.fabric for sc in scenarios]
     df.attrs["bool_metrics"] = sorted({k for r in results for k in r.get("bools", ())})
     return df
+
+
+def _metric_dtypes(names: Sequence[str], points: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Counts and flags keep their kind in the table (pandas would make a count missing from
+    one point a float, a flag an object): int64/bool, or Int64/boolean (nullable) with a gap."""
+    out = {}
+    for name in names:
+        values = [p[name] for p in points if name in p]
+        gap = len(values) < len(points)
+        if values and all(isinstance(v, bool) for v in values):
+            out[name] = "boolean" if gap else "bool"
+        elif values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            out[name] = "Int64" if gap else "int64"
+    return out
 
 
 def _describe(point: Mapping[str, Any]) -> str:

@@ -14,8 +14,8 @@ Example case module::
     def _throughput(ctx):
         measured = read_measured("fc_throughput")
         r = ctx.run("fc_distance", {"FcChannel.Length": 10000})
-        return [Row("throughput", "MB/s", float(measured["MBps"][0]),
-                    r.metrics["throughput_MBps"], tolerance=0.03)]
+        return [Row("throughput", "MiB/s", float(measured["MiBps"][0]),
+                    r.metrics["throughput_MiBps"], tolerance=0.03)]
 
     CASES = [Case("fc_throughput", source="fc_throughput.csv row 1",
                   note="nothing calibrated", evaluate=_throughput)]

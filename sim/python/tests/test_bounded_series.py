@@ -28,6 +28,11 @@ def test_spilled_series_equal_the_in_memory_ones(tmp_path, monkeypatch):
         pd.testing.assert_frame_equal(
             disk.astype({"label": str}), mem.astype({"label": str}), check_exact=True
         )
+        # Written from the raw files of doubles, the columns keep their kinds (issue 40).
+        assert (
+            disk["id"].dtype == "int64"
+            and disk["prio" if name == "pause" else "bytes"].dtype == "int64"
+        )
         # The same through the Result's own accessor, read back from the directory.
         assert len(r.timeseries(name)) == len(mem)
     # The raw spill files are gone; only the Parquet files remain.

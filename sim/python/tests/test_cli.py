@@ -22,7 +22,7 @@ def test_run_writes_summary_config_and_series(cli, tmp_path):
     out = tmp_path / "r"
     p = cli("run", "fc_distance", *SMALL, "--set", "record=credits,rx_buffers", "--out", str(out))
     assert p.returncode == 0, p.stderr
-    assert str(out) in p.stdout and "throughput_MBps" in p.stdout
+    assert str(out) in p.stdout and "throughput_MiBps" in p.stdout
 
     s = _summary(out)
     for key in ("scenario", "seed", "sim_time_s", "wall_time_s", "events", "metrics"):
@@ -126,7 +126,7 @@ def test_default_out_dir_and_replacement(cli, tmp_path):
     assert p.returncode == 0, p.stderr
     (other,) = set((tmp_path / "results").iterdir()) - {out}
     # 10 km at 2GFC: 2 credits cannot cover the round trip that 8 nearly do.
-    assert _summary(other)["metrics"]["throughput_MBps"] < first["metrics"]["throughput_MBps"]
+    assert _summary(other)["metrics"]["throughput_MiBps"] < first["metrics"]["throughput_MiBps"]
     timings = {k: v for k, v in _summary(out).items() if "wall" in k}  # wall clock
     assert _summary(out) == first | timings
 

@@ -137,7 +137,7 @@ def test_the_bottleneck_queue_sits_in_the_marking_band_not_at_the_pfc_threshold(
     assert KMIN <= dcqcn.median() <= KMAX
     assert (dcqcn <= KMAX).mean() >= 0.8
     assert (dcqcn > KMIN).mean() >= 0.3
-    assert KMIN / 1024 <= incast["dcqcn_long"].metrics["mean_queue_KB"] <= KMAX / 1024
+    assert KMIN / 1024 <= incast["dcqcn_long"].metrics["mean_queue_KiB"] <= KMAX / 1024
 
 
 def test_the_victim_recovers_most_of_its_goodput(incast):

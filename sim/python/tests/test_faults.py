@@ -136,7 +136,7 @@ def test_fc_link_down_discards_and_link_initialization_restores_the_credit():
     forever = "[{at: 500us, what: link_down, where: h0-h1}]"
     down = lfsim.run("fc_distance", {**over, "faults": forever}).metrics
     clean = lfsim.run("fc_distance", over).metrics
-    key = next(k for k in m if k.endswith("throughput_MBps"))
+    key = next(k for k in m if k.endswith("throughput_MiBps"))
     # Down for 0.5 ms of 4 ms, a link 1 ms round trip or so long: between the two.
     assert down[key] < m[key] < clean[key]
 

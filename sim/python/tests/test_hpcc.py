@@ -97,7 +97,7 @@ def test_convert_writes_a_scenario_that_runs(tmp_path, capsys):
     assert m["drops"] == 0 and m["retransmitted_packets"] == 0
     flows = r.table("flows")
     assert (flows["fct_us"] >= flows["ideal_fct_us"]).all()
-    assert math.isclose(flows["size_B"].sum(), 8 * 1_000_000 + 2 * (4096 + 65536 + 1_000_000))
+    assert math.isclose(flows["size_bytes"].sum(), 8 * 1_000_000 + 2 * (4096 + 65536 + 1_000_000))
     # The incast's eight 1 MB flows share h0's 100 Gb/s link: the last one to finish took at
     # least the time to carry all 8 MB at that rate.
     incast = flows[flows["dst"] == 0]

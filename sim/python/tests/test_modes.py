@@ -192,13 +192,14 @@ def test_run_records_the_mode_and_modes_change_the_physics(modes_file):
     far = lfsim.run(modes_file, {"mode": "far"})
     assert near.mode == "near" and near.summary["mode"] == "near" and far.mode == "far"
     # 10 km at 2GFC: 2 credits cannot cover the round trip, 8 credits over 10 m easily do.
-    assert far.metrics["throughput_MBps"] < 0.5 * near.metrics["throughput_MBps"]
+    assert far.metrics["throughput_MiBps"] < 0.5 * near.metrics["throughput_MiBps"]
     assert lfsim.run("fc_distance", SMALL_OVERRIDES).summary["mode"] is None
 
 
 def test_sweep_over_modes_has_the_union_of_metrics(modes_file, tmp_path):
     """Modes with different workloads report different metrics: one column per metric of any
-    point, NaN where a point has no such metric (as with modes of different fabrics)."""
+    point, missing where a point has no such metric (as with modes of different fabrics): NaN,
+    or <NA> in a column of counts or flags (which keeps their kind)."""
     modes = ["near", "far", "pingpong"]
     out = tmp_path / "sw"
     df = lfsim.sweep(modes_file, {"mode": modes}, jobs=3, out=out)
@@ -213,7 +214,7 @@ def test_sweep_over_modes_has_the_union_of_metrics(modes_file, tmp_path):
             if k in scalar[row["mode"]]:
                 assert row[k] == singles[row["mode"]][k], (row["mode"], k)
             else:
-                assert math.isnan(row[k]), (row["mode"], k)
+                assert pd.isna(row[k]), (row["mode"], k)
     written = pd.read_parquet(out / "sweep.parquet")
     pd.testing.assert_frame_equal(written, df)
 

@@ -247,7 +247,7 @@ def test_a_size_cdf_file_is_read_from_the_scenario_directory(cli, tmp_path):
     assert p.returncode == 0, p.stderr
     cfg = yaml.safe_load((tmp_path / "out" / "config.yaml").read_text())
     assert cfg["workload"]["web"]["SizeCdf"] == str(sub / "sizes.cdf")  # reruns from anywhere
-    sizes = pd.read_parquet(tmp_path / "out" / "flows.parquet")["size_B"]
+    sizes = pd.read_parquet(tmp_path / "out" / "flows.parquet")["size_bytes"]
     assert len(sizes) > 10
     assert sizes.between(2000, 4000).all()
 

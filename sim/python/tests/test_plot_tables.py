@@ -15,8 +15,8 @@ from lfsim.runner import Result, make_frame
 
 # Report.SizeBuckets 10000,100000,1000000: four buckets, the second without a message.
 SLOWDOWN = {
-    "size_lo_B": np.array([0.0, 1e4, 1e5, 1e6]),
-    "size_hi_B": np.array([1e4, 1e5, 1e6, np.inf]),
+    "size_lo_bytes": np.array([0.0, 1e4, 1e5, 1e6]),
+    "size_hi_bytes": np.array([1e4, 1e5, 1e6, np.inf]),
     "messages": np.array([12.0, 0.0, 5.0, 2.0]),
     "p50": np.array([1.5, np.nan, 3.0, 1.1]),
     "p95": np.array([2.0, np.nan, 9.0, 1.2]),
@@ -63,7 +63,7 @@ def flows_table():
         "workload": np.array([0.0, 0.0, 0.0, 1.0, 1.0]),
         "src": np.array([1.0, 2.0, 3.0, 4.0, 5.0]),
         "dst": np.zeros(5),
-        "size_B": np.full(5, 65536.0),
+        "size_bytes": np.full(5, 65536.0),
         "goodput_Gbps": np.array([2.0, 1.0, 3.0, 20.0, 0.0]),
         "fct_us": np.array([10.0, 30.0, 20.0, 4000.0, np.nan]),
         "slowdown": np.array([2.0, 6.0, 4.0, 1.0, np.nan]),
@@ -184,11 +184,11 @@ def test_many_ports_leave_out_those_at_zero():
 
 
 def test_a_column_in_another_unit_of_the_key_is_not_drawn():
-    """FC's pingpong table has size_B and size_KB: size against size is not a plot."""
+    """FC's pingpong table has size_bytes and size_KiB: size against size is not a plot."""
     df = pd.DataFrame(
         {
-            "size_B": [1024.0, 2048.0],
-            "size_KB": [1.0, 2.0],
+            "size_bytes": [1024.0, 2048.0],
+            "size_KiB": [1.0, 2.0],
             "latency_us": [100.0, 150.0],
         }
     )

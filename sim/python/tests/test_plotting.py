@@ -173,7 +173,7 @@ def test_goodput_totals_are_per_workload_as_the_metrics_are():
 def test_other_columns_keep_the_generic_plot(tmp_path):
     """FC's goodput is in MB/s: not the RoCE plot. Its PNG comes from plot_series."""
     df = make_frame(
-        {"time_s": np.array([0.0, 1e-3]), "id": np.zeros(2), "goodput_MBps": np.ones(2)}, ["h1"]
+        {"time_s": np.array([0.0, 1e-3]), "id": np.zeros(2), "goodput_MiBps": np.ones(2)}, ["h1"]
     )
     assert plotting.goodput_figure(df, "goodput", T_END) is None
     assert plotting.plot_special("goodput", df, "t", tmp_path / "g.png") is None

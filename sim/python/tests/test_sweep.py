@@ -33,7 +33,7 @@ def test_api_sweep_rows_columns_and_physics():
         assert got[k] == point.metrics[k], k
     # 20 km: the round trip needs more credits than 2, so 8 credits carry more.
     long = df[df["FcChannel.Length"] == 20000].set_index("FcNetDevice.BbCredit")
-    assert long.loc[8, "throughput_MBps"] > long.loc[2, "throughput_MBps"]
+    assert long.loc[8, "throughput_MiBps"] > long.loc[2, "throughput_MiBps"]
 
 
 def test_cli_sweep_writes_parquet_and_csv(cli, tmp_path):
@@ -54,12 +54,12 @@ def test_cli_sweep_writes_parquet_and_csv(cli, tmp_path):
     csv = pd.read_csv(out / "sweep.csv")
     assert len(df) == 6 and len(csv) == 6
     assert list(df.columns[:2]) == ["FcNetDevice.BbCredit", "FcNetDevice.Speed"]
-    assert {"throughput_MBps", "wall_time_s", "events"} <= set(df.columns)
+    assert {"throughput_MiBps", "wall_time_s", "events"} <= set(df.columns)
     assert list(csv.columns) == list(df.columns)
     assert df["FcNetDevice.BbCredit"].tolist() == [2, 2, 4, 4, 8, 8]
     # Doubling the line rate never lowers throughput.
     pivot = df.pivot(
-        index="FcNetDevice.BbCredit", columns="FcNetDevice.Speed", values="throughput_MBps"
+        index="FcNetDevice.BbCredit", columns="FcNetDevice.Speed", values="throughput_MiBps"
     )
     assert (pivot["2GFC"] >= pivot["1GFC"]).all()
 
@@ -72,7 +72,7 @@ def test_a_script_without_a_main_guard_can_sweep(tmp_path):
         "import lfsim\n"
         f"df = lfsim.sweep('fc_distance', {{'FcNetDevice.BbCredit': [2, 8]}}, "
         f"overrides={SMALL_OVERRIDES!r}, jobs=2)\n"
-        "print(df['throughput_MBps'].tolist())\n"
+        "print(df['throughput_MiBps'].tolist())\n"
     )
     p = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300
@@ -82,7 +82,7 @@ def test_a_script_without_a_main_guard_can_sweep(tmp_path):
     # Each point is the same simulation as an in-process run of it (same seed).
     want = [
         lfsim.run("fc_distance", {**SMALL_OVERRIDES, "FcNetDevice.BbCredit": c}).metrics[
-            "throughput_MBps"
+            "throughput_MiBps"
         ]
         for c in (2, 8)
     ]

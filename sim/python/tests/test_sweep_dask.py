@@ -110,7 +110,7 @@ def test_a_sweep_on_a_running_cluster_equals_the_local_one(cli, tmp_path, dask_c
     # Same points, same seed: the same simulations wherever they ran.
     same = [c for c in local.columns if c != "wall_time_s"]
     pd.testing.assert_frame_equal(remote[same], local[same])
-    assert remote["throughput_MBps"].nunique() > 1  # the grid changed something
+    assert remote["throughput_MiBps"].nunique() > 1  # the grid changed something
     # Both workers ran points (the fixture's workers ran nothing else).
     with Client(dask_cluster, timeout=10) as client:
         counts = client.run(lambda dask_worker: dask_worker.state.executed_count)

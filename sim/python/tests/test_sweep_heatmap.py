@@ -14,7 +14,7 @@ from lfsim import plotting
 
 CREDITS = "FcNetDevice.BbCredit=8,2"  # not sorted: the heat map keeps the grid's order
 LENGTH = "FcChannel.Length=1000,20000"
-METRIC = "throughput_MBps"
+METRIC = "throughput_MiBps"
 
 
 def _png_size(path):

@@ -222,7 +222,7 @@ def test_replay_reproduces_sizes_and_start_times_exactly(tmp_path):
     assert yaml.safe_load((tmp_path / "s.yaml").read_text())["workload"] == sc["workload"]
     r = lfsim.run(str(tmp_path / "s.yaml"), out=tmp_path / "o", pcap="h0,h1,h2")
     t = r.table("flows").sort_values("start_us")
-    assert list(t["size_B"]) == [s for s, _ in want]
+    assert list(t["size_bytes"]) == [s for s, _ in want]
     assert list(np.rint(t["start_us"] * 1000).astype(int)) == [ns for _, ns in want]
     assert t["fct_us"].notna().all()
     # In the simulation's own captures each message starts on its sender's port when the
@@ -293,5 +293,5 @@ def test_replay_on_fc_carries_every_message_as_a_write(tmp_path):
     rp.write_replay(sc, info, path, tmp_path / "s.yaml")
     r = lfsim.run(str(tmp_path / "s.yaml"))
     t = r.table("flows").sort_values("start_us")
-    assert list(t["size_B"]) == [size for *_, size, _ in plan]
+    assert list(t["size_bytes"]) == [size for *_, size, _ in plan]
     assert t["fct_us"].notna().all()

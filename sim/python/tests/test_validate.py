@@ -36,7 +36,7 @@ def _short_link(ctx):
     fig.savefig(fig_path)
     return [
         Row("payload throughput", "MB/s", float(measured["payload_MBps"][0]),
-            r.metrics["throughput_MBps"], tolerance=0.02, evidence="closed_form"),
+            r.metrics["throughput_MiBps"] * 2**20 / 1e6, tolerance=0.02, evidence="closed_form"),
         Row("credit never negative", "", None, float(credits.min()), kind="shape",
             passed=bool(credits.min() >= 0), criterion="min credits >= 0",
             evidence="consistency"),
@@ -46,7 +46,7 @@ def _short_link(ctx):
 def _wrong(ctx):
     r = ctx.run("fc_distance", {"stop_time": "2ms", "Report.Warmup": "200us",
                                 "FcChannel.Length": 10})
-    return [Row("throughput vs a wrong value", "MB/s", 100.0, r.metrics["throughput_MBps"],
+    return [Row("throughput vs a wrong value", "MB/s", 100.0, r.metrics["throughput_MiBps"],
                 tolerance=1.0, kind="absolute", evidence="closed_form")]
 
 

@@ -258,7 +258,7 @@ def compare_capture(
     hw = hw.sort_values(["start_ns", "bytes"], kind="stable").reset_index(drop=True)
     sim = flows.copy()
     sim["start_ns"] = np.rint(sim["start_us"] * 1e3).astype(np.int64)
-    sim = sim.sort_values(["start_ns", "size_B"], kind="stable").reset_index(drop=True)
+    sim = sim.sort_values(["start_ns", "size_bytes"], kind="stable").reset_index(drop=True)
     if len(sim) != len(hw):
         c.warnings.append(
             f"the capture has {len(hw)} messages, the run {len(sim)} flows: paired in start "
@@ -268,7 +268,7 @@ def compare_capture(
     moved = int(
         (
             (hw["start_ns"][:n].to_numpy() != sim["start_ns"][:n].to_numpy())
-            | (hw["bytes"][:n].to_numpy() != sim["size_B"][:n].to_numpy())
+            | (hw["bytes"][:n].to_numpy() != sim["size_bytes"][:n].to_numpy())
         ).sum()
     )
     if moved:
