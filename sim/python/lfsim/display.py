@@ -121,8 +121,12 @@ def format_vector(name: str, values: Sequence, labels: Sequence[str] | None, top
 def format_summary(
     summary: Mapping[str, Any], labels: Mapping[str, Sequence[str] | None] | None = None
 ) -> str:
-    """A short human summary: the run, then the scalar metrics that apply as an aligned table,
-    then one line per vector metric (``labels``: what each entry of a vector is)."""
+    """A short human summary: the run, then the metrics that apply by group (``lfsim.metrics``:
+    flows apart from messages, the bottleneck port apart from the switches...), each group's
+    header saying what sets it apart; scalars aligned, then one line per vector metric
+    (``labels``: what each entry of a vector is). A further workload's metrics (prefixed with
+    its name, from ``summary["workloads"]``) are a group of their own."""
+    from .metrics import GROUPS, METRICS, describe
     from .scenario import split_time, unit_seconds
 
     # Simulated time in the unit of stop_time (the unit the user thinks in).
@@ -136,15 +140,42 @@ def format_summary(
     ]
     metrics = summary["metrics"]
     fabric = summary.get("fabric")
-    scalars = {
-        k: v for k, v in metrics.items() if not isinstance(v, list) and applies(k, metrics, fabric)
-    }
-    if scalars:
-        width = max(len(k) for k in scalars)
-        lines += [f"  {k:<{width}}  {_scalar(v)}" for k, v in scalars.items()]
-    for k, v in metrics.items():
-        if isinstance(v, list) and v:  # an empty one (no deadlock cycle) says nothing
-            lines.append("  " + format_vector(k, v, (labels or {}).get(k)))
+    workloads = list(summary.get("workloads") or [])
+    groups: dict[str, list[str]] = {}
+    for name, value in metrics.items():
+        if isinstance(value, list):
+            if not value:  # an empty one (no deadlock cycle) says nothing
+                continue
+        elif not applies(name, metrics, fabric):
+            continue
+        what, workload = describe(name, workloads, fabric)
+        key = f"Workload {workload}" if workload else what.group if what else "Other"
+        groups.setdefault(key, []).append(name)
+    # Within a group, in the order lfsim.metrics lists them (counts before what is taken over
+    # them), a further workload's by the metric its name ends with.
+    known = list(METRICS)
+
+    def rank(name: str) -> int:
+        ends = [i for i, m in enumerate(known) if name == m or name.endswith("_" + m)]
+        return ends[0] if ends else len(known)
+
+    for names in groups.values():
+        names.sort(key=rank)
+    order = [*GROUPS, *(f"Workload {w}" for w in workloads), "Other"]
+    scalars = [n for names in groups.values() for n in names if not isinstance(metrics[n], list)]
+    width = max((len(n) for n in scalars), default=0)
+    for key in sorted(groups, key=order.index):
+        note = GROUPS.get(key) or (
+            "its own flows and messages" if key.startswith("Workload ") else "not described"
+        )
+        lines.append(f"  {key}: {note}")
+        names = groups[key]
+        lines += [f"    {n:<{width}}  {_scalar(metrics[n])}" for n in names if n in scalars]
+        lines += [
+            "    " + format_vector(n, metrics[n], (labels or {}).get(n))
+            for n in names
+            if n not in scalars
+        ]
     return "\n".join(lines)
 
 

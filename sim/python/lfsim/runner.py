@@ -370,6 +370,8 @@ def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
         "sim_time_s": float(raw["sim_time_s"]),
         "wall_time_s": wall_time_s,
         "events": int(raw["events"]),
+        # The workloads in order: metrics of the second and later ones carry their names.
+        "workloads": [str(w["name"]) for w in scenario.core_config().get("workloads", [])],
         # Where the wall time went: building the fabric, and the event loop.
         "build_wall_s": float(raw.get("build_wall_s", 0.0)),
         "events_wall_s": float(raw.get("events_wall_s", 0.0)),

@@ -72,8 +72,8 @@ def test_run_prints_vector_metrics_with_port_labels(cli, tmp_path):
     assert p.returncode == 0, p.stderr
     stall = json.loads((tmp_path / "o" / "summary.json").read_text())["metrics"]["credit_stall_us"]
     # One line per vector, each value with its port (the two N_Ports of the link).
-    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("  credit_stall_us:"))
-    assert line == f"  credit_stall_us: h0 {fmt_number(stall[0])}, h1 {fmt_number(stall[1])}"
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("    credit_stall_us:"))
+    assert line == f"    credit_stall_us: h0 {fmt_number(stall[0])}, h1 {fmt_number(stall[1])}"
     assert stall[1] > 0
 
 
