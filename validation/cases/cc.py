@@ -17,7 +17,7 @@ import numpy as np
 from lfsim.scenario import time_seconds
 from lfsim.validate import Case, Row
 
-KB = 1000.0
+KIB = 1024.0  # queue sizes in KiB, as lfsim reports them
 WINDOW_S = 0.010  # cc_compare's Report.Warmup: rates and queues over 10-20 ms
 TIMELY_STOP, TIMELY_WINDOW_S = "80ms", 0.040  # TIMELY climbs back from its start-up cut slowly
 
@@ -75,24 +75,24 @@ def _dctcp(ctx) -> list[Row]:
         p5, p95 = np.percentile(q, [5, 95])
         measured_amp = (p95 - p5) / 0.9  # a sawtooth spends 90 % of its time between them
         label = (
-            f"DCTCP, N={n}, K {k * mss / KB:.0f} KB, a = {a:.2f} packets per RTT, C RTT = "
+            f"DCTCP, N={n}, K {k * mss / KIB:.1f} KiB, a = {a:.2f} packets per RTT, C RTT = "
             f"{crtt:.1f} packets, W* = {w_star:.1f} packets"
         )
         rows += [
             Row(
                 f"{label}: mean queue 10-20 ms against Q_max - A/2",
-                "KB",
-                (q_max - amp / 2) * mss / KB,
-                float(q.mean()) / KB,
+                "KiB",
+                (q_max - amp / 2) * mss / KIB,
+                float(q.mean()) / KIB,
                 0.10,
                 evidence="closed_form",
             ),
             Row(
                 f"{label}: the sawtooth's amplitude A ((p95 - p5) / 0.9 of the queue samples, "
-                f"p5 {p5 / KB:.1f}, p95 {p95 / KB:.1f} KB; Q_max {q_max * mss / KB:.1f} KB)",
-                "KB",
-                amp * mss / KB,
-                measured_amp / KB,
+                f"p5 {p5 / KIB:.1f}, p95 {p95 / KIB:.1f} KiB; Q_max {q_max * mss / KIB:.1f} KiB)",
+                "KiB",
+                amp * mss / KIB,
+                measured_amp / KIB,
                 0.25,
                 evidence="closed_form",
                 known_deviation=_amplitude_note(w_star, stars.get(8)) if n == 16 else "",
@@ -202,11 +202,11 @@ def _hpcc(ctx) -> list[Row]:
             ),
             Row(
                 f"HPCC, N={n}, 10-20 ms: mean standing queue, near zero: below one line-rate "
-                f"window B x T ({bdp / KB:.2f} KB; p99 {np.percentile(q, 99) / KB:.1f} KB)",
-                "KB",
+                f"window B x T ({bdp / KIB:.2f} KiB; p99 {np.percentile(q, 99) / KIB:.1f} KiB)",
+                "KiB",
                 0.0,
-                float(q.mean()) / KB,
-                bdp / KB,
+                float(q.mean()) / KIB,
+                bdp / KIB,
                 kind="absolute",
                 evidence="closed_form",
             ),

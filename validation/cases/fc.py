@@ -12,6 +12,8 @@ from lfsim.scenario import time_seconds
 from lfsim.validate import Case, Row, read_measured
 
 KIB = 1024
+# The source states MB/s (10^6 B/s); lfsim's throughputs are MiB/s (2^20 B/s).
+MB_PER_MIB = 2**20 / 1e6
 LINE_BYTES_PER_S = 1.0625e9 / 10  # 1GFC: 1.0625 GBd, 8b/10b -> 106.25 MB/s of data bytes
 FRAME_PAYLOAD = 2048  # FcPingPong.MaxPayload in scenarios/fc_pingpong.yaml
 # A frame on the line: SOF 4 + header 24 + payload + CRC 4 + EOF 4, then six idle words (24 B).
@@ -52,25 +54,25 @@ def _pingpong(ctx):
     bare = ctx.run(
         "fc_pingpong", {"FcPingPong.HostOverhead": "0us", "FcPingPong.HostCopyRate": "0bps"}
     )
-    bare_ceiling = KIB / bare.metrics["latency_slope_us_per_KB"]  # bytes per us = MB/s
-    big = t[t["size_KB"] >= 200]["throughput_MBps"]
+    bare_ceiling = KIB / bare.metrics["latency_slope_us_per_KiB"]  # bytes per us = MB/s
+    big = t[t["size_KiB"] >= 200]["throughput_MiBps"] * MB_PER_MIB
     flat = float((big.max() - big.min()) / big.mean())
 
     fig, ax = plt.subplots(1, 2, figsize=(10, 3.8))
-    ax[0].plot(t["size_KB"], t["throughput_MBps"], label="lfsim, calibrated host")
+    ax[0].plot(t["size_KiB"], t["throughput_MiBps"] * MB_PER_MIB, label="lfsim, calibrated host")
     ax[0].plot(
-        bare.table("pingpong")["size_KB"],
-        bare.table("pingpong")["throughput_MBps"],
+        bare.table("pingpong")["size_KiB"],
+        bare.table("pingpong")["throughput_MiBps"] * MB_PER_MIB,
         label="lfsim, no host overhead",
         ls="--",
     )
     ax[0].axhline(sustained, color="k", lw=0.8, label=f"measured sustained {sustained:g} MB/s")
-    ax[0].axvline(knee_kb, color="grey", lw=0.8, ls=":", label=f"stated knee {knee_kb:g} KB")
-    ax[0].set_xlabel("message size (KB)")
+    ax[0].axvline(knee_kb, color="grey", lw=0.8, ls=":", label=f"stated knee {knee_kb:g} KiB")
+    ax[0].set_xlabel("message size (KiB)")
     ax[0].set_ylabel("throughput (MB/s)")
     ax[0].legend(fontsize=8)
-    ax[1].plot(t["size_KB"], t["latency_us"])
-    ax[1].set_xlabel("message size (KB)")
+    ax[1].plot(t["size_KiB"], t["latency_us"])
+    ax[1].set_xlabel("message size (KiB)")
     ax[1].set_ylabel("one-way latency (us)")
     fig.suptitle("Seed 001: 1GFC ping-pong through one switch")
     fig.tight_layout()
@@ -82,16 +84,16 @@ def _pingpong(ctx):
             "sustained throughput, messages >= 200 KB",
             "MB/s",
             sustained,
-            r.metrics["sustained_MBps"],
+            r.metrics["sustained_MiBps"] * MB_PER_MIB,
             tolerance=0.03,
             evidence="calibrated",
             point="fc_pingpong_1gfc:sustained_throughput",
         ),
         Row(
-            "knee (first size at 90 % of the 220 KB throughput)",
-            "KB",
+            "knee (first size at 90 % of the 220 KiB throughput)",
+            "KiB",
             knee_kb,
-            r.metrics["knee_KB"],
+            r.metrics["knee_KiB"],
             tolerance=10,
             kind="absolute",
             evidence="calibrated",
