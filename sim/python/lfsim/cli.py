@@ -478,7 +478,7 @@ def _add_trace_commands(sub, set_help: str) -> None:
 
     def common(p):
         p.add_argument(
-            "--tolerance", metavar="PCT", help="exit 1 when a row's |error| exceeds PCT %"
+            "--tolerance", metavar="PCT", help="exit 1 when a row's |error| exceeds PCT %%"
         )
         p.add_argument("--json", action="store_true", help="print the comparison as JSON")
         p.add_argument(
