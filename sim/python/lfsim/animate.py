@@ -29,14 +29,21 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+import matplotlib as mpl
 import numpy as np
+import pandas as pd
+import yaml
+from matplotlib.animation import FFMpegWriter, FuncAnimation, PillowWriter
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import FancyArrowPatch, Patch
 
 from .errors import ScenarioError, quote
-
-if TYPE_CHECKING:
-    import pandas as pd
+from .plotdata import link_peers, node_of, queue_port, topology_graph, topology_layout
+from .plotting import UNITS, axis_label, time_scale
+from .scenario import time_seconds
 
 # What a fabric's animation reads, in the order it prefers them.
 RECORDERS = {
@@ -91,9 +98,6 @@ def _read(path: Path, what: str):
 
 def load_run(path: str | Path) -> RunFolder:
     """Read a results folder; a ScenarioError (one line, exit 2) names what is missing."""
-    import pandas as pd
-    import yaml
-
     folder = Path(path)
     if not folder.is_dir():
         raise ScenarioError(
@@ -192,8 +196,6 @@ class Animation:
     def __init__(
         self, run: RunFolder, step_s: float | None = None, max_frames: int = DEFAULT_MAX_FRAMES
     ):
-        from .plotting import link_peers, queue_port
-
         self.run = run
         self.peers = link_peers(run.links, run.ports)
         self.port_set = set(self.peers)
@@ -242,8 +244,6 @@ class Animation:
         return t0, max(t1, t0)
 
     def _default_step(self) -> float:
-        from .scenario import time_seconds
-
         interval = time_seconds(str(self.run.config.get("sample_interval", "0s"))) or 0.0
         t0, t1 = self.span()
         return interval if interval > 0 else (t1 - t0) / max(DEFAULT_MAX_FRAMES - 1, 1)
@@ -274,8 +274,6 @@ class Animation:
         return {p: min(max(v / peak, 0.0), 1.0) for p, v in values.items()}
 
     def _port(self, label: str) -> str | None:
-        from .plotting import queue_port
-
         return queue_port(label, self.port_set)
 
     def _pause_spells(self) -> dict[str, list[tuple[float, float]]]:
@@ -356,18 +354,12 @@ class Animation:
         if out.suffix == ".html":
             out.write_text(jshtml(anim, fps), encoding="utf-8")
         elif out.suffix == ".gif":
-            from matplotlib.animation import PillowWriter
-
             anim.save(out, writer=PillowWriter(fps=fps), dpi=dpi)
         else:
-            from matplotlib.animation import FFMpegWriter
-
             anim.save(out, writer=FFMpegWriter(fps=fps), dpi=dpi)
         return out
 
     def matplotlib_animation(self, fig, update, fps: int = 10):
-        from matplotlib.animation import FuncAnimation
-
         return FuncAnimation(
             fig, update, frames=len(self.times), interval=1000 / fps, blit=False, repeat=False
         )
@@ -394,8 +386,6 @@ BUTTONS = {  # as HTML character references: the page declares no encoding
 
 
 def jshtml(anim, fps: int) -> str:
-    import matplotlib as mpl
-
     # The frames are embedded as PNG; the default limit (20 MB) would drop a long animation.
     with mpl.rc_context({"animation.embed_limit": 200.0}):
         html = anim.to_jshtml(fps=fps, default_mode="once")
@@ -434,13 +424,6 @@ class _Drawing:
         self.dpi = dpi
 
     def build(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.lines import Line2D
-        from matplotlib.patches import FancyArrowPatch, Patch
-
-        from .plotting import UNITS, node_of, time_scale, topology_graph, topology_layout
-
         a, run = self.a, self.a.run
         g = topology_graph(run.links, run.ports)
         pos = {n: np.asarray(p, dtype=float) for n, p in topology_layout(g).items()}
@@ -589,8 +572,6 @@ class _Drawing:
                 linewidth=1.0,
                 label="total",
             )
-            from .plotting import axis_label
-
             ax.set_ylabel("total " + axis_label(col))
         elif name == "queue":
             steps = a.queue
@@ -652,8 +633,6 @@ def to_html(
     """A results folder as HTML with a time slider, for a notebook:
     ``IPython.display.HTML(to_html(result.out, step="20us"))``. The frames are embedded as
     PNG (about 35 kB each at 60 dpi): a notebook keeps a few dozen."""
-    from .scenario import time_seconds
-
     step_s = time_seconds(step) if step is not None else None
     if step is not None and not step_s:
         raise ScenarioError(f"step: got {quote(step)}; accepted: a time with a unit, e.g. 10us")

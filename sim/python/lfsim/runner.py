@@ -482,6 +482,8 @@ def _write_files(result: Result, tmp: Path, plot: bool) -> None:
         if doc is not None:
             write_fio_json(doc, tmp / "fio.json")
     if plot:
+        # Lazy only so that matplotlib is loaded when figures are asked for (not by `import
+        # lfsim`); plotting does not import this module.
         from .plotting import plot_result
 
         plot_result(result, tmp / "plots")

@@ -355,7 +355,7 @@ def sweep(
             df.to_parquet(tmp / "sweep.parquet", index=False)
             df.to_csv(tmp / "sweep.csv", index=False)
             if maps:
-                from .plotting import plot_heatmaps
+                from .plotting import plot_heatmaps  # lazy: matplotlib only for heat maps
 
                 constants = {k: v[0] for k, v in grid.items() if len(v) == 1}
                 plot_heatmaps(df, keys, maps, tmp, base.name, constants)

@@ -17,7 +17,7 @@ from matplotlib.colors import to_rgba
 
 import lfsim
 from lfsim import animate as an
-from lfsim.plotting import queue_port
+from lfsim.plotdata import queue_port
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
