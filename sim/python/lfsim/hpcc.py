@@ -18,20 +18,13 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from .errors import ScenarioError, quote
+from .values import TIME_MAX_S, TIME_MAX_TEXT, time_seconds
+from .yamlio import Located
 
 # Ethernet rates lfsim models (RoceNetDevice): an HPCC rate maps to one of these.
 ETHERNET_GBPS = (10, 25, 40, 50, 100, 200, 400)
 _RATE_RE = re.compile(r"(\d+(?:\.\d+)?)(Gbps|Mbps|Kbps|bps)")
 _UNIT_BPS = {"Gbps": 10**9, "Mbps": 10**6, "Kbps": 10**3, "bps": 1}
-
-
-class Located(dict):
-    """A mapping read from a file, with where it came from (for error messages)."""
-
-    def __init__(self, data: dict, source: str, line: int):
-        super().__init__(data)
-        self.source = source
-        self.line = line
 
 
 def host_name(node_id: int) -> str:
@@ -132,8 +125,6 @@ def read_topology(path: Path) -> dict:
             )
         speed = ethernet_speed(path, n, f[2])
         delay = f[3]
-        from .scenario import time_seconds  # noqa: PLC0415
-
         if time_seconds(delay) is None or time_seconds(delay) < 0:
             raise ScenarioError(
                 f"{path} line {n}, field delay: got {quote(delay)}; accepted: a time >= 0 with "
@@ -160,9 +151,10 @@ def seconds_to_time(path: Path, line: int, text: str) -> str:
         s = Decimal(text)
     except InvalidOperation:
         s = None
-    if s is None or not s.is_finite() or s < 0 or s > 10**6:
+    if s is None or not s.is_finite() or s < 0 or s > Decimal(TIME_MAX_S):
         raise ScenarioError(
-            f"{path} line {line}, field start_time: got {quote(text)}; accepted: seconds >= 0"
+            f"{path} line {line}, field start_time: got {quote(text)}; accepted: seconds >= 0, "
+            f"at most {TIME_MAX_TEXT}"
         )
     ps = s * 10**12
     if ps != ps.to_integral_value():

@@ -18,6 +18,16 @@ from typing import Any
 from . import core as _core
 from . import hpcc
 from .errors import ScenarioError, quote
+from .values import (
+    LENGTH_FORM,
+    NAME_RE,
+    attribute_text,
+    check_time,
+    decimal_text,
+    length_metres,
+    name_list,
+)
+from .yamlio import read_yaml
 
 GENERATOR = "generator"
 PATTERN = "pattern"
@@ -48,8 +58,6 @@ def _resolve_attributes(
 ) -> dict[str, str]:
     """Every attribute of the instance as a string: given values checked, defaults filled.
     ``of`` names the instance in errors ("generator Star", "pattern Incast")."""
-    from .scenario import to_core_string  # noqa: PLC0415 (scenario imports this module)
-
     attrs = instance_attributes(type_id)
     known = [a["name"] for a in attrs]
     values: dict[str, str] = {}
@@ -58,13 +66,7 @@ def _resolve_attributes(
         if attr not in known:
             where = f" for {of}" if of else ""
             raise ScenarioError(f"{key}.{attr} does not exist{where}; accepted: {', '.join(known)}")
-        text = to_core_string(value)
-        if text is None:
-            raise ScenarioError(f"{key}.{attr}: got {quote(value)}; accepted: a single value")
-        phrase = _core.check_value(type_id, attr, text)
-        if phrase is not None:
-            raise ScenarioError(f"{key}.{attr}: got {quote(text)}; accepted: {phrase}")
-        values[attr] = text
+        values[attr] = attribute_text(_owner(type_id, attr), attr, value, f"{key}.{attr}")
     return {a["name"]: values.get(a["name"], str(a["default"])) for a in attrs}
 
 
@@ -78,11 +80,16 @@ def _where(item: Any, key: str) -> str:
     return key
 
 
-def _names(names: list[str], limit: int = 8) -> str:
-    """The first names of a list, for an accepted form: 'h0, h1, sw0' or 'h0, ..., (40 nodes)'."""
-    if len(names) <= limit:
-        return ", ".join(names)
-    return f"{', '.join(names[:limit])}, ... ({len(names)} nodes)"
+def _number(text: str) -> int | float:
+    return float(text) if any(c in text for c in ".eE") else int(text)
+
+
+def _owner(type_id: str, attr: str) -> str:
+    """The class (``type_id`` or an ancestor) that declares an instance's attribute."""
+    for t in [type_id, *reversed(_core.core().parents(type_id))]:
+        if any(a["name"] == attr for a in _core.attributes(t)):
+            return t
+    return type_id
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,8 +98,6 @@ def _names(names: list[str], limit: int = 8) -> str:
 
 def _read_graph_file(path: Path, key: str) -> dict:
     """A topology file: YAML with nodes/links (and groups), or an HPCC topology.txt."""
-    from .scenario import read_yaml  # noqa: PLC0415
-
     if not path.is_file():
         raise ScenarioError(
             f"{key}: file '{path}' does not exist; accepted: a YAML file of nodes and links or "
@@ -109,6 +114,9 @@ def _read_graph_file(path: Path, key: str) -> dict:
     return hpcc.read_topology(path)
 
 
+# A link's length in metres: what FcChannel and RoceChannel take (their Length, 0..1e7 m).
+LINK_LENGTH_MAX = 10**7
+
 # Classes with one object per node, whose attributes a node may set for itself (`set:`), and
 # attributes that are the run's, not a node's (HostCpu.Enabled: a storage workload models all
 # its hosts' CPUs or none).
@@ -118,8 +126,6 @@ RUN_WIDE = ("HostCpu.Enabled",)
 
 def _node_set(n: dict, where: str, classes: Mapping[str, str]) -> dict:
     """A node's ``set:``: attributes of its own per-node objects, each checked."""
-    from .scenario import to_core_string  # noqa: PLC0415 (scenario imports this module)
-
     sets = n.get("set", {})
     own = [c for c in NODE_CLASSES if c in classes]
     accepted = (
@@ -135,13 +141,7 @@ def _node_set(n: dict, where: str, classes: Mapping[str, str]) -> dict:
         cls, _, attr = str(k).partition(".")
         if cls not in own or not attr or k in RUN_WIDE:
             raise ScenarioError(f"{where}.set: key {quote(k)}; accepted: {accepted}")
-        text = to_core_string(v)
-        phrase = None if text is None else _core.check_value(classes[cls], attr, text)
-        if text is None or phrase is not None:
-            raise ScenarioError(
-                f"{where}.set.{k}: got {quote(v)}; accepted: {phrase or 'a single value'}"
-            )
-        checked[f"{cls}.{attr}"] = text
+        checked[f"{cls}.{attr}"] = attribute_text(classes[cls], attr, v, f"{where}.set.{k}")
     return checked
 
 
@@ -223,16 +223,14 @@ def _node_list(section: dict, key: str, classes: Mapping[str, str]) -> list[dict
 
 
 def _link_list(section: dict, key: str, nodes: list[dict], classes: Mapping[str, str]) -> list:
-    from .scenario import time_seconds, to_core_string  # noqa: PLC0415
-
     raw = section.get("links")
     if not isinstance(raw, list) or not raw:
         raise ScenarioError(
             f"{key}.links: got {quote(raw)}; accepted: a list of links, each {{a: h0, b: sw0}} "
-            "with optional speed, length (m) or delay, count and set"
+            "with optional speed, length or delay, count and set"
         )
     names = {n["name"] for n in nodes}
-    listed = _names([n["name"] for n in nodes])
+    listed = name_list([n["name"] for n in nodes])
     links = []
     for i, item in enumerate(raw):
         where = _where(item, f"{key}.links[{i}]")
@@ -272,17 +270,14 @@ def _link_list(section: dict, key: str, nodes: list[dict], classes: Mapping[str,
             link["speed"] = item["speed"].strip()
         if "length" in item:
             v = item["length"]
-            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1e7:
-                raise ScenarioError(f"{where}.length: got {quote(v)}; accepted: metres in 0..1e7")
-            link["length"] = v
-        if "delay" in item:
-            v = item["delay"]
-            s = time_seconds(v) if isinstance(v, str) else None
-            if s is None or s < 0:
+            metres = length_metres(v)
+            if metres is None or not 0 <= metres <= LINK_LENGTH_MAX:
                 raise ScenarioError(
-                    f"{where}.delay: got {quote(v)}; accepted: a time >= 0 with a unit, e.g. 1us"
+                    f"{where}.length: got {quote(v)}; accepted: {LENGTH_FORM}, at most 10000km"
                 )
-            link["delay"] = v.strip()
+            link["length"] = v if isinstance(v, int | float) else _number(decimal_text(metres))
+        if "delay" in item:
+            link["delay"] = check_time(item["delay"], f"{where}.delay", example="1us")
         if "length" in link and "delay" in link:
             raise ScenarioError(f"{where}: both length and delay; accepted: one of them")
         count = item.get("count", 1)
@@ -304,13 +299,7 @@ def _link_list(section: dict, key: str, nodes: list[dict], classes: Mapping[str,
                     f"{where}.set: key {quote(k)}; accepted: Class.Attribute with Class one of "
                     f"{', '.join(sorted(classes))}"
                 )
-            text = to_core_string(v)
-            phrase = None if text is None else _core.check_value(classes[cls], attr, text)
-            if text is None or phrase is not None:
-                raise ScenarioError(
-                    f"{where}.set.{k}: got {quote(v)}; accepted: {phrase or 'a single value'}"
-                )
-            checked[f"{cls}.{attr}"] = text
+            checked[f"{cls}.{attr}"] = attribute_text(classes[cls], attr, v, f"{where}.set.{k}")
         if checked:
             link["set"] = checked
         if getattr(item, "line", None) is not None:
@@ -413,8 +402,6 @@ def topology_core(resolved: dict, classes: Mapping[str, str]) -> dict:
 
 
 def _read_flows_file(path: Path, key: str) -> list:
-    from .scenario import read_yaml  # noqa: PLC0415
-
     if not path.is_file():
         raise ScenarioError(
             f"{key}: file '{path}' does not exist; accepted: a YAML list of flows or an HPCC "
@@ -432,8 +419,6 @@ _FLOW_KEYS = ("src", "dst", "size", "start", "messages", "depth", "priority")
 
 
 def _flow_list(raw: Any, key: str) -> list[dict]:
-    from .scenario import time_seconds  # noqa: PLC0415
-
     if not isinstance(raw, list) or not raw:
         raise ScenarioError(
             f"{key}: got {quote(raw)}; accepted: a list of flows, each {{src: h1, dst: h0, "
@@ -474,13 +459,7 @@ def _flow_list(raw: Any, key: str) -> list[dict]:
                     )
                 flow[k] = v
         if "start" in f:
-            v = f["start"]
-            s = time_seconds(v) if isinstance(v, str) else None
-            if s is None or s < 0:
-                raise ScenarioError(
-                    f"{where}.start: got {quote(v)}; accepted: a time >= 0 with a unit, e.g. 1ms"
-                )
-            flow["start"] = v.strip()
+            flow["start"] = check_time(f["start"], f"{where}.start")
         if getattr(f, "line", None) is not None:
             flow["where"] = where  # read from a file: its line, for errors at build time
         flows.append(flow)
@@ -500,8 +479,6 @@ def resolve_workloads(raw: Any, fabric: str, base_dir: Path | None) -> dict[str,
     out: dict[str, dict] = {}
     for name, item in raw.items():
         key = f"workload.{name}"
-        from .scenario import NAME_RE  # noqa: PLC0415
-
         if not isinstance(name, str) or not NAME_RE.fullmatch(name):
             raise ScenarioError(
                 f"workload: name {quote(name)} is not a name; accepted: letters, digits, '_', "
