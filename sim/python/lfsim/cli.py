@@ -248,7 +248,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 
 def _cmd_animate(args: argparse.Namespace) -> int:
-    from .animate import animate
+    import warnings
+
+    from .animate import AnimationNote, animate
     from .scenario import time_seconds
 
     def seconds(text: str | None, key: str) -> float | None:
@@ -259,14 +261,19 @@ def _cmd_animate(args: argparse.Namespace) -> int:
             raise ScenarioError(f"{key}: got '{text}'; accepted: a time with a unit, e.g. 10us")
         return value
 
-    out = animate(
-        args.result,
-        args.out,
-        step_s=seconds(args.step, "--step"),
-        max_frames=args.max_frames,
-        fps=args.fps,
-        at_s=seconds(args.at, "--at"),
-    )
+    with warnings.catch_warnings(record=True) as notes:
+        warnings.simplefilter("always", AnimationNote)
+        out = animate(
+            args.result,
+            args.out,
+            step_s=seconds(args.step, "--step"),
+            max_frames=args.max_frames,
+            fps=args.fps,
+            at_s=seconds(args.at, "--at"),
+        )
+    for note in notes:  # what it did other than asked: one line each, the run still succeeds
+        if issubclass(note.category, AnimationNote):
+            print(f"lfsim: warning: {note.message}", file=sys.stderr)
     print(f"animation: {out}")
     return 0
 
@@ -299,7 +306,7 @@ def _add_animate(sub) -> None:
     )
     a.add_argument("--fps", type=_positive_int, default=10, help="frames per second (default 10)")
     a.add_argument(
-        "--at", metavar="TIME", help="with FILE.png: the frame nearest TIME (default the last)"
+        "--at", metavar="TIME", help="with FILE.png: the instant TIME (default the run's end)"
     )
     a.set_defaults(func=_cmd_animate)
 
