@@ -635,6 +635,10 @@ def _cmd_compare_trace(args: argparse.Namespace) -> int:
     from .traces.report import check_tolerance
 
     check_tolerance(args.tolerance)  # before anything runs
+    if args.out:
+        from .output import check_target
+
+        check_target(Path(args.out), "--out")
     if args.kind == "fio":
         cmp = compare_fio_files(args.hw, args.sim, args.match)
     elif args.kind == "perftest":
@@ -763,6 +767,12 @@ def main(argv: list[str] | None = None) -> int:
     except (CoreUnavailable, SimulationError) as exc:
         print(f"lfsim: error: {one_line(str(exc))}", file=sys.stderr)
         return 1
+    except OSError as exc:
+        # A file the command needed could not be read or written (a full disk, a device gone):
+        # one line naming it, as for bad input, never a traceback.
+        what = f"{exc.filename}: {exc.strerror}" if exc.filename else one_line(str(exc))
+        print(f"lfsim: error: {what}", file=sys.stderr)
+        return 2
     except _Terminated:
         print("lfsim: terminated", file=sys.stderr)
         return 143
