@@ -872,7 +872,8 @@ _PLAYER_JS = """
   b[4].onclick = function () { stop(); show(n - 1); };
   slider.oninput = function () { stop(); show(+slider.value); };
   if (img.complete) fit(); else img.onload = fit;
-  window.addEventListener("resize", fit);
+  if (window.ResizeObserver) new ResizeObserver(fit).observe(img);  // e.g. a notebook's panel
+  else window.addEventListener("resize", fit);
 })();
 """
 
