@@ -15,7 +15,15 @@ import yaml
 
 from . import core as _core
 from ._version import __version__
-from .errors import ScenarioError, one_line, quote
+from .errors import (
+    OVERRIDES_ACCEPTED,
+    ScenarioError,
+    bool_arg,
+    mapping_arg,
+    one_line,
+    path_arg,
+    quote,
+)
 from .output import atomic_dir, check_target
 from .scenario import Scenario, given_fio_options, load_scenario, split_time, unit_seconds
 
@@ -380,9 +388,11 @@ def run(
 
     ``pcap``: ``"all"`` or port labels (list or comma-separated) whose packets the fabric
     captures into ``out/pcap/`` (needs ``out``; ``Result.pcap_files`` lists the files)."""
+    overrides = mapping_arg(overrides, "overrides", OVERRIDES_ACCEPTED)
+    target = path_arg(out, "out")
+    plot, progress = bool_arg(plot, "plot"), bool_arg(progress, "progress")
     sc = load_scenario(scenario, overrides, seed)
     ports = parse_pcap(pcap) if pcap is not None else None
-    target = Path(out) if out is not None else None
     if plot and target is None:
         raise ScenarioError("plot: needs an output directory; accepted: plot=True with out=DIR")
     if ports is not None and target is None:

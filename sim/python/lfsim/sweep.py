@@ -28,7 +28,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._env import simulation_env
-from .errors import ScenarioError, SimulationError, one_line, quote
+from .errors import (
+    OVERRIDES_ACCEPTED,
+    ScenarioError,
+    SimulationError,
+    bool_arg,
+    mapping_arg,
+    one_line,
+    path_arg,
+    quote,
+)
 from .output import atomic_dir, check_target
 from .scenario import Scenario, load_scenario
 
@@ -247,9 +256,14 @@ def sweep(
     """
     import pandas as pd
 
+    grid = mapping_arg(grid, "grid", "a dict of key to a list of values, e.g. {'seed': [1, 2, 3]}")
+    if grid is None:
+        raise ScenarioError("grid: got None; accepted: a dict of key to a list of values")
+    overrides = mapping_arg(overrides, "overrides", OVERRIDES_ACCEPTED)
+    target = path_arg(out, "out")
+    progress = bool_arg(progress, "progress")
     base = load_scenario(scenario, overrides, seed)
     points = grid_points(grid)
-    target = Path(out) if out is not None else None
     maps: list[str] = []
     keys: list[str] = []
     if heatmap is not None:
