@@ -21,13 +21,15 @@ from .errors import ScenarioError, quote
 from .values import (
     LENGTH_FORM,
     NAME_RE,
+    TIME_MAX_S,
     attribute_text,
     check_time,
     decimal_text,
     length_metres,
     name_list,
+    time_seconds,
 )
-from .yamlio import read_yaml
+from .yamlio import Located, read_yaml
 
 GENERATOR = "generator"
 PATTERN = "pattern"
@@ -416,6 +418,8 @@ def _read_flows_file(path: Path, key: str) -> list:
 
 
 _FLOW_KEYS = ("src", "dst", "size", "start", "messages", "depth", "priority")
+_FLOW_INTS = (("size", 1, 2**31), ("messages", 0, 10**9), ("depth", 1, 4096), ("priority", 0, 7))
+_FLOW_KEYSET = frozenset((*_FLOW_KEYS, "where"))
 
 
 def _flow_list(raw: Any, key: str) -> list[dict]:
@@ -426,44 +430,76 @@ def _flow_list(raw: Any, key: str) -> list[dict]:
         )
     flows = []
     for i, f in enumerate(raw):
-        where = _where(f, f"{key}[{i}]")
-        if isinstance(f, str):
-            a, sep, b = f.partition(">")
-            if not sep:
-                raise ScenarioError(f"{where}: got {quote(f)}; accepted: 'SRC>DST' or a mapping")
-            f = {"src": a.strip(), "dst": b.strip()}
-        if not isinstance(f, dict):
-            raise ScenarioError(f"{where}: got {quote(f)}; accepted: {{src: h1, dst: h0, ...}}")
-        extra = set(f) - set(_FLOW_KEYS) - {"where"}
-        if extra:
-            raise ScenarioError(
-                f"{where}: key '{sorted(extra)[0]}' does not exist; accepted: "
-                f"{', '.join(_FLOW_KEYS)}"
-            )
-        flow: dict[str, Any] = {}
-        for k in ("src", "dst"):
-            if not isinstance(f.get(k), str | int):
-                raise ScenarioError(f"{where}.{k}: got {quote(f.get(k))}; accepted: a host name")
-            flow[k] = str(f[k])
-        for k, lo, hi in (
-            ("size", 1, 2**31),
-            ("messages", 0, 10**9),
-            ("depth", 1, 4096),
-            ("priority", 0, 7),
-        ):
-            if k in f:
-                v = f[k]
-                if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                    raise ScenarioError(
-                        f"{where}.{k}: got {quote(v)}; accepted: an integer in {lo}..{hi}"
-                    )
-                flow[k] = v
-        if "start" in f:
-            flow["start"] = check_time(f["start"], f"{where}.start")
-        if getattr(f, "line", None) is not None:
-            flow["where"] = where  # read from a file: its line, for errors at build time
+        flow = _plain_flow(f)
+        if flow is None:
+            flow = _flow(f, _where(f, f"{key}[{i}]"))
+        elif type(f) is Located:
+            flow["where"] = f"{f.source} line {f.line}, {key}[{i}]"
         flows.append(flow)
     return flows
+
+
+def _plain_flow(f: Any) -> dict | None:
+    """A flow as most are (a mapping of host names, integers and a time, each in range),
+    checked in a few steps; None for anything else, which _flow checks and names. Lists of
+    a million flows pass here."""
+    if (type(f) is not Located and type(f) is not dict) or not f.keys() <= _FLOW_KEYSET:
+        return None
+    src, dst = f.get("src"), f.get("dst")
+    if type(src) is not str or type(dst) is not str:
+        return None
+    flow = {"src": src, "dst": dst}
+    for k, lo, hi in _FLOW_INTS:
+        v = f.get(k)
+        if v is not None:
+            if type(v) is not int or not lo <= v <= hi:
+                return None
+            flow[k] = v
+        elif k in f:
+            return None
+    start = f.get("start")
+    if start is not None:
+        seconds = time_seconds(start)
+        if seconds is None or not 0 <= seconds <= TIME_MAX_S:
+            return None
+        flow["start"] = start.strip()
+    elif "start" in f:
+        return None
+    return flow
+
+
+def _flow(f: Any, where: str) -> dict:
+    """One flow of any form (``'SRC>DST'``, host ids as integers), checked key by key."""
+    if isinstance(f, str):
+        a, sep, b = f.partition(">")
+        if not sep:
+            raise ScenarioError(f"{where}: got {quote(f)}; accepted: 'SRC>DST' or a mapping")
+        f = {"src": a.strip(), "dst": b.strip()}
+    if not isinstance(f, dict):
+        raise ScenarioError(f"{where}: got {quote(f)}; accepted: {{src: h1, dst: h0, ...}}")
+    extra = set(f) - _FLOW_KEYSET
+    if extra:
+        raise ScenarioError(
+            f"{where}: key '{sorted(extra)[0]}' does not exist; accepted: {', '.join(_FLOW_KEYS)}"
+        )
+    flow: dict[str, Any] = {}
+    for k in ("src", "dst"):
+        if not isinstance(f.get(k), str | int):
+            raise ScenarioError(f"{where}.{k}: got {quote(f.get(k))}; accepted: a host name")
+        flow[k] = str(f[k])
+    for k, lo, hi in _FLOW_INTS:
+        if k in f:
+            v = f[k]
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise ScenarioError(
+                    f"{where}.{k}: got {quote(v)}; accepted: an integer in {lo}..{hi}"
+                )
+            flow[k] = v
+    if "start" in f:
+        flow["start"] = check_time(f["start"], f"{where}.start")
+    if getattr(f, "line", None) is not None:
+        flow["where"] = where  # read from a file: its line, for errors at build time
+    return flow
 
 
 def resolve_workloads(raw: Any, fabric: str, base_dir: Path | None) -> dict[str, dict]:

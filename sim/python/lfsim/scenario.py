@@ -35,7 +35,7 @@ from .values import (  # noqa: F401
     to_core_string,
     unit_seconds,
 )
-from .yamlio import MAX_DEPTH, MAX_VALUES, Located, check_size, read_yaml  # noqa: F401
+from .yamlio import MAX_DEPTH, MAX_VALUES, Located, check_size, copy_data, paused_gc, read_yaml  # noqa: F401
 
 # ---------------------------------------------------------------------------------------------
 # The fixed top-level part, validated with pydantic. Messages come from ACCEPTED, not from
@@ -443,15 +443,15 @@ def _raw_from(scenario: Any) -> tuple[dict, str | None, Path | None, dict]:
         if scenario.source is not None:
             src = scenario.source
             return (
-                copy.deepcopy(src.raw),
+                src.raw,  # read-only: resolving builds new mappings, never changes it
                 src.default_name,
                 scenario.path,
                 dict(src.overrides),
             )
-        return copy.deepcopy(scenario.config), scenario.name, scenario.path, {}
+        return copy_data(scenario.config), scenario.name, scenario.path, {}
     if isinstance(scenario, Mapping):
         check_size(dict(scenario), "scenario")
-        return copy.deepcopy(dict(scenario)), None, None, {}
+        return copy_data(dict(scenario)), None, None, {}
     if isinstance(scenario, str | Path):
         path = find_scenario(scenario)
         raw = read_yaml(path)
@@ -540,6 +540,11 @@ def load_scenario(
     its first mode: the mode is merged over the base, then the overrides applied.
     Raises ``ScenarioError`` (one line) on any bad input.
     """
+    with paused_gc():
+        return _load(scenario, overrides, seed)
+
+
+def _load(scenario: Any, overrides: Mapping[str, Any] | None, seed: int | None) -> Scenario:
     raw, default_name, path, prior = _raw_from(scenario)
     for key in raw:
         if not isinstance(key, str):
@@ -550,7 +555,9 @@ def load_scenario(
     applied = {**prior, **{str(k): v for k, v in (overrides or {}).items()}}
     if seed is not None:
         applied["seed"] = seed
-    source = _Source(copy.deepcopy(raw), default_name, dict(applied))
+    # Kept as it is: the raw mapping is this loader's own (read from a file or copied by
+    # _raw_from), and resolving it builds new mappings instead of changing it.
+    source = _Source(raw, default_name, dict(applied))
 
     modes = _parse_modes(raw)
     rest = {k: v for k, v in applied.items() if k != "mode"}
