@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import core as _core
-from . import hpcc
+from . import flows, hpcc
 from .errors import ScenarioError, quote
 from .values import (
     LENGTH_FORM,
@@ -403,22 +403,31 @@ def topology_core(resolved: dict, classes: Mapping[str, str]) -> dict:
 # Workloads
 
 
-def _read_flows_file(path: Path, key: str) -> list:
+FLOW_FILES = (
+    "a YAML list of flows, a CSV or Parquet table of flows (.csv, .parquet) or an HPCC flow.txt"
+)
+
+
+def _flow_file(f: Any, key: str, base_dir: Path | None, sha256: Any = None) -> list | dict:
+    """A flow file -> its flows: a YAML list embedded (checked as inline flows), a table
+    (CSV, Parquet, HPCC) checked and referred to by path and SHA-256."""
+    if not isinstance(f, str) or not f:
+        raise ScenarioError(f"{key}: got {quote(f)}; accepted: {FLOW_FILES}")
+    path = Path(f)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
     if not path.is_file():
-        raise ScenarioError(
-            f"{key}: file '{path}' does not exist; accepted: a YAML list of flows or an HPCC "
-            "flow.txt"
-        )
-    if path.suffix in (".yaml", ".yml"):
-        raw = read_yaml(path)
-        if not isinstance(raw, list):
-            raise ScenarioError(f"{path}: got {quote(raw)}; accepted: a YAML list of flows")
-        return raw
-    return hpcc.read_flows(path)
+        raise ScenarioError(f"{key}: file '{path}' does not exist; accepted: {FLOW_FILES}")
+    if flows.is_table(path):
+        return flows.resolve_file(path.resolve(), key, sha256)
+    raw = read_yaml(path)
+    if not isinstance(raw, list):
+        raise ScenarioError(f"{path}: got {quote(raw)}; accepted: a YAML list of flows")
+    return raw
 
 
-_FLOW_KEYS = ("src", "dst", "size", "start", "messages", "depth", "priority")
-_FLOW_INTS = (("size", 1, 2**31), ("messages", 0, 10**9), ("depth", 1, 4096), ("priority", 0, 7))
+_FLOW_KEYS = flows.FLOW_KEYS
+_FLOW_INTS = flows.FLOW_INTS
 _FLOW_KEYSET = frozenset((*_FLOW_KEYS, "where"))
 
 
@@ -534,24 +543,33 @@ def resolve_workloads(raw: Any, fabric: str, base_dir: Path | None) -> dict[str,
                 f"{key}.{PATTERN}: got {quote(pattern)} with fabric {fabric}; accepted: fabric "
                 f"{', '.join(info['fabrics'])} for this pattern"
             )
-        flows = None
+        listed = None
         if "file" in item:
             f = item.pop("file")
-            if pattern != FLOWS or not isinstance(f, str):
+            if pattern != FLOWS:
                 raise ScenarioError(
                     f"{key}.file: got {quote(f)}; accepted: a flow file with pattern Flows"
                 )
-            path = Path(f)
-            if not path.is_absolute() and base_dir is not None:
-                path = base_dir / path
-            flows = _flow_list(_read_flows_file(path, f"{key}.file"), f"{key}.flows")
+            listed = _flow_file(f, f"{key}.file", base_dir)
         if "flows" in item:
-            if pattern != FLOWS or flows is not None:
+            if pattern != FLOWS or listed is not None:
                 raise ScenarioError(
                     f"{key}.flows: accepted only with pattern Flows, and not with file"
                 )
-            flows = _flow_list(item.pop("flows"), f"{key}.flows")
-        if pattern == FLOWS and flows is None:
+            listed = item.pop("flows")
+            if isinstance(listed, dict):  # {file: FLOWS.csv, sha256: HEX} (a resolved table)
+                extra = set(listed) - {"file", "sha256", "count"}
+                if extra or "file" not in listed:
+                    raise ScenarioError(
+                        f"{key}.flows: got {quote(listed)}; accepted: a list of flows or "
+                        "{file: FILE} (a CSV, Parquet or HPCC flow table; sha256 optional)"
+                    )
+                sha = listed.get("sha256")
+                listed = _flow_file(listed["file"], f"{key}.flows.file", base_dir, sha)
+        flows_ = listed
+        if isinstance(listed, list):
+            flows_ = _flow_list(listed, f"{key}.flows")
+        if pattern == FLOWS and flows_ is None:
             raise ScenarioError(
                 f"{key}: pattern Flows without flows; accepted: flows: [{{src: h1, dst: h0}}, "
                 "...] or file: FILE"
@@ -559,8 +577,8 @@ def resolve_workloads(raw: Any, fabric: str, base_dir: Path | None) -> dict[str,
         resolved: dict[str, Any] = {PATTERN: pattern}
         resolved.update(_resolve_attributes(key, info["type_id"], item, f"pattern {pattern}"))
         _resolve_size_cdf(resolved, base_dir)
-        if flows is not None:
-            resolved["flows"] = flows
+        if flows_ is not None:
+            resolved["flows"] = flows_
         out[name] = resolved
     return out
 
@@ -590,8 +608,13 @@ def workloads_core(resolved: dict[str, dict]) -> list[dict]:
             "type_id": patterns[item[PATTERN]]["type_id"],
             "attributes": attrs,
         }
-        if "flows" in item:
-            entry["tables"] = {"flows": [{k: str(v) for k, v in f.items()} for f in item["flows"]]}
+        listed = item.get("flows")
+        if isinstance(listed, dict):  # a table read from its file when the run is built
+            key = f"workload.{name}.flows"
+            table = flows.read_table(Path(listed["file"]), key, listed["sha256"])
+            entry["tables"] = {"flows": table.core_rows(key)}
+        elif listed is not None:
+            entry["tables"] = {"flows": [{k: str(v) for k, v in f.items()} for f in listed]}
         out.append(entry)
     return out
 

@@ -34,7 +34,9 @@ TIME_UNITS = {
     "ps": 1e-12,
     "fs": 1e-15,
 }
-TIME_RE = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(d|h|min|s|ms|us|ns|ps|fs)")
+TIME_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+TIME_UNIT = "d|h|min|s|ms|us|ns|ps|fs"
+TIME_RE = re.compile(f"({TIME_NUMBER})({TIME_UNIT})")
 # ns-3's Time (at lfsim's picosecond resolution) is a signed 64-bit count: at most 2^63 - 1 ps
 # = 9,223,372.036854775807 s. The C++ side (lfsim::ParseTime, CheckValue) refuses anything
 # beyond 9.2e6 s, a round bound just below it; both sides use the same number.

@@ -115,3 +115,95 @@ def test_rows_aliased_elsewhere_are_the_same_rows():
     text = "a: &rows\n" + _rows(["h1"] * 70) + "b: *rows\n"
     got = yamlio.parse_yaml(text, "s.yaml")
     assert got["b"] is got["a"] and got == yaml.safe_load(text)
+
+
+def _table_files(tmp_path, flows: list[dict]) -> dict[str, str]:
+    """The flows as a CSV, a Parquet file and an HPCC flow.txt; the scenario for each."""
+    import pandas as pd
+
+    df = pd.DataFrame(flows)
+    df["size"] = df["size"].astype("Int64")
+    df["priority"] = df["priority"].astype("Int64")
+    df.to_csv(tmp_path / "f.csv", index=False)
+    df.to_parquet(tmp_path / "f.parquet")
+    lines = [
+        f"{f['src'][1:]} {f['dst'][1:]} {f.get('priority', 0)} 100 {f['size']} "
+        f"{int(f.get('start', '0ns')[:-2]) / 1e9:.9f}\n"
+        for f in flows
+    ]
+    (tmp_path / "f.txt").write_text(f"{len(flows)}\n" + "".join(lines))
+    out = {}
+    for ext in ("csv", "parquet", "txt"):
+        out[ext] = HEAD + f"workload:\n  w: {{pattern: Flows, file: f.{ext}}}\n"
+    return out
+
+
+@pytest.mark.parametrize("ext", ["csv", "parquet", "txt"])
+def test_100000_flows_from_a_table_file_arrive_complete_and_exact(tmp_path, ext):
+    flows = _flows(100_000)
+    text = _table_files(tmp_path, flows)[ext]
+    (tmp_path / "s.yaml").write_text(text)
+    sc = lfsim.load_scenario(tmp_path / "s.yaml")
+    ref = sc.config["workload"]["w"]["flows"]  # referred to, not embedded
+    assert ref["file"] == str(tmp_path / f"f.{ext}") and ref["count"] == len(flows)
+    (core,) = sc.core_config()["workloads"]
+    rows = core["tables"]["flows"]
+    assert len(rows) == len(flows)
+    at = "row" if ext == "parquet" else "line"
+    for i, (row, f) in enumerate(zip(rows, flows, strict=True)):
+        given = {k: v for k, v in row.items() if v != "" and k not in ("where", "messages")}
+        want = {k: str(v) for k, v in f.items()}
+        if ext == "txt":  # HPCC: start in picoseconds, priority always given, one message
+            want["start"] = f"{int(f.get('start', '0ns')[:-2]) * 1000}ps"
+            want["priority"] = str(f.get("priority", 0))
+            assert row["messages"] == "1"
+        assert given == want, i
+        assert row["where"] == f"{tmp_path / f'f.{ext}'} {at} {i + 2 - (ext == 'parquet')}, " + (
+            f"workload.w.flows[{i}]"
+        )
+
+
+def test_a_table_file_that_changed_since_it_was_resolved_is_refused(tmp_path):
+    flows = _flows(100)
+    (tmp_path / "s.yaml").write_text(_table_files(tmp_path, flows)["csv"])
+    config = lfsim.load_scenario(tmp_path / "s.yaml").config
+    assert lfsim.load_scenario(config).config["workload"] == config["workload"]  # a rerun
+    with open(tmp_path / "f.csv", "a") as f:
+        f.write("h1,h2,100,,\n")
+    with pytest.raises(ScenarioError, match=r"workload.w.flows.file: '.*f.csv' has changed"):
+        lfsim.load_scenario(config)
+    del config["workload"]["w"]["flows"]["sha256"]  # taken as it is now
+    assert lfsim.load_scenario(config).config["workload"]["w"]["flows"]["count"] == 101
+
+
+@pytest.mark.parametrize(
+    ("ext", "cell", "expect"),
+    [
+        ("csv", ("size", "0"), "f.csv line 52, column size: got '0'; accepted: an integer in 1.."),
+        ("csv", ("start", "5"), "f.csv line 52, column start: got '5'; accepted: a time >= 0"),
+        ("csv", ("start", "1e308s"), "column start: got '1e308s'; accepted: a time >= 0 with a"),
+        ("csv", ("src", ""), "f.csv line 52, column src: got ''; accepted: a host name"),
+        ("parquet", ("size", -4), "f.parquet row 51, column size: got '-4'; accepted: an integer"),
+        ("parquet", ("priority", 9), "f.parquet row 51, column priority: got '9'"),
+    ],
+)
+def test_a_bad_cell_of_a_table_is_named_by_line_or_row_and_column(tmp_path, ext, cell, expect):
+    import pandas as pd
+
+    flows = _flows(100)
+    flows[50][cell[0]] = cell[1]
+    df = pd.DataFrame(flows)
+    if ext == "csv":
+        df.to_csv(tmp_path / "f.csv", index=False)
+    else:
+        df.to_parquet(tmp_path / "f.parquet")
+    (tmp_path / "s.yaml").write_text(HEAD + f"workload:\n  w: {{pattern: Flows, file: f.{ext}}}\n")
+    with pytest.raises(ScenarioError, match=re.escape(expect)):
+        lfsim.load_scenario(tmp_path / "s.yaml")
+
+
+def test_a_table_of_unknown_columns_is_refused(tmp_path):
+    (tmp_path / "f.csv").write_text("src,dst,colour\nh1,h0,red\n")
+    (tmp_path / "s.yaml").write_text(HEAD + "workload:\n  w: {pattern: Flows, file: f.csv}\n")
+    with pytest.raises(ScenarioError, match="f.csv: column 'colour'; accepted: a table with"):
+        lfsim.load_scenario(tmp_path / "s.yaml")
