@@ -131,7 +131,9 @@ FIO_SIZE_FORM = (
     "default kb_base=1024: 4k = 4096, 1m = 1048576; kb, mb... the same; kib, mib... x 1000 "
     "each, as fio reads them), e.g. 4k"
 )
-_FIO_TIME_RE = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(us|usec|ms|msec|s|sec|m|min|h|d)?", re.IGNORECASE)
+_FIO_TIME_RE = re.compile(
+    r"(\d+(?:\.\d*)?|\.\d+) *(us|usec|ms|msec|s|sec|m|min|h|d)?", re.IGNORECASE
+)
 # fio's time unit -> the ns-3 unit with the same meaning.
 _FIO_TIME_UNITS = {
     "us": "us", "usec": "us", "ms": "ms", "msec": "ms", "s": "s", "sec": "s",
@@ -233,14 +235,18 @@ UNIT_ATTRIBUTES: dict[tuple[str, str], tuple[str, str]] = {
     ("ns3::FioJob", "ramp_time"): ("fio_time", "s"),
     ("ns3::FioJob", "thinktime"): ("fio_time", "us"),
     ("ns3::FioJob", "thinktime_spin"): ("fio_time", "us"),
+    ("ns3::FioWorkload", "Jobs"): ("fio_jobs", ""),
 }
 FIO_OPTIONS = {attr: kind for (tid, attr), kind in UNIT_ATTRIBUTES.items() if tid == "ns3::FioJob"}
+_FIO_SECTION_OPTIONS = ("bs", "size", "thinktime", "thinktime_spin")
 
 
-def _convert_units(type_id: str, attr: str, text: str) -> str | None:
+def _convert_units(type_id: str, attr: str, text: str, key: str = "") -> str | None:
     """The text C++ takes for a value with units; None when the value has no such form (the
     caller then reports C++'s accepted form with the units added)."""
     kind, unit = UNIT_ATTRIBUTES[(type_id, attr)]
+    if kind == "fio_jobs":
+        return fio_jobs_text(text, key)
     if kind == "length":
         metres = length_metres(text)
         return None if metres is None else decimal_text(metres)
@@ -272,7 +278,7 @@ def attribute_text(type_id: str, attr: str, value: Any, key: str) -> str:
         raise ScenarioError(f"{key}: got {quote(value)}; accepted: {phrase}")
     converted = text
     if (type_id, attr) in UNIT_ATTRIBUTES:
-        converted = _convert_units(type_id, attr, text)
+        converted = _convert_units(type_id, attr, text, key)
     phrase = _core.check_value(type_id, attr, converted if converted is not None else text)
     if converted is None or phrase is not None:
         if phrase is None:
@@ -284,7 +290,7 @@ def attribute_text(type_id: str, attr: str, value: Any, key: str) -> str:
 
 
 # runtime and ramp_time are global: C++ refuses them in a section, with that reason.
-_JOB_OPTION_RE = re.compile(r"(?<![^\s:;])(bs|size|thinktime|thinktime_spin)=([^\s;]*)")
+_JOB_OPTION_RE = re.compile(r"(?<![^\s:;])(" + "|".join(_FIO_SECTION_OPTIONS) + r")=([^\s;]*)")
 
 
 def fio_jobs_text(text: str, key: str) -> str:
