@@ -111,6 +111,7 @@ NS_OBJECT_ENSURE_REGISTERED(LeafSpineTopology);
 
 } // namespace ns3
 
-static const bool g_registered = lfsim::RegisterTopology(
-    {"LeafSpine", "ns3::LeafSpineTopology",
-     "two-tier Clos: Leaves leaves, each cabled to every one of Spines spines, hosts on leaves"});
+static const bool g_registered
+    = lfsim::RegisterTopology({"LeafSpine", "ns3::LeafSpineTopology",
+                               "two-tier Clos: leaf switches (count: Leaves) each cabled to every "
+                               "spine (count: Spines), hosts on the leaves"});

@@ -81,4 +81,4 @@ NS_OBJECT_ENSURE_REGISTERED(RingTopology);
 
 static const bool g_registered = lfsim::RegisterTopology(
     {"Ring", "ns3::RingTopology",
-     "Switches switches in a ring (s cabled to s+1 mod n), HostsPerSwitch hosts on each"});
+     "a ring of switches (count: Switches), s cabled to s+1 mod n, HostsPerSwitch hosts on each"});
