@@ -654,10 +654,9 @@ def _cmd_compare_trace(args: argparse.Namespace) -> int:
 
 
 def _link_bps(text: str) -> float:
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*G(?:bE|bps|b/s)?", text.strip(), re.IGNORECASE)
-    if not m:
-        raise ScenarioError(f"--speed: got '{text}'; accepted: a rate such as 25GbE or 100GbE")
-    return float(m.group(1)) * 1e9
+    from .traces.perftest import link_bps
+
+    return link_bps(text)
 
 
 def _perftest_net(args) -> dict:
