@@ -42,9 +42,7 @@ def test_a_loader_module_imports_only_the_layers_below_it_at_module_level(module
 
 
 def test_every_lfsim_module_imports_first_in_a_fresh_interpreter():
-    modules = sorted(
-        p.stem for p in PACKAGE.glob("*.py") if p.stem not in ("__main__", "__init__")
-    )
+    modules = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in ("__main__", "__init__"))
     assert set(LAYERS) <= set(modules)
     for module in modules:
         p = subprocess.run(
