@@ -8,6 +8,8 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace ns3
@@ -98,6 +100,26 @@ class LeafSpineTopology : public Topology
                 Uplink(g, leaf[l], spine[s]);
             }
         }
+    }
+
+    Size
+    ExpectedSize() const override
+    {
+        uint64_t hosts = uint64_t(m_leaves) * m_hostsPerLeaf;
+        if (!m_hostLeaves.empty())
+        {
+            // The list's length, "x*n" counting n, without expanding it (Generate checks it).
+            hosts = 0;
+            for (size_t at = 0; at <= m_hostLeaves.size();)
+            {
+                const size_t comma = std::min(m_hostLeaves.find(',', at), m_hostLeaves.size());
+                const size_t star = m_hostLeaves.find('*', at);
+                hosts += star < comma ? std::strtoull(m_hostLeaves.c_str() + star + 1, nullptr, 10)
+                                      : 1;
+                at = comma + 1;
+            }
+        }
+        return {hosts + m_leaves + m_spines, hosts + uint64_t(m_leaves) * m_spines};
     }
 
   private:

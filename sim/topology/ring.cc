@@ -70,6 +70,13 @@ class RingTopology : public Topology
         }
     }
 
+    Size
+    ExpectedSize() const override
+    {
+        const uint64_t hosts = uint64_t(m_switches) * m_hostsPerSwitch;
+        return {m_switches + hosts, m_switches + hosts};
+    }
+
   private:
     uint32_t m_switches = 4;
     uint32_t m_hostsPerSwitch = 1;

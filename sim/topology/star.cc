@@ -37,6 +37,12 @@ class StarTopology : public Topology
         }
     }
 
+    Size
+    ExpectedSize() const override
+    {
+        return {uint64_t(m_hosts) + 1, m_hosts};
+    }
+
   private:
     uint32_t m_hosts = 2;
 };
