@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field
 
 from . import core as _core
 from . import parts
-from .errors import ScenarioError, quote
+from .errors import OVERRIDES_ACCEPTED, ScenarioError, mapping_arg, quote
 from .paths import scenarios_dir
 
 # The bottom layer's names, kept importable from here (display, animate, the CLI, traces).
@@ -540,6 +540,7 @@ def load_scenario(
     its first mode: the mode is merged over the base, then the overrides applied.
     Raises ``ScenarioError`` (one line) on any bad input.
     """
+    overrides = mapping_arg(overrides, "overrides", OVERRIDES_ACCEPTED)
     with paused_gc():
         return _load(scenario, overrides, seed)
 

@@ -107,6 +107,7 @@ def test_seed_drives_the_random_start_times():
     ("call", "named"),
     [
         (lambda: lfsim.run("fc_distance", ["stop_time=1ms"]), "overrides: got list"),
+        (lambda: lfsim.load_scenario("fc_distance", ["stop_time=1ms"]), "overrides: got list"),
         (lambda: lfsim.run("fc_distance", "stop_time=1ms"), "overrides: got str"),
         (lambda: lfsim.run("fc_distance", {"stop_time": "1ms"}, out=123), "out: got int"),
         (lambda: lfsim.run("fc_distance", {"stop_time": "1ms"}, plot="yes"), "plot: got 'yes'"),
