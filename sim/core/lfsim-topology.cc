@@ -152,9 +152,10 @@ TwoPlanes(const lfsim::Graph& g)
 }
 
 // Memory a fabric takes to build, per node and per port (a cable has two): the largest of
-// (peak RSS - 64 MiB) / (nodes + ports) measured on RoCE leaf-spines of 16,384 to 100,000 hosts
-// and a k=64 fat-tree (3.3 to 4.4 KiB; docs/scenarios.md, "How large a fabric").
-constexpr double BYTES_PER_NODE_OR_PORT = 4.5 * 1024;
+// (peak RSS - 64 MiB) / (nodes + ports) measured with the CLI (malloc on huge pages) on RoCE
+// leaf-spines of 16,384 to 100,000 hosts: 4.25 to 5.6 KiB (docs/scenarios.md, "How large a
+// fabric").
+constexpr double BYTES_PER_NODE_OR_PORT = 6.0 * 1024;
 constexpr double BYTES_BASE = 64.0 * 1024 * 1024;
 
 // MemAvailable from /proc/meminfo (what can be allocated without swapping), or 0 if unknown.
@@ -197,7 +198,7 @@ CheckFits(uint64_t nodes, uint64_t links)
     {
         throw std::invalid_argument("topology: " + std::to_string(nodes) + " nodes and "
                                     + std::to_string(links) + " links need about " + Gib(need)
-                                    + " to build (4.5 KiB a node or port); this " + "machine has "
+                                    + " to build (6 KiB a node or port); this " + "machine has "
                                     + Gib(have) + " available; accepted: a topology that fits");
     }
 }
