@@ -1,6 +1,6 @@
 # The two commands: `make demo` and `make test` (plus `make bench`). All share one bootstrap.
 .PHONY: bootstrap demo test test-cpp test-py validate notebooks notebooks-outputs notebook docs \
-	docs-site lint bench format clean
+	docs-site docs-serve serve-site lint bench format clean
 
 VENV := .venv/bin
 OUT ?= results
@@ -42,6 +42,17 @@ docs-site:
 	@# not --quiet: it hides the warnings, and --strict then has none to fail on
 	NO_MKDOCS_2_WARNING=1 $(VENV)/mkdocs build --strict
 	@echo "docs: site/index.html"
+
+# The site with its search: a browser runs the search in a web worker, which it refuses to
+# files opened from disk, so the site is served on this machine only (Ctrl-C stops it).
+PORT ?= 8000
+SITE ?= site
+docs-serve: docs
+	@$(MAKE) --no-print-directory serve-site
+
+serve-site:
+	@echo "docs: http://127.0.0.1:$(PORT)/ (Ctrl-C to stop)"
+	@$(VENV)/python -m http.server --bind 127.0.0.1 --directory $(SITE) $(PORT)
 
 # Opens the notebooks in JupyterLab (installed into the venv on first use).
 notebook: bootstrap

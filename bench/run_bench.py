@@ -4,8 +4,9 @@ router, same number of senders, line rate and payload), alternated three times i
 invocation (medians); the case
 ns3-datacenter's HPCC code is timed on (scenarios/bench_dcqcn_incast8.yaml: data packets
 delivered per wall second, events, peak memory); the deadlock detector's cost; and the open
-fabric at scale (bench/scale.py). Every measured run is a process of its own with the
-environment the lfsim command gives a simulation (lfsim._env), the stock ns-3 runs too."""
+fabric at scale (bench/scale.py); loading long flow lists (bench/loader.py). Every measured
+run is a process of its own with the environment the lfsim command gives a simulation
+(lfsim._env), the stock ns-3 runs too."""
 
 from __future__ import annotations
 
@@ -218,6 +219,7 @@ def main() -> int:
         )
     matched = matched_case()
     detector = detector_cost()
+    from loader import main as loader_main  # bench/loader.py: long flow lists loaded
     from scale import main as scale_main  # bench/scale.py: the open fabric at scale
 
     res = {
@@ -225,6 +227,7 @@ def main() -> int:
         "matched_case": matched,
         "deadlock_detector": detector,
         "scale": scale_main(),
+        "loader": loader_main(),
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "cases": results,
     }

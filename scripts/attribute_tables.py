@@ -30,13 +30,31 @@ from pathlib import Path
 import lfsim._core as core
 import lfsim.core as lfsim_core
 from lfsim.core import SHARED_CLASSES
+from lfsim.values import UNIT_ATTRIBUTES
 
 README = Path(__file__).resolve().parents[1] / "docs" / "scenarios.md"
 INT_MAX = {"uint8_t": 255, "uint16_t": 65535, "uint32_t": 2**32 - 1, "uint64_t": 2**64 - 1}
 HEADER = ["| attribute | default | accepted | meaning |", "|---|---|---|---|"]
 
 
+# Values the scenario loader reads with units the attribute itself does not parse (values.py).
+UNIT_NOTES = {
+    "length": " (metres), or with a unit: 50km, 300m, 75cm",
+    "fio_size": ", or with fio's suffix: 4k, 1m (x 1024), 4kib (x 1000)",
+    "fio_time": "; as fio: a bare number is {bare}, units us, ms, s, m, h, d too",
+    "fio_jobs": "; fio's units in bs, size, thinktime, thinktime_spin",
+}
+
+
 def accepted(a: dict, type_id: str = "") -> str:
+    kind = UNIT_ATTRIBUTES.get((type_id, a["name"]))
+    if kind is None:
+        return _accepted(a, type_id)
+    bare = "seconds" if kind[1] == "s" else "microseconds"
+    return _accepted(a, type_id) + UNIT_NOTES[kind[0]].format(bare=bare)
+
+
+def _accepted(a: dict, type_id: str = "") -> str:
     t = a["value_type"].removeprefix("ns3::")
     info = a["info"]
     if t == "TypeIdValue" and type_id:
@@ -265,8 +283,20 @@ def class_groups() -> list[tuple[str, list[tuple[str, str]]]]:
     groups = [("Topology", topo), ("Workload", work), ("Storage stacks", stack_classes)]
     groups.append(("Report", [(t, "shared by every open fabric") for t in SHARED_CLASSES]))
     for name, info in fabrics().items():
-        groups.append((f"Fabric {name}", [(t, info["description"]) for t in info["type_ids"]]))
+        groups.append(
+            (
+                fabric_title(name, info["description"]),
+                [(t, info["description"]) for t in info["type_ids"]],
+            )
+        )
     return groups
+
+
+def fabric_title(name: str, description: str) -> str:
+    """A fabric's heading: what it is in a few words (its description up to the first colon,
+    comma or parenthesis), then the name a scenario gives it (`fabric: NAME`)."""
+    head = re.split(r"[:,(]", description, maxsplit=1)[0].strip()
+    return f"{head} (fabric {name})"
 
 
 def how_to_set(type_id: str, attr: str) -> str:

@@ -2,6 +2,7 @@
 
 #include "lfsim-attributes.h"
 #include "lfsim-faults.h"
+#include "lfsim-file-error.h"
 #include "lfsim-report.h"
 #include "lfsim-workload.h"
 #include "ns3/config.h"
@@ -13,6 +14,7 @@
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -80,7 +82,7 @@ Table::Spill()
     {
         if (std::fwrite(m_data[i].data(), sizeof(double), n, m_files[i]) != n)
         {
-            throw std::runtime_error("spill: cannot write " + m_spillPath + " (disk full?)");
+            throw FileError(errno, m_spillPath + "." + std::to_string(i) + ".f64");
         }
         m_data[i].clear(); // keeps its capacity: no reallocation for the next rows
     }
@@ -94,9 +96,13 @@ Table::FlushSpill()
     {
         Spill();
     }
-    for (std::FILE* f : m_files)
+    for (size_t i = 0; i < m_files.size(); ++i)
     {
-        std::fflush(f);
+        // Buffered rows reach the disk here: a full disk may show only now.
+        if (std::fflush(m_files[i]) != 0)
+        {
+            throw FileError(errno, m_spillPath + "." + std::to_string(i) + ".f64");
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 namespace ns3
@@ -150,11 +151,65 @@ TwoPlanes(const lfsim::Graph& g)
     return d;
 }
 
+// Memory a fabric takes to build, per node and per port (a cable has two): the largest of
+// (peak RSS - 64 MiB) / (nodes + ports) measured with the CLI (malloc on huge pages) on RoCE
+// leaf-spines of 16,384 to 100,000 hosts: 4.25 to 5.6 KiB (docs/scenarios.md, "How large a
+// fabric").
+constexpr double BYTES_PER_NODE_OR_PORT = 6.0 * 1024;
+constexpr double BYTES_BASE = 64.0 * 1024 * 1024;
+
+// MemAvailable from /proc/meminfo (what can be allocated without swapping), or 0 if unknown.
+double
+AvailableBytes()
+{
+    std::FILE* f = std::fopen("/proc/meminfo", "r");
+    if (!f)
+    {
+        return 0;
+    }
+    char line[256];
+    double kib = 0;
+    while (std::fgets(line, sizeof line, f))
+    {
+        if (std::sscanf(line, "MemAvailable: %lf kB", &kib) == 1)
+        {
+            break;
+        }
+    }
+    std::fclose(f);
+    return kib * 1024;
+}
+
+std::string
+Gib(double bytes)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+    return text;
+}
+
+/// Refuses, naming the estimate and the machine's memory, a graph whose build cannot fit.
+void
+CheckFits(uint64_t nodes, uint64_t links)
+{
+    const double need = BYTES_BASE + BYTES_PER_NODE_OR_PORT * (double(nodes) + 2.0 * links);
+    const double have = AvailableBytes();
+    if (have > 0 && need > have)
+    {
+        throw std::invalid_argument("topology: " + std::to_string(nodes) + " nodes and "
+                                    + std::to_string(links) + " links need about " + Gib(need)
+                                    + " to build (6 KiB a node or port); this " + "machine has "
+                                    + Gib(have) + " available; accepted: a topology that fits");
+    }
+}
+
 } // namespace
 
 lfsim::Graph
 Topology::Build()
 {
+    const Size expected = ExpectedSize();
+    CheckFits(expected.nodes * m_planes, expected.links * m_planes);
     lfsim::Graph g;
     Generate(g);
     if (m_planes == 2)
@@ -166,6 +221,7 @@ Topology::Build()
         }
         g = TwoPlanes(g);
     }
+    CheckFits(g.Nodes().size(), g.Links().size());
     g.Check(KEY);
     m_failed = lfsim::NONE;
     if (!m_linkFailure.empty())

@@ -49,6 +49,21 @@ class Topology : public Object
 
     /// The generator's graph (plane A only; Build duplicates it for Planes 2).
     virtual void Generate(lfsim::Graph& g) = 0;
+
+    /// Nodes and links Generate would make, counted from the attributes alone, so that a
+    /// fabric too large for this machine is refused before its graph is made. {0, 0}: the
+    /// generator cannot say cheaply (its built graph is checked instead).
+    struct Size
+    {
+        uint64_t nodes = 0;
+        uint64_t links = 0;
+    };
+
+    virtual Size
+    ExpectedSize() const
+    {
+        return {};
+    }
     /// Tables given by a file (nodes, links); a generator that takes none ignores them.
     virtual void
     SetTables(const std::map<std::string, lfsim::Rows>&)

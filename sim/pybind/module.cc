@@ -1,5 +1,6 @@
 // lfsim._core: the C++ run loop seen from Python. Contract: sim/CORE_API.md.
 #include "lfsim-attributes.h"
+#include "lfsim-file-error.h"
 #include "lfsim-run.h"
 #include "lfsim-topology.h"
 #include "lfsim-workload.h"
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
@@ -260,6 +262,12 @@ RunPy(const py::dict& config, const py::object& progress)
     catch (const std::invalid_argument& e)
     {
         throw py::value_error(e.what());
+    }
+    catch (const lfsim::FileError& e)
+    {
+        // OSError with errno and file name, as Python's own writes raise it.
+        PyErr_SetObject(PyExc_OSError, py::make_tuple(e.err, std::strerror(e.err), e.path).ptr());
+        throw py::error_already_set();
     }
 
     py::dict metrics;

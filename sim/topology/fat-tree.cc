@@ -91,6 +91,14 @@ class FatTreeTopology : public Topology
         }
     }
 
+    Size
+    ExpectedSize() const override
+    {
+        // k^3/4 hosts and 5k^2/4 switches; k^3/4 cables on each of the three tiers.
+        const uint64_t k = m_k;
+        return {k * k * k / 4 + 5 * k * k / 4, 3 * k * k * k / 4};
+    }
+
   private:
     uint32_t m_k = 4;
 };

@@ -8,6 +8,8 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace ns3
@@ -100,6 +102,26 @@ class LeafSpineTopology : public Topology
         }
     }
 
+    Size
+    ExpectedSize() const override
+    {
+        uint64_t hosts = uint64_t(m_leaves) * m_hostsPerLeaf;
+        if (!m_hostLeaves.empty())
+        {
+            // The list's length, "x*n" counting n, without expanding it (Generate checks it).
+            hosts = 0;
+            for (size_t at = 0; at <= m_hostLeaves.size();)
+            {
+                const size_t comma = std::min(m_hostLeaves.find(',', at), m_hostLeaves.size());
+                const size_t star = m_hostLeaves.find('*', at);
+                hosts += star < comma ? std::strtoull(m_hostLeaves.c_str() + star + 1, nullptr, 10)
+                                      : 1;
+                at = comma + 1;
+            }
+        }
+        return {hosts + m_leaves + m_spines, hosts + uint64_t(m_leaves) * m_spines};
+    }
+
   private:
     uint32_t m_leaves = 2;
     uint32_t m_spines = 1;
@@ -111,6 +133,7 @@ NS_OBJECT_ENSURE_REGISTERED(LeafSpineTopology);
 
 } // namespace ns3
 
-static const bool g_registered = lfsim::RegisterTopology(
-    {"LeafSpine", "ns3::LeafSpineTopology",
-     "two-tier Clos: Leaves leaves, each cabled to every one of Spines spines, hosts on leaves"});
+static const bool g_registered
+    = lfsim::RegisterTopology({"LeafSpine", "ns3::LeafSpineTopology",
+                               "two-tier Clos: leaf switches (count: Leaves) each cabled to every "
+                               "spine (count: Spines), hosts on the leaves"});

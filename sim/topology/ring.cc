@@ -70,6 +70,13 @@ class RingTopology : public Topology
         }
     }
 
+    Size
+    ExpectedSize() const override
+    {
+        const uint64_t hosts = uint64_t(m_switches) * m_hostsPerSwitch;
+        return {m_switches + hosts, m_switches + hosts};
+    }
+
   private:
     uint32_t m_switches = 4;
     uint32_t m_hostsPerSwitch = 1;
@@ -81,4 +88,4 @@ NS_OBJECT_ENSURE_REGISTERED(RingTopology);
 
 static const bool g_registered = lfsim::RegisterTopology(
     {"Ring", "ns3::RingTopology",
-     "Switches switches in a ring (s cabled to s+1 mod n), HostsPerSwitch hosts on each"});
+     "a ring of switches (count: Switches), s cabled to s+1 mod n, HostsPerSwitch hosts on each"});

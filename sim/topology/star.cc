@@ -37,6 +37,12 @@ class StarTopology : public Topology
         }
     }
 
+    Size
+    ExpectedSize() const override
+    {
+        return {uint64_t(m_hosts) + 1, m_hosts};
+    }
+
   private:
     uint32_t m_hosts = 2;
 };
@@ -45,5 +51,5 @@ NS_OBJECT_ENSURE_REGISTERED(StarTopology);
 
 } // namespace ns3
 
-static const bool g_registered
-    = lfsim::RegisterTopology({"Star", "ns3::StarTopology", "Hosts hosts h0.. on one switch sw0"});
+static const bool g_registered = lfsim::RegisterTopology(
+    {"Star", "ns3::StarTopology", "one switch sw0 and its hosts h0.. (count: Hosts)"});

@@ -37,6 +37,21 @@ class FlowsWorkload : public MessageWorkload
              std::vector<lfsim::FlowSpec>& out) override
     {
         const lfsim::Graph& g = *env.graph;
+        // The hosts' names for errors, made once (no string work per flow): the first 8, then
+        // how many there are.
+        std::string hostNames;
+        size_t hosts = 0;
+        for (const auto& node : g.Nodes())
+        {
+            if (node.host && hosts++ < 8)
+            {
+                hostNames += (hostNames.empty() ? "" : ", ") + node.name;
+            }
+        }
+        if (hosts > 8)
+        {
+            hostNames += ", ... (" + std::to_string(hosts) + " hosts)";
+        }
         if (m_rows.empty())
         {
             throw std::invalid_argument(key
@@ -59,7 +74,8 @@ class FlowsWorkload : public MessageWorkload
                 if (n == lfsim::NONE || !g.Nodes()[n].host)
                 {
                     throw std::invalid_argument(where + "." + k + ": got '" + get(k)
-                                                + "'; accepted: the name of a host");
+                                                + "'; accepted: the name of a host (" + hostNames
+                                                + ")");
                 }
                 return g.Rank(n);
             };

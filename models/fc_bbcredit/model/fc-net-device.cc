@@ -101,7 +101,14 @@ FcNetDevice::GetTypeId()
                               "The port starts waiting for BB_Credit with frames queued (the "
                               "deadlock detector is armed by it).",
                               MakeTraceSourceAccessor(&FcNetDevice::m_creditStallTrace),
-                              "ns3::FcNetDevice::CreditStallCallback");
+                              "ns3::FcNetDevice::CreditStallCallback")
+              .AddTraceSource("Link",
+                              "The port lost signal (false: its link went down; FC-FS-3's loss "
+                              "of signal, at once) or its link is back (true: after link "
+                              "initialization, a round trip, restored the login BB_Credit). An "
+                              "N_Port's FCP driver blocks its remote ports on it.",
+                              MakeTraceSourceAccessor(&FcNetDevice::m_linkTrace),
+                              "ns3::FcNetDevice::LinkCallback");
     return tid;
 }
 
@@ -417,6 +424,10 @@ FcNetDevice::SetLinkUp(bool up)
                             {
                                 m_dequeueCb(); // a sender that stopped may fill it again
                             }
+                            if (!m_linkDown)
+                            {
+                                m_linkTrace(true); // not when it went down again meanwhile
+                            }
                         });
         return;
     }
@@ -437,6 +448,7 @@ FcNetDevice::SetLinkUp(bool up)
             item.release->ReleaseBuffer();
         }
     }
+    m_linkTrace(false);
 }
 
 void

@@ -200,6 +200,8 @@ class FcNetDevice : public NetDevice
 
     typedef void (*RecoveryCallback)(uint8_t primitive, uint32_t restored);
     typedef void (*CreditStallCallback)();
+    /// (up): false when the port loses signal, true when its link is initialized again.
+    typedef void (*LinkCallback)(bool up);
 
     // NetDevice
     void
@@ -406,6 +408,7 @@ class FcNetDevice : public NetDevice
     TracedCallback<uint8_t> m_primitiveRxTrace;
     TracedCallback<uint8_t, uint32_t> m_recoveryTrace;
     TracedCallback<> m_creditStallTrace;
+    TracedCallback<bool> m_linkTrace;
 
     Counters m_c;
     FcSwitch* m_switch = nullptr; ///< owns the port (switches outlive their ports' frames)

@@ -4,6 +4,9 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace ns3
 {
 
@@ -143,13 +146,15 @@ FcpInitiator::Issue()
 }
 
 uint16_t
-FcpInitiator::SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t targetId)
+FcpInitiator::SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t targetId,
+                       uint64_t cookie)
 {
-    return IssueIo(read, bytes, std::move(done), targetId ? targetId : m_target);
+    return IssueIo(read, bytes, std::move(done), targetId ? targetId : m_target, cookie);
 }
 
 uint16_t
-FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t target)
+FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t target,
+                      uint64_t cookie)
 {
     uint16_t ox = m_nextOx;
     m_nextOx = (m_nextOx + 1) % 0xffff; // 0xFFFF is "unassigned"
@@ -159,6 +164,7 @@ FcpInitiator::IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done,
     io.bytes = bytes;
     io.target = target;
     io.done = std::move(done);
+    io.cookie = cookie;
 
     // FCP_CMND IU: FCP_LUN(8) FCP_CNTL(4) FCP_CDB(16) FCP_DL(4).
     uint8_t iu[FCP_CMND_SIZE] = {};
@@ -217,6 +223,38 @@ FcpInitiator::Abort(uint16_t oxId, std::function<void(bool)> done)
     Ptr<Packet> abts = Create<Packet>();
     abts->AddHeader(h);
     m_port->Enqueue(abts);
+}
+
+std::vector<std::pair<uint32_t, uint64_t>>
+FcpInitiator::EndExchanges()
+{
+    // Oldest first: by start, then in the order the OX_IDs were handed out (mod 0xFFFF).
+    std::vector<std::tuple<Time, uint32_t, uint16_t>> open;
+    for (const auto& [ox, io] : m_ios)
+    {
+        open.emplace_back(io.start, (ox + 0xffff - m_nextOx) % 0xffff, ox);
+    }
+    std::sort(open.begin(), open.end());
+    std::vector<std::pair<uint32_t, uint64_t>> ended;
+    for (const auto& [start, age, ox] : open)
+    {
+        auto it = m_ios.find(ox);
+        if (it == m_ios.end())
+        {
+            continue;
+        }
+        if (it->second.aborting)
+        {
+            FinishAbort(ox, false);
+            continue;
+        }
+        if (it->second.done)
+        {
+            ended.emplace_back(it->second.target, it->second.cookie);
+        }
+        m_ios.erase(it);
+    }
+    return ended;
 }
 
 void

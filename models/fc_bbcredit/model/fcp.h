@@ -21,6 +21,8 @@
 #include <functional>
 #include <map>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -48,14 +50,21 @@ class FcpInitiator : public Application
     /// not started): `done` runs with the I/O's latency when its FCP_RSP arrives. `targetId`:
     /// the N_Port it goes to (0: the one given to Setup), so that one N_Port reaches several
     /// target ports, as an HBA port logged in to every target port of its fabric does.
-    /// Returns the exchange's OX_ID (for Abort).
+    /// Returns the exchange's OX_ID (for Abort). `cookie`: the caller's name for the I/O, given
+    /// back by EndExchanges.
     uint16_t SubmitIo(bool read, uint32_t bytes, std::function<void(Time)> done,
-                      uint32_t targetId = 0);
+                      uint32_t targetId = 0, uint64_t cookie = 0);
     /// Aborts exchange `oxId` with an ABTS to its D_ID. From now on its `done` never runs and
     /// its frames are discarded. The exchange is freed when the BA_ACC (done(true)) or the BA_RJT
     /// (done(false)) arrives, or after AbortTimeout without either (done(false)). An OX_ID not
     /// outstanding, or already being aborted: done(false) at once and nothing is sent.
     void Abort(uint16_t oxId, std::function<void(bool accepted)> done);
+    /// The port lost signal: its logins are gone and every open exchange ends locally, no frame
+    /// sent (as qla2xxx's firmware returns the port's commands with CS_PORT_UNAVAILABLE). One
+    /// being aborted ends as an abort without answer (its done(false)); the others are returned
+    /// as (D_ID, cookie), oldest first, their `done` never run (the application's own I/Os are
+    /// dropped, not issued again). Frames of them that arrive later are discarded.
+    std::vector<std::pair<uint32_t, uint64_t>> EndExchanges();
 
     uint64_t
     GetCompleted() const
@@ -121,6 +130,7 @@ class FcpInitiator : public Application
         uint16_t rxId = 0xffff;         ///< the responder's, from its first frame
         uint8_t nextSeqId = 0;          ///< SEQ_ID of the next sequence it starts
         std::function<void(Time)> done; ///< set for SubmitIo
+        uint64_t cookie = 0;            ///< SubmitIo's
         bool aborting = false;          ///< ABTS sent, BA_ACC / BA_RJT awaited
         Time abortStart;
         std::function<void(bool)> abortDone;
@@ -130,7 +140,8 @@ class FcpInitiator : public Application
     void StartApplication() override;
     void StopApplication() override;
     void Issue();
-    uint16_t IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t target);
+    uint16_t IssueIo(bool read, uint32_t bytes, std::function<void(Time)> done, uint32_t target,
+                     uint64_t cookie = 0);
     void FinishAbort(uint16_t oxId, bool accepted);
     void AbortTimedOut(uint16_t oxId);
     bool Receive(Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&);

@@ -4,8 +4,10 @@
  * Times are computed here from the FC-PI baud and 8b/10b code, the frame layout (SOF 4, header
  * 24, payload, CRC 4, EOF 4 bytes), the fibre length and the switch's latency.
  */
+#include "fc-channel.h"
 #include "fc-frame-header.h"
 #include "fc-helper.h"
+#include "fc-speed.h"
 #include "fcp.h"
 #include "lfsim-test.h"
 #include "ns3/config.h"
@@ -324,6 +326,77 @@ class FcpAbortTimeoutTest : public lfsim::ModelTestCase
 };
 
 // ---------------------------------------------------------------------------------------------
+class FcpLossOfSignalTest : public lfsim::ModelTestCase
+{
+  public:
+    FcpLossOfSignalTest()
+        : lfsim::ModelTestCase("loss of signal: the initiator port's Link trace says so at "
+                               "once; EndExchanges ends its open exchanges locally, oldest first, "
+                               "an aborting one as an abort without answer, none completing "
+                               "later; the link back is traced after link initialization's "
+                               "round trip")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("8GFC"));
+        Config::SetDefault("ns3::FcChannel::Length", DoubleValue(100));
+        Config::SetDefault("ns3::FcpTarget::ServiceTime", StringValue("1ms"));
+        FcHelper helper;
+        FcTopology t = helper.PointToPoint();
+        Fcp f(t);
+        std::vector<std::pair<Time, bool>> link;
+        std::vector<std::pair<uint32_t, uint64_t>> ended;
+        Outcome o;
+        uint16_t aborted = 0;
+        // Three reads the device holds for 1 ms; at 100 us the second is being aborted (its
+        // ABTS queued) when the fibre goes dark, back at 300 us.
+        const Time down = MicroSeconds(100);
+        const Time back = MicroSeconds(300);
+        t.hostPorts[1]->TraceConnectWithoutContext("Link",
+                                                   Callback<void, bool>(
+                                                       [&](bool up)
+                                                       {
+                                                           link.emplace_back(Simulator::Now(), up);
+                                                           if (!up)
+                                                           {
+                                                               ended = f.ini->EndExchanges();
+                                                           }
+                                                       }));
+        f.ini->SubmitIo(
+            true, 4096, [&o](Time) { ++o.ioDone; }, 0, 11);
+        aborted = f.ini->SubmitIo(
+            true, 4096, [&o](Time) { ++o.ioDone; }, 0, 22);
+        f.ini->SubmitIo(
+            true, 4096, [&o](Time) { ++o.ioDone; }, 0, 33);
+        Simulator::Schedule(down, &StartAbort, f.ini, &aborted, &o);
+        Simulator::Schedule(down, [&t]() { t.channels[0]->Faults().SetDown(true); });
+        Simulator::Schedule(back, [&t]() { t.channels[0]->Faults().SetDown(false); });
+        Simulator::Run(); // past the device's answers at 1 ms, which find nothing
+
+        const uint32_t target = t.hostPorts[0]->GetFcId();
+        NS_TEST_ASSERT_MSG_EQ(ended.size(), 2u, "the two exchanges not being aborted");
+        NS_TEST_EXPECT_MSG_EQ(ended[0].first, target, "their D_ID");
+        NS_TEST_EXPECT_MSG_EQ(ended[0].second, 11u, "oldest first");
+        NS_TEST_EXPECT_MSG_EQ(ended[1].second, 33u, "then the third");
+        NS_TEST_ASSERT_MSG_EQ(o.abortDone.size(), 1u, "the abort ended");
+        NS_TEST_EXPECT_MSG_EQ(o.abortDone[0].first, down, "at loss of signal");
+        NS_TEST_EXPECT_MSG_EQ(o.abortDone[0].second, false, "without an answer");
+        NS_TEST_EXPECT_MSG_EQ(f.ini->GetExchanges(), 0u, "nothing open");
+        NS_TEST_EXPECT_MSG_EQ(o.ioDone, 0, "no done ever runs");
+        NS_TEST_ASSERT_MSG_EQ(link.size(), 2u, "down, then up");
+        NS_TEST_EXPECT_MSG_EQ(link[0].first, down, "loss of signal at once");
+        NS_TEST_EXPECT_MSG_EQ(link[0].second, false, "down");
+        // Link initialization: a round trip of the fibre plus a transmission word.
+        const Time init = 2 * (NanoSeconds(500) + FcWireTime(FcSpeed::GFC8, FC_WORD));
+        NS_TEST_EXPECT_MSG_EQ(link[1].first, back + init, "up after link initialization");
+        NS_TEST_EXPECT_MSG_EQ(link[1].second, true, "up");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
 class FcpAbortTestSuite : public TestSuite
 {
   public:
@@ -333,6 +406,7 @@ class FcpAbortTestSuite : public TestSuite
         AddTestCase(new FcpAbortInFlightTest, TestCase::QUICK);
         AddTestCase(new FcpAbortRejectTest, TestCase::QUICK);
         AddTestCase(new FcpAbortTimeoutTest, TestCase::QUICK);
+        AddTestCase(new FcpLossOfSignalTest, TestCase::QUICK);
     }
 };
 

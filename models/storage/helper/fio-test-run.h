@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -58,9 +59,9 @@ Set(std::vector<std::pair<std::string, std::string>>& attrs, const std::string& 
 /// with Stack fcp). `extra`: ("workload", attribute, value) for the workload (("workload",
 /// "pattern", TypeId) for another storage pattern), ("run", "stop_time", time), ("topology",
 /// ...) for the topology,
-/// (TypeId, attribute, value) for the classes.
+/// (TypeId, attribute, value) for the classes. `faults`: the run's faults timeline.
 inline lfsim::RunResult
-RunStorage(Settings extra)
+RunStorage(Settings extra, std::vector<std::map<std::string, std::string>> faults = {})
 {
     lfsim::RunConfig cfg;
     cfg.fabric = "roce";
@@ -119,6 +120,7 @@ RunStorage(Settings extra)
         }
     }
     cfg.workloads = {fio};
+    cfg.faults = std::move(faults);
     return lfsim::Run(cfg);
 }
 

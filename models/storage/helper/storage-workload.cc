@@ -546,6 +546,61 @@ StorageInstalled::PathGone(uint32_t path)
     }
 }
 
+// The request failed with a path error: dm-multipath fails the path and sends it down another
+// (multipath_end_io: blk_path_error), or holds it until a path is up; a lone path's I/O fails.
+void
+StorageInstalled::PathError(uint64_t token)
+{
+    if (!Live(token))
+    {
+        return;
+    }
+    const uint64_t id = token >> 8;
+    StorageIo& io = m_io.at(id);
+    In(io);
+    ++io.attempt;
+    const PathState& p = m_paths[io.path];
+    Multipath& mp = *m_devices[Layout(io.path).device].mp;
+    mp.Release(p.local, io.queue);
+    if (mp.Paths() == 1)
+    {
+        // No dm-multipath device: the SCSI disk's request fails (BLK_STS_TRANSPORT).
+        Drain(io.path);
+        Fail(id, ENOLINK);
+        return;
+    }
+    if (!mp.Failed(p.local))
+    {
+        // Until the stack says the path is up again (PathUp) or gone (PathGone).
+        mp.SetFailed(p.local, true);
+        ++m_pathFailures;
+    }
+    ++m_retried;
+    Queue(id);
+    Drain(io.path);
+}
+
+void
+StorageInstalled::Requeue(uint64_t token)
+{
+    const uint64_t id = token >> 8;
+    StorageIo& io = m_io.at(id);
+    In(io);
+    ++io.attempt;
+    Out(id, io);
+    io.stackTag = m_stack->Submit(io, Token(id, io));
+}
+
+void
+StorageInstalled::ResetTimer(uint64_t token)
+{
+    const uint64_t id = token >> 8;
+    StorageIo& io = m_io.at(id);
+    In(io);
+    Out(id, io);
+    --m_timedOut; // TimedOut counted it; the transport only asked for more time
+}
+
 void
 StorageInstalled::Backend(uint32_t target, bool read, uint32_t bytes, std::function<void()> done)
 {
@@ -967,12 +1022,12 @@ StorageInstalled::TimedOut(uint64_t id)
 
 // The I/O fails with EIO (the pattern decides what its thread does next).
 void
-StorageInstalled::Fail(uint64_t id)
+StorageInstalled::Fail(uint64_t id, int error)
 {
     auto it = m_io.find(id);
     ++m_failed;
     const StorageIo io = it->second;
-    m_errors.Append({double(io.thread), double(Simulator::Now().GetNanoSeconds()), double(EIO)});
+    m_errors.Append({double(io.thread), double(Simulator::Now().GetNanoSeconds()), double(error)});
     m_io.erase(it);
     --m_threads[io.thread].inFlight;
     Failed(io.thread, io);

@@ -26,6 +26,7 @@
 #include "storage-stack.h"
 
 #include <array>
+#include <cerrno>
 #include <list>
 #include <map>
 #include <memory>
@@ -131,6 +132,9 @@ class StorageInstalled : public lfsim::InstalledWorkload, public StorageHost
     void PathDown(uint32_t path) override;
     void PathUp(uint32_t path) override;
     void PathGone(uint32_t path) override;
+    void PathError(uint64_t token) override;
+    void Requeue(uint64_t token) override;
+    void ResetTimer(uint64_t token) override;
     void Backend(uint32_t target, bool read, uint32_t bytes, std::function<void()> done) override;
     /// A target's own device, timed (queue + service) for the latency breakdown.
     void TargetDevice(uint32_t target, bool read, uint32_t bytes,
@@ -239,8 +243,8 @@ class StorageInstalled : public lfsim::InstalledWorkload, public StorageHost
     void TransportDone(uint64_t id);
     /// The command timer fired: the stack's timeout handler decides (abort, reset).
     void TimedOut(uint64_t id);
-    /// The I/O fails with EIO (the pattern hears of it: Failed).
-    void Fail(uint64_t id);
+    /// The I/O fails with `error` (the pattern hears of it: Failed).
+    void Fail(uint64_t id, int error = EIO);
     void Reinstate(uint32_t path);
     void Complete(uint64_t id);
     /// Table cpu (each initiator core's busy time and utilisation over the measurement window)

@@ -120,6 +120,20 @@ class StorageHost
     virtual void PathUp(uint32_t path) = 0;
     /// The path is gone for good (a controller deleted); a device without paths fails its I/Os.
     virtual void PathGone(uint32_t path) = 0;
+    /// The request of `token` failed in the transport with a path error (SCSI
+    /// DID_TRANSPORT_FAILFAST or DID_NO_CONNECT, BLK_STS_TRANSPORT): it leaves the transport. On
+    /// a device of several paths dm-multipath fails the path (fail_path) and sends the request
+    /// down another (or holds it until one is up); on a device of one path the I/O fails
+    /// (ENOLINK).
+    virtual void PathError(uint64_t token) = 0;
+    /// The stack hands the request of `token` back to be sent again down the same path (the
+    /// SCSI mid-layer's retry of a command returned with DID_TRANSPORT_DISRUPTED): a new
+    /// attempt, its command timer restarted, Submit called again.
+    virtual void Requeue(uint64_t token) = 0;
+    /// From TimedOut, instead of handling it: the request's command timer starts again (blk-mq's
+    /// BLK_EH_RESET_TIMER, as scsi_transport_fc's fc_eh_timed_out answers for a blocked remote
+    /// port); not counted as a timeout.
+    virtual void ResetTimer(uint64_t token) = 0;
 
     /// Target side: the block target's back end for a command whose data is there (a write's)
     /// or wanted (a read's): target software, the device, target software again, then `done`.

@@ -3,6 +3,7 @@
  * frames they send, FCP's extra round trip, device ceilings.
  */
 #include "ethernet-speed.h"
+#include "fc-speed.h"
 #include "fio-test-run.h"
 #include "lfsim-run.h"
 #include "lfsim-test.h"
@@ -11,6 +12,8 @@
 #include "roce-header.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <map>
 #include <numeric>
 
 using namespace ns3;
@@ -163,6 +166,144 @@ class FcpStackTest : public lfsim::ModelTestCase
         NS_TEST_EXPECT_MSG_GT(write - read, 1.0, "the XFER_RDY round trip (two switch hops)");
         NS_TEST_EXPECT_MSG_LT(first, write, "a first burst saves it");
         NS_TEST_EXPECT_MSG_EQ_TOL(first, read, 0.5, "and leaves a write like a read");
+    }
+};
+
+class FcpRemotePortTest : public lfsim::ModelTestCase
+{
+  public:
+    FcpRemotePortTest()
+        : lfsim::ModelTestCase(
+            "fcp: the initiator's own link down at 1 ms blocks its remote port; its I-Os are "
+            "held (no command timeout), fail over to the other fabric at 1 ms + FastIoFailTmo "
+            "exactly, or fail (ENOLINK) on a lone path; DevLossTmo removes the port; a link back "
+            "before the timer sends the held I-Os at once")
+    {
+    }
+
+    using Faults = std::vector<std::map<std::string, std::string>>;
+
+    /// h0 reading from h1 at iodepth 4, round-robin over the paths (Planes 2: h0/A>h1/A and
+    /// h0/B>h1/B), h0's link to the switch of `where` down at 1 ms (and up at `until`).
+    static lfsim::RunResult
+    Run(uint32_t planes, const std::string& failIo, const std::string& devLoss,
+        const std::string& until = "")
+    {
+        std::map<std::string, std::string> down{
+            {"at", "1ms"}, {"what", "link_down"}, {"where", planes == 2 ? "A/sw0-h0" : "sw0-h0"}};
+        if (!until.empty())
+        {
+            down["until"] = until;
+        }
+        return RunStorage({{"workload", "Stack", "fcp"},
+                           {"workload", "PathSelector", "round-robin"},
+                           // Far above an I/O's 20 us, far below the timers: fires only on
+                           // what a blocked port holds.
+                           {"workload", "IoTimeout", "300us"},
+                           {"topology", "Planes", std::to_string(planes)},
+                           {"ns3::FioJob", "rw", "randread"},
+                           {"ns3::FioJob", "iodepth", "4"},
+                           {"ns3::FioJob", "runtime", "5ms"},
+                           {"ns3::FioJob", "ramp_time", "0s"},
+                           {"ns3::FcpStack", "FastIoFailTmo", failIo},
+                           {"ns3::FcpStack", "DevLossTmo", devLoss}},
+                          Faults{down});
+    }
+
+    /// When each completed I/O's last request left the host (its completion less its
+    /// transport time and the stack's half on the way up, 2.5 us), and when it completed.
+    static std::vector<std::pair<double, double>>
+    Sent(const lfsim::RunResult& r)
+    {
+        const auto& done = lfsim::Column(r, "ios", "complete_ns");
+        const auto& transport = lfsim::Column(r, "ios", "transport_ns");
+        std::vector<std::pair<double, double>> out;
+        for (size_t k = 0; k < done.size(); ++k)
+        {
+            out.emplace_back(done[k] - transport[k] - 2500.0, done[k]);
+        }
+        return out;
+    }
+
+    void
+    DoRun() override
+    {
+        // Two fabrics: h0/A loses signal at 1 ms for good. FastIoFailTmo 1 ms, DevLossTmo 2 ms.
+        lfsim::RunResult dual = Run(2, "1ms", "2ms");
+        NS_TEST_EXPECT_MSG_EQ(Num(dual, "rports_blocked"), 1.0, "h0/A>h1/A's remote port");
+        NS_TEST_EXPECT_MSG_EQ(Num(dual, "rport_blocked_first_us"), 1000.0, "at loss of signal");
+        NS_TEST_EXPECT_MSG_EQ(Num(dual, "fast_io_fail_first_us"), 2000.0, "1 ms later");
+        NS_TEST_EXPECT_MSG_EQ(Num(dual, "rports_removed"), 1.0, "and removed 2 ms after");
+        // Round-robin puts every I/O that completes on B back on A in turn, where it stays:
+        // all four are held when the timer fires, none timed out meanwhile.
+        NS_TEST_EXPECT_MSG_EQ(Num(dual, "ios_fast_failed"), 4.0, "the whole iodepth");
+        NS_TEST_EXPECT_MSG_GT(Num(dual, "ios_requeued"), 0.0, "those in flight at 1 ms");
+        NS_TEST_EXPECT_MSG_EQ(Num(dual, "ios_timed_out"), 0.0, "fc_eh_timed_out resets");
+        NS_TEST_EXPECT_MSG_EQ(Num(dual, "ios_aborted"), 0.0, "no ABTS");
+        NS_TEST_EXPECT_MSG_EQ(Num(dual, "path_failures"), 1.0, "dm-multipath fails path A");
+        NS_TEST_EXPECT_MSG_EQ(Num(dual, "ios_failed"), 0.0, "every I/O completes on B");
+        NS_TEST_EXPECT_MSG_EQ(Num(dual, "ios_in_flight"), 0.0, "none stuck");
+        uint32_t atTimer = 0;
+        double firstAfter = 0;
+        for (const auto& [sent, done] : Sent(dual))
+        {
+            NS_TEST_EXPECT_MSG_EQ((done >= 1.1e6 && done < 2e6), false,
+                                  "nothing completes while path A holds them: " << done);
+            if (sent == 2e6)
+            {
+                ++atTimer;
+                firstAfter = firstAfter ? std::min(firstAfter, done) : done;
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(atTimer, 4u, "the four go down path B at 2 ms exactly");
+        const auto& paths = lfsim::Column(dual, "paths", "requests");
+        NS_TEST_EXPECT_MSG_GT(paths[1], 4 * paths[0], "B carries the rest of the job");
+
+        // Back at 1.5 ms: link initialization (a round trip on the 10 m cable, 50 ns each way,
+        // plus a word's time) later the remote port is unblocked and sends what it held.
+        lfsim::RunResult back = Run(2, "1ms", "2ms", "1.5ms");
+        NS_TEST_EXPECT_MSG_EQ(Num(back, "rports_unblocked"), 1.0, "before the timer");
+        NS_TEST_EXPECT_MSG_EQ(Num(back, "rports_fast_io_failed"), 0.0, "which never fires");
+        NS_TEST_EXPECT_MSG_EQ(Num(back, "ios_fast_failed") + Num(back, "path_failures")
+                                  + Num(back, "ios_retried") + Num(back, "ios_failed"),
+                              0.0, "no failure");
+        NS_TEST_EXPECT_MSG_EQ(Num(back, "ios_in_flight"), 0.0, "every I/O completes");
+        const Time up = MicroSeconds(1500) + 2 * (NanoSeconds(50) + FcWireTime(FcSpeed::GFC32, 4));
+        double firstBack = 0;
+        for (const auto& [sent, done] : Sent(back))
+        {
+            if (done > 1.1e6 && (!firstBack || done < firstBack))
+            {
+                firstBack = done;
+            }
+        }
+        // Four reads leave h0 at once on one path both times: the first back takes as long.
+        NS_TEST_EXPECT_MSG_EQ(firstBack - up.GetNanoSeconds(), firstAfter - 2e6,
+                              "held reads leave at link initialization");
+
+        // One path: at 2 ms the four fail (ENOLINK) and fio's job stops at its first error.
+        lfsim::RunResult lone = Run(1, "1ms", "10ms");
+        NS_TEST_EXPECT_MSG_EQ(Num(lone, "ios_failed"), 4.0, "no other path");
+        NS_TEST_EXPECT_MSG_EQ(Num(lone, "ios_fast_failed"), 4.0, "DID_TRANSPORT_FAILFAST");
+        NS_TEST_EXPECT_MSG_EQ(Num(lone, "ios_in_flight"), 0.0, "none stuck");
+        const auto& at = lfsim::Column(lone, "io_errors", "time_ns");
+        const auto& err = lfsim::Column(lone, "io_errors", "errno");
+        NS_TEST_EXPECT_MSG_EQ(at.size(), 4u, "four errors");
+        for (size_t k = 0; k < at.size(); ++k)
+        {
+            NS_TEST_EXPECT_MSG_EQ(at[k], 2e6, "at 1 ms + FastIoFailTmo");
+            NS_TEST_EXPECT_MSG_EQ(err[k], double(ENOLINK), "BLK_STS_TRANSPORT");
+        }
+
+        // FastIoFailTmo not below DevLossTmo is off: they fail when the port is removed.
+        lfsim::RunResult off = Run(1, "10ms", "2ms");
+        NS_TEST_EXPECT_MSG_EQ(Num(off, "rports_fast_io_failed"), 0.0, "off");
+        NS_TEST_EXPECT_MSG_EQ(Num(off, "rports_removed"), 1.0, "dev_loss_tmo");
+        NS_TEST_EXPECT_MSG_EQ(Num(off, "ios_no_connect"), 4.0, "DID_NO_CONNECT");
+        for (double t : lfsim::Column(off, "io_errors", "time_ns"))
+        {
+            NS_TEST_EXPECT_MSG_EQ(t, 3e6, "at 1 ms + DevLossTmo");
+        }
     }
 };
 
@@ -410,6 +551,7 @@ class StorageTestSuite : public TestSuite
         AddTestCase(new Qd1LatencyTest, TestCase::QUICK);
         AddTestCase(new CeilingTest, TestCase::QUICK);
         AddTestCase(new FcpStackTest, TestCase::QUICK);
+        AddTestCase(new FcpRemotePortTest, TestCase::QUICK);
         AddTestCase(new IscsiQd1LatencyTest, TestCase::QUICK);
         AddTestCase(new IscsiBurstTest, TestCase::QUICK);
         AddTestCase(new IscsiConservationTest, TestCase::QUICK);

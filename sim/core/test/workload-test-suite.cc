@@ -312,27 +312,27 @@ class FlowsTest : public lfsim::ModelTestCase
         NS_TEST_EXPECT_MSG_EQ(flows[2].depth, 2u, "depth");
         NS_TEST_EXPECT_MSG_EQ(flows[2].priority, 6, "priority");
 
-        const std::vector<std::pair<lfsim::Rows, std::string>> bad
-            = {{{},
-                "workload.f.flows: empty; accepted: a list of flows, each {src: h1, dst: h0, "
-                "size: 65536, start: 1ms}"},
-               {{{{"src", "h9"}, {"dst", "h0"}}},
-                "workload.f.flows[0].src: got 'h9'; accepted: the name of a host"},
-               {{{{"src", "h1"}, {"dst", "h0"}}, {{"src", "h1"}, {"dst", "sw0"}}},
-                "workload.f.flows[1].dst: got 'sw0'; accepted: the name of a host"},
-               {{{{"src", "h1"}, {"dst", "h1"}}},
-                "workload.f.flows[0].dst: got 'h1'; accepted: a host other than src"},
-               {{{{"src", "h1"}, {"dst", "h0"}, {"size", "0"}}},
-                "workload.f.flows[0].size: got '0'; accepted: an integer in 1..2147483648"},
-               {{{{"src", "h1"}, {"dst", "h0"}, {"size", "-5"}}},
-                "workload.f.flows[0].size: got '-5'; accepted: an integer in 1..2147483648"},
-               {{{{"src", "h1"}, {"dst", "h0"}, {"priority", "8"}}},
-                "workload.f.flows[0].priority: got '8'; accepted: an integer in 0..7"},
-               {{{{"src", "h1"}, {"dst", "h0"}, {"start", "5 parsecs"}}},
-                "workload.f.flows[0].start: got '5 parsecs'; accepted: a time >= 0 with a unit, "
-                "e.g. 1ms"},
-               {{{{"src", "h1"}, {"dst", "h0"}, {"where", "flow.txt line 3"}, {"depth", "0"}}},
-                "flow.txt line 3.depth: got '0'; accepted: an integer in 1..4096"}};
+        const std::vector<std::pair<lfsim::Rows, std::string>> bad = {
+            {{},
+             "workload.f.flows: empty; accepted: a list of flows, each {src: h1, dst: h0, "
+             "size: 65536, start: 1ms}"},
+            {{{{"src", "h9"}, {"dst", "h0"}}},
+             "workload.f.flows[0].src: got 'h9'; accepted: the name of a host (h0, h1, h2, h3)"},
+            {{{{"src", "h1"}, {"dst", "h0"}}, {{"src", "h1"}, {"dst", "sw0"}}},
+             "workload.f.flows[1].dst: got 'sw0'; accepted: the name of a host (h0, h1, h2, h3)"},
+            {{{{"src", "h1"}, {"dst", "h1"}}},
+             "workload.f.flows[0].dst: got 'h1'; accepted: a host other than src"},
+            {{{{"src", "h1"}, {"dst", "h0"}, {"size", "0"}}},
+             "workload.f.flows[0].size: got '0'; accepted: an integer in 1..2147483648"},
+            {{{{"src", "h1"}, {"dst", "h0"}, {"size", "-5"}}},
+             "workload.f.flows[0].size: got '-5'; accepted: an integer in 1..2147483648"},
+            {{{{"src", "h1"}, {"dst", "h0"}, {"priority", "8"}}},
+             "workload.f.flows[0].priority: got '8'; accepted: an integer in 0..7"},
+            {{{{"src", "h1"}, {"dst", "h0"}, {"start", "5 parsecs"}}},
+             "workload.f.flows[0].start: got '5 parsecs'; accepted: a time >= 0 with a unit, "
+             "e.g. 1ms"},
+            {{{{"src", "h1"}, {"dst", "h0"}, {"where", "flow.txt line 3"}, {"depth", "0"}}},
+             "flow.txt line 3.depth: got '0'; accepted: an integer in 1..4096"}};
         for (const auto& [rows, message] : bad)
         {
             NS_TEST_EXPECT_MSG_EQ(Error([&] { Listed(g, rows); }), message, message);

@@ -6,42 +6,77 @@ and ``links`` tables, ``series/*.parquet``) and draws, frame by frame, the topol
 - each port's egress queue as a bar along its link, from the port toward its peer (``queue``
   recorder of roce; on fc the ``tx_queue`` recorder, or else the BB_Credit in use: the frames
   sent and not yet answered by an R_RDY, from ``credits``);
-- an arrow from a port's peer back to the port while the port may not send: paused by PFC
-  (``blocked``, or else the XOFF/XON frames of ``pause``) or, on Fibre Channel, out of
-  BB_Credit (``credits`` at 0, or ``blocked``);
+- an arrow along the link, from the port toward its peer, while the port may not send that
+  way: paused by PFC (``blocked``, or else the XOFF/XON frames of ``pause``) or, on Fibre
+  Channel, out of BB_Credit (``credits`` at 0, or ``blocked``). A port waits on its peer: the
+  arrows run as the wait-for cycle's on ``topology.png``;
 - after a deadlock is detected (``deadlock_detected_us``), the queues of its wait-for cycle
-  (``deadlock_cycle``) in red;
+  (``deadlock_cycle``) in red, bar and arrow;
 
-and under it one line of the run over time (total goodput, or the queues, or the credits) with
-a cursor at the frame's instant. Frames are evenly spaced over the series' time span (from the
-first recorded instant to the end of the run): ``step`` apart (default the scenario's
-``sample_interval``), at most ``max_frames``.
+and under it one line of the run over time (total goodput, or the queues, or the credits, or
+the number of blocked queues) with a cursor at the frame's instant. Frames are evenly spaced
+over the series' time span (from the first recorded instant to the end of the run): ``step``
+apart (default the scenario's ``sample_interval``), at most ``max_frames`` (a larger step
+then, which ``Animation.notes`` says).
 
-``--out`` chooses the format by its suffix: ``.html`` (matplotlib's JavaScript player, a time
-slider, self-contained), ``.gif`` (Pillow), ``.mp4`` (only where ffmpeg is installed) or
-``.png`` (the one frame at ``at``).
+``--out`` chooses the format by its suffix: ``.html`` (a player with a time slider,
+self-contained: the picture without its moving parts once, as SVG, and the frames as numbers
+that a short script draws over it), ``.gif`` (Pillow), ``.mp4`` (only where ffmpeg is
+installed) or ``.png`` (the instant ``at``). GIF and MP4 frames are drawn incrementally: the
+still picture once, then per frame only the bars, arrows, labels, cursor and title.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import io
+import itertools
 import json
 import re
 import shutil
+import subprocess
+import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+import matplotlib as mpl
 import numpy as np
+import pandas as pd
+import yaml
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import FancyArrowPatch, Patch
+from PIL import Image
 
 from .errors import ScenarioError, quote
-
-if TYPE_CHECKING:
-    import pandas as pd
+from .plotdata import (
+    deadlock_cycle,
+    link_peers,
+    metric_seconds,
+    node_of,
+    queue_port,
+    topology_graph,
+    topology_layout,
+)
+from .plotting import UNITS, axis_label, time_scale
+from .scenario import time_seconds
 
 # What a fabric's animation reads, in the order it prefers them.
 RECORDERS = {
-    "roce": {"queue": "queue", "stop": ("blocked", "pause"), "line": ("goodput", "queue")},
-    "fc": {"queue": "tx_queue", "stop": ("blocked", "credits"), "line": ("goodput", "credits")},
+    "roce": {
+        "queue": "queue",
+        "stop": ("blocked", "pause"),
+        "line": ("goodput", "queue", "blocked"),
+    },
+    "fc": {
+        "queue": "tx_queue",
+        "stop": ("blocked", "credits"),
+        "line": ("goodput", "credits", "tx_queue", "blocked"),
+    },
 }
 NEEDED = {"roce": "queue and pause (or blocked)", "fc": "credits (and tx_queue, or blocked)"}
 FORMATS = (".html", ".gif", ".mp4", ".png")
@@ -50,6 +85,14 @@ QUEUE_COLOR = "tab:blue"
 STOP_COLOR = "tab:orange"
 CYCLE_COLOR = "tab:red"
 PFC_QUANTUM_BITS = 512  # 802.1Qbb: a quantum is 512 bit times of the port's speed
+BAR_WIDTH = 5.0  # points
+ARROW_WIDTH = 2.0  # points
+ARROW_HEAD = 12.0  # points: the arrow's mutation scale
+
+
+class AnimationNote(UserWarning):
+    """Something the animation did other than asked (a larger step, an instant moved into the
+    run): ``lfsim animate`` prints it as one line and goes on."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,9 +134,6 @@ def _read(path: Path, what: str):
 
 def load_run(path: str | Path) -> RunFolder:
     """Read a results folder; a ScenarioError (one line, exit 2) names what is missing."""
-    import pandas as pd
-    import yaml
-
     folder = Path(path)
     if not folder.is_dir():
         raise ScenarioError(
@@ -163,6 +203,14 @@ class Steps:
                 out[label] = float(values[k])
         return out
 
+    def total(self, times: np.ndarray) -> np.ndarray:
+        """The sum over the labels of their values at each of ``times``."""
+        out = np.zeros(len(times))
+        for t, v in self.by_label.values():
+            k = np.searchsorted(t, times, side="right") - 1
+            out += np.where(k >= 0, v[np.maximum(k, 0)], 0.0)
+        return out
+
     def peak(self) -> float:
         return max((float(np.nanmax(v)) for _, v in self.by_label.values() if len(v)), default=0.0)
 
@@ -186,14 +234,19 @@ class Frame:
     credits: dict[str, float]
 
 
+def time_text(seconds: float) -> str:
+    """5e-06 -> '5 µs', 0.0001336 -> '133.6 µs' (4 significant digits, the run's units)."""
+    unit, factor = time_scale(abs(seconds))
+    return f"{seconds * factor:.4g} {UNITS[unit]}"
+
+
 class Animation:
-    """The frames of a run (``times``) and what each shows (``frame(k)``); ``figure()`` draws."""
+    """The frames of a run (``times``) and what each shows (``frame(k)``, or ``frame_at(t)``
+    at any instant); ``figure()`` draws. ``notes``: what it did other than asked."""
 
     def __init__(
         self, run: RunFolder, step_s: float | None = None, max_frames: int = DEFAULT_MAX_FRAMES
     ):
-        from .plotting import link_peers, queue_port
-
         self.run = run
         self.peers = link_peers(run.links, run.ports)
         self.port_set = set(self.peers)
@@ -216,14 +269,23 @@ class Animation:
             self.queue, self.queue_unit = None, ""
         self.queue_peak = self._queue_peak()
         # The deadlock's cycle, as ports, and when it was detected.
-        m = run.metrics
-        cycle = [str(q) for q in (m.get("deadlock_cycle") or [])] if m.get("deadlock") else []
+        cycle = deadlock_cycle(run.metrics)
         self.cycle_ports = {p for p in (queue_port(q, self.port_set) for q in cycle) if p}
-        detected = m.get("deadlock_detected_us")
-        self.detected_s = float(detected) * 1e-6 if self.cycle_ports and detected else None
+        detected = metric_seconds(run.metrics, "deadlock_detected_us")
+        self.detected_s = detected if self.cycle_ports and detected else None
         self._pause = self._pause_spells() if self.stop_name == "pause" else None
-        self._blocked = Steps(s["blocked"], "blocked") if self.stop_name == "blocked" else None
+        self._blocked = Steps(s["blocked"], "blocked") if "blocked" in s else None
+        self.notes: list[str] = []
         self.times = frame_times(self.span(), step_s or self._default_step(), max_frames)
+        if step_s and len(self.times) > 1 and self.times[1] - self.times[0] > step_s * 1.000001:
+            t0, t1 = self.span()
+            wanted = int(np.floor((t1 - t0) / step_s * (1 + 1e-12))) + 1
+            self.notes.append(
+                f"--step {time_text(step_s)} over the {time_text(t1 - t0)} recorded would be "
+                f"{wanted:,} frames, more than --max-frames {max_frames}: the frames are "
+                f"{time_text(self.times[1] - self.times[0])} apart (raise --max-frames to "
+                f"{wanted} for {time_text(step_s)})"
+            )
 
     # -- time ---------------------------------------------------------------------------------
 
@@ -242,11 +304,26 @@ class Animation:
         return t0, max(t1, t0)
 
     def _default_step(self) -> float:
-        from .scenario import time_seconds
-
         interval = time_seconds(str(self.run.config.get("sample_interval", "0s"))) or 0.0
         t0, t1 = self.span()
         return interval if interval > 0 else (t1 - t0) / max(DEFAULT_MAX_FRAMES - 1, 1)
+
+    def clamp(self, at_s: float) -> float:
+        """``at_s`` moved into the span, with a note when it had to move."""
+        t0, t1 = self.span()
+        if at_s > t1:
+            self.notes.append(
+                f"--at {time_text(at_s)} is after the end of the run ({time_text(t1)}): the "
+                f"frame shows the end, {time_text(t1)}"
+            )
+            return t1
+        if at_s < t0:
+            self.notes.append(
+                f"--at {time_text(at_s)} is before the first recorded instant "
+                f"({time_text(t0)}): the frame shows {time_text(t0)}"
+            )
+            return t0
+        return at_s
 
     # -- state --------------------------------------------------------------------------------
 
@@ -274,8 +351,6 @@ class Animation:
         return {p: min(max(v / peak, 0.0), 1.0) for p, v in values.items()}
 
     def _port(self, label: str) -> str | None:
-        from .plotting import queue_port
-
         return queue_port(label, self.port_set)
 
     def _pause_spells(self) -> dict[str, list[tuple[float, float]]]:
@@ -318,7 +393,7 @@ class Animation:
     def _stopped(self, t: float) -> set[str]:
         if self._pause is not None:
             return {p for p, spells in self._pause.items() if any(a <= t < b for a, b in spells)}
-        if self._blocked is not None:
+        if self.stop_name == "blocked":
             return {
                 p
                 for label, v in self._blocked.at(t).items()
@@ -332,77 +407,114 @@ class Animation:
             }
         return set()
 
-    def frame(self, k: int) -> Frame:
-        t = float(self.times[k])
+    def frame_at(self, t: float) -> Frame:
         red = self.cycle_ports if self.detected_s is not None and t >= self.detected_s else set()
         credits = self.credits.at(t) if self.credits is not None else {}
         return Frame(t, self._queues(t), self._stopped(t), set(red), credits)
 
+    def frame(self, k: int) -> Frame:
+        return self.frame_at(float(self.times[k]))
+
+    def frames(self) -> list[Frame]:
+        return [self.frame(k) for k in range(len(self.times))]
+
     # -- drawing ------------------------------------------------------------------------------
 
     def figure(self, dpi: int = 80):
-        """(figure, update(k) -> artists): the topology above, the run's line below."""
-        return _Drawing(self, dpi).build()
+        """(figure, update(k)): the topology above, the run's line below; ``update`` shows
+        frame ``k`` (or, given a Frame, that frame)."""
+        drawing = _Drawing(self, dpi)
+        return drawing.build(), drawing.update
 
     def save(self, out: Path, fps: int = 10, at_s: float | None = None, dpi: int = 80) -> Path:
-        """Write the animation (or, for .png, the frame nearest ``at_s``, default the last)."""
-        fig, update = self.figure(dpi)
+        """Write the animation (or, for .png, the frame at ``at_s``, default the end)."""
         if out.suffix == ".png":
-            k = len(self.times) - 1 if at_s is None else nearest(self.times, at_s)
-            update(k)
+            drawing = _Drawing(self, dpi)
+            fig = drawing.build()
+            t = self.times[-1] if at_s is None else self.clamp(at_s)
+            drawing.update(self.frame_at(float(t)))
+            for artist in drawing.moving():
+                artist.set_animated(False)  # a saved figure leaves animated artists out
             fig.savefig(out, dpi=dpi)
-            return out
-        anim = self.matplotlib_animation(fig, update, fps)
-        if out.suffix == ".html":
-            out.write_text(jshtml(anim, fps), encoding="utf-8")
+        elif out.suffix == ".html":
+            out.write_text(_page(self.to_html(fps)), encoding="ascii")
         elif out.suffix == ".gif":
-            from matplotlib.animation import PillowWriter
-
-            anim.save(out, writer=PillowWriter(fps=fps), dpi=dpi)
+            self._save_gif(out, fps, dpi)
         else:
-            from matplotlib.animation import FFMpegWriter
-
-            anim.save(out, writer=FFMpegWriter(fps=fps), dpi=dpi)
+            self._save_mp4(out, fps, dpi)
         return out
 
-    def matplotlib_animation(self, fig, update, fps: int = 10):
-        from matplotlib.animation import FuncAnimation
+    def rgba_frames(self, dpi: int = 80, frames: Sequence[int] | None = None):
+        """(width, height, iterator of each frame's RGBA bytes; ``frames``: those frames, by
+        default all): the still picture is drawn once, then per frame only the artists that
+        move."""
+        drawing = _Drawing(self, dpi)
+        fig = drawing.build()
+        canvas = drawing.freeze()
+        background = canvas.copy_from_bbox(fig.bbox)
+        width, height = canvas.get_width_height()
 
-        return FuncAnimation(
-            fig, update, frames=len(self.times), interval=1000 / fps, blit=False, repeat=False
-        )
+        def draw():
+            for k in range(len(self.times)) if frames is None else frames:
+                drawing.update(k)
+                canvas.restore_region(background)
+                for artist in drawing.moving():
+                    fig.draw_artist(artist)
+                yield bytes(canvas.buffer_rgba())
 
-    def to_jshtml(self, fps: int = 10, dpi: int = 72) -> str:
-        """The animation as HTML with a time slider (for a notebook: ``IPython.display.HTML``)."""
-        fig, update = self.figure(dpi)
-        return jshtml(self.matplotlib_animation(fig, update, fps), fps)
+        return width, height, draw()
 
+    def _save_gif(self, out: Path, fps: int, dpi: int) -> None:
+        # One palette for every frame, from a few frames across the run (the figure has few
+        # colours): quantizing each frame on its own took 3/4 of the time.
+        n = len(self.times)
+        width, height, some = self.rgba_frames(dpi, sorted({0, n // 3, 2 * n // 3, n - 1}))
 
-# matplotlib's player draws its buttons with Font Awesome from a CDN; these characters need no
-# network, so that the file plays anywhere (offline, in a notebook on a code host's viewer).
-BUTTONS = {  # as HTML character references: the page declares no encoding
-    "fa fa-minus": "&minus;",
-    "fa fa-fast-backward": "|&#x25c0;&#x25c0;",
-    "fa fa-step-backward": "&#x25c0;|",
-    "fa fa-play fa-flip-horizontal": "&#x25c0;",
-    "fa fa-pause": "||",
-    "fa fa-play": "&#x25b6;",
-    "fa fa-step-forward": "|&#x25b6;",
-    "fa fa-fast-forward": "&#x25b6;&#x25b6;|",
-    "fa fa-plus": "+",
-}
+        def rgb(buf: bytes) -> Image.Image:
+            return Image.frombuffer("RGBA", (width, height), buf, "raw", "RGBA", 0, 1).convert(
+                "RGB"
+            )
 
+        sample = [rgb(buf) for buf in some]
+        sheet = Image.new("RGB", (width, height * len(sample)))
+        for i, im in enumerate(sample):
+            sheet.paste(im, (0, height * i))
+        palette = sheet.quantize(256, method=Image.Quantize.FASTOCTREE)
+        _, _, every = self.rgba_frames(dpi)
+        images = [rgb(buf).quantize(palette=palette, dither=Image.Dither.NONE) for buf in every]
+        images[0].save(
+            out, format="GIF", save_all=True, append_images=images[1:],
+            duration=int(1000 / fps), loop=0,
+        )  # fmt: skip
 
-def jshtml(anim, fps: int) -> str:
-    import matplotlib as mpl
+    def _save_mp4(self, out: Path, fps: int, dpi: int) -> None:
+        width, height, frames = self.rgba_frames(dpi)
+        ffmpeg = shutil.which("ffmpeg") or "ffmpeg"
+        cmd = [
+            ffmpeg, "-y", "-loglevel", "error",
+            "-f", "rawvideo", "-pix_fmt", "rgba", "-s", f"{width}x{height}", "-r", str(fps),
+            "-i", "-",
+            "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2",  # H.264 in yuv420p wants even sizes
+            "-pix_fmt", "yuv420p", "-f", "mp4", str(out),
+        ]  # fmt: skip
+        with subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+            try:
+                for buf in frames:
+                    proc.stdin.write(buf)
+            except BrokenPipeError:
+                pass  # ffmpeg stopped: its message follows
+            _, err = proc.communicate()
+        if proc.returncode:
+            message = err.decode(errors="replace").strip().splitlines()
+            raise ScenarioError(
+                f"--out: ffmpeg could not write {quote(str(out))}: "
+                f"{message[-1] if message else f'exit {proc.returncode}'}"
+            )
 
-    # The frames are embedded as PNG; the default limit (20 MB) would drop a long animation.
-    with mpl.rc_context({"animation.embed_limit": 200.0}):
-        html = anim.to_jshtml(fps=fps, default_mode="once")
-    html = re.sub(r'<link rel="stylesheet"\s+href="[^"]*font-awesome[^"]*">', "", html)
-    for icon, text in BUTTONS.items():
-        html = html.replace(f'<i class="{icon}"></i>', text)
-    return html
+    def to_html(self, fps: int = 10) -> str:
+        """The animation as an HTML fragment with a player (a time slider, play and step
+        buttons), for a page or a notebook (``IPython.display.HTML``)."""
+        return _Player(self, fps).html()
 
 
 def _value_column(df: pd.DataFrame) -> str:
@@ -422,25 +534,20 @@ def frame_times(span: tuple[float, float], step_s: float, max_frames: int) -> np
     return t0 + step_s * np.arange(n)
 
 
-def nearest(times: np.ndarray, t: float) -> int:
-    return int(np.argmin(np.abs(np.asarray(times) - t)))
+# ---------------------------------------------------------------------------------------------
+# Drawing with matplotlib: the still picture and the artists that move.
 
 
 class _Drawing:
-    """The artists of the animation, built once and updated per frame."""
+    """The artists of the animation, built once and updated per frame. The moving ones (bars,
+    arrows, credit labels, cursor, title) are *animated*: a plain draw of the figure leaves
+    them out, so that the still picture can be kept and the moving ones drawn over it."""
 
     def __init__(self, anim: Animation, dpi: int):
         self.a = anim
         self.dpi = dpi
 
-    def build(self):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.lines import Line2D
-        from matplotlib.patches import FancyArrowPatch, Patch
-
-        from .plotting import UNITS, node_of, time_scale, topology_graph, topology_layout
-
+    def build(self) -> Figure:
         a, run = self.a, self.a.run
         g = topology_graph(run.links, run.ports)
         pos = {n: np.asarray(p, dtype=float) for n, p in topology_layout(g).items()}
@@ -452,6 +559,7 @@ class _Drawing:
         fig = Figure(figsize=(8.0, top_h + 2.4), dpi=self.dpi, layout="constrained")
         FigureCanvasAgg(fig)
         top, bottom = fig.subplots(2, 1, height_ratios=[top_h, 1.9])
+        self.top, self.bottom = top, bottom
         top.set_aspect("equal")
         top.set_axis_off()
         off = 0.025 * span  # a direction's bar and arrow sit to the right of the link
@@ -470,10 +578,15 @@ class _Drawing:
                 )
                 for n in nodes if len(nodes) <= 32 else nodes[:: len(nodes) // 8]:
                     top.text(*pos[n], n, ha="center", va="center", fontsize="x-small", zorder=4)
-        # Per port (one direction of a cable): a queue bar and a stop arrow.
+        # Per port (one direction of a cable): a queue bar and a stop arrow. The bar grows from
+        # the port toward its peer; the arrow points the same way, from the port's node toward
+        # the node it may not send to: a port waits on its peer, as the wait-for cycle's arrows
+        # of topology.png run (each member's switch -> the switch its port sends to).
         self.bars: dict[str, tuple] = {}
         self.arrows: dict[str, FancyArrowPatch] = {}
+        self.arrow_ends: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self.texts: dict[str, object] = {}
+        self.text_at: dict[str, np.ndarray] = {}
         for port, peer in a.peers.items():
             u, v = node_of(port), node_of(peer)
             if u not in pos or v not in pos or u == v:
@@ -485,17 +598,19 @@ class _Drawing:
             start = pos[u] + unit * min(0.12 * length, 0.08 * span) + normal * off
             reach = d * 0.4
             (line,) = top.plot(
-                [], [], color=QUEUE_COLOR, linewidth=5, solid_capstyle="butt", zorder=2
-            )
+                [], [], color=QUEUE_COLOR, linewidth=BAR_WIDTH, solid_capstyle="butt", zorder=2,
+                animated=True,
+            )  # fmt: skip
             self.bars[port] = (line, start, reach)
-            tail = pos[u] + d * 0.85 + normal * 2.4 * off
-            head = pos[u] + d * 0.55 + normal * 2.4 * off
+            tail = pos[u] + d * 0.55 + normal * 2.4 * off
+            head = pos[u] + d * 0.85 + normal * 2.4 * off
             arrow = FancyArrowPatch(
-                tail, head, arrowstyle="-|>", mutation_scale=12, linewidth=2.0,
-                color=STOP_COLOR, zorder=5, visible=False,
+                tail, head, arrowstyle="-|>", mutation_scale=ARROW_HEAD, linewidth=ARROW_WIDTH,
+                color=STOP_COLOR, zorder=5, visible=False, animated=True,
             )  # fmt: skip
             top.add_patch(arrow)
             self.arrows[port] = arrow
+            self.arrow_ends[port] = (tail, head)
             moves = (
                 a.credits is not None
                 and port in a.credits.by_label
@@ -505,43 +620,18 @@ class _Drawing:
             )
             if moves and len(a.peers) <= 48:
                 at = pos[u] + d * 0.3 - normal * 2.5 * off
+                self.text_at[port] = at
                 self.texts[port] = top.text(
                     *at, "", ha="center", va="center", fontsize="x-small", zorder=6,
                     bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.7, "pad": 1},
+                    animated=True,
                 )  # fmt: skip
         pad = 0.12 * span
         top.set_xlim(xy[:, 0].min() - pad, xy[:, 0].max() + pad)
         top.set_ylim(xy[:, 1].min() - pad, xy[:, 1].max() + pad)
-        handles = []
-        if a.queue is not None or a.credits is not None:
-            what = {
-                "bytes": f"egress queue (full bar: {a.queue_peak / 1024:.4g} KiB, the largest)",
-                "frames": f"frames waiting to be sent (full bar {a.queue_peak:.4g})",
-                "credits in use": f"BB_Credit in use (full bar {a.queue_peak:.4g} credits)",
-            }[a.queue_unit]
-            handles.append(Line2D([], [], color=QUEUE_COLOR, linewidth=5, label=what))
-        else:
-            handles.append(
-                Patch(
-                    color="white",
-                    label=f"queues not recorded (record: {RECORDERS[run.fabric]['queue']})",
-                )
-            )
-        stop_text = {
-            "pause": "PFC PAUSE: the peer stops the port",
-            "blocked": "port may not send (paused or out of credit)",
-            "credits": "out of BB_Credit: waits for an R_RDY",
-        }
-        if a.stop_name:
-            handles.append(
-                Line2D(
-                    [], [], color=STOP_COLOR, marker=">", linewidth=2, label=stop_text[a.stop_name]
-                )
-            )
-        if a.cycle_ports:
-            handles.append(Patch(color=CYCLE_COLOR, label="deadlock: the wait-for cycle"))
+        self.legend_handles = self._legend_handles()
         top.legend(
-            handles=handles,
+            handles=self.legend_handles,
             fontsize="small",
             loc="upper center",
             bbox_to_anchor=(0.5, 0.0),
@@ -565,12 +655,47 @@ class _Drawing:
                 label="deadlock detected",
             )
             bottom.legend(fontsize="x-small", loc="upper right")
-        self.cursor = bottom.axvline(t0 * factor, color="black", linewidth=1.0)
+        self.cursor = bottom.axvline(t0 * factor, color="black", linewidth=1.0, animated=True)
         mode = f" ({run.summary['mode']})" if run.summary.get("mode") else ""
-        self.title = fig.suptitle("")
+        self.title = fig.suptitle("", animated=True)
         self.name = f"{run.summary.get('scenario', run.path.name)}{mode}"
         self.fig = fig
-        return fig, self.update
+        return fig
+
+    def _legend_handles(self) -> list:
+        a, run = self.a, self.a.run
+        handles = []
+        if a.queue is not None or a.credits is not None:
+            what = {
+                "bytes": f"egress queue (full bar: {a.queue_peak / 1024:.4g} KiB, the largest)",
+                "frames": f"frames waiting to be sent (full bar {a.queue_peak:.4g})",
+                "credits in use": f"BB_Credit in use (full bar {a.queue_peak:.4g} credits)",
+            }[a.queue_unit]
+            handles.append(Line2D([], [], color=QUEUE_COLOR, linewidth=BAR_WIDTH, label=what))
+        else:
+            handles.append(
+                Patch(
+                    color="white",
+                    label=f"queues not recorded (record: {RECORDERS[run.fabric]['queue']})",
+                )
+            )
+        stop_text = {
+            "pause": "PFC PAUSE from the peer: the port may not send this way",
+            "blocked": "the port may not send this way (paused or out of credit)",
+            "credits": "out of BB_Credit: may not send this way until an R_RDY",
+        }
+        if a.stop_name:
+            handles.append(
+                Line2D(
+                    [], [], color=STOP_COLOR, marker=">", linewidth=ARROW_WIDTH,
+                    label=stop_text[a.stop_name],
+                )
+            )  # fmt: skip
+        if a.cycle_ports:
+            handles.append(
+                Patch(color=CYCLE_COLOR, label="deadlock: the wait-for cycle, queue and arrow")
+            )
+        return handles
 
     def _timeline(self, ax, factor: float) -> None:
         a = self.a
@@ -580,6 +705,7 @@ class _Drawing:
             ax.text(0.5, 0.5, "nothing recorded over time", ha="center", transform=ax.transAxes)
             return
         col = _value_column(df)
+        t0, t1 = a.span()
         if name == "goodput":
             total = df.groupby("time_s", sort=True)[col].sum()
             ax.plot(
@@ -589,25 +715,31 @@ class _Drawing:
                 linewidth=1.0,
                 label="total",
             )
-            from .plotting import axis_label
-
             ax.set_ylabel("total " + axis_label(col))
-        elif name == "queue":
-            steps = a.queue
-            grid = np.linspace(*a.span(), 400)
-            total = [sum(steps.at(t).values()) / 1024 for t in grid]
+        elif name in ("queue", "tx_queue", "blocked"):
+            steps = a._blocked if name == "blocked" else a.queue
+            grid = np.linspace(t0, t1, 400)
+            total = steps.total(grid)
+            if name == "queue":
+                total, ylabel = total / 1024, "queued, all ports (KiB)"
+            elif name == "tx_queue":
+                ylabel = "frames waiting, all ports"
+            else:
+                ylabel = "queues blocked"
             ax.step(grid * factor, total, where="post", color=QUEUE_COLOR, linewidth=1.0)
-            ax.set_ylabel("queued, all ports (KiB)")
-        else:  # credits: the ports that ever ran out, or the first few
+            ax.set_ylabel(ylabel)
+        else:  # credits: the deadlock's cycle, the ports that ever ran out, or the first few
             steps = a.credits
             low = [p for p, (_, v) in steps.by_label.items() if np.nanmin(v) <= 0] or list(
                 steps.by_label
             )
-            t_end = a.span()[1]
+            low = [p for p in low if p in a.cycle_ports] + [
+                p for p in low if p not in a.cycle_ports
+            ]
             for label in low[:4]:
                 t, v = steps.by_label[label]
                 ax.step(
-                    np.append(t, t_end) * factor,
+                    np.append(t, t1) * factor,
                     np.append(v, v[-1]),
                     where="post",
                     linewidth=1.0,
@@ -617,29 +749,250 @@ class _Drawing:
             ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
         ax.set_ylim(bottom=0)
 
-    def update(self, k: int):
-        f = self.a.frame(k)
-        for port, (line, start, reach) in self.bars.items():
-            frac = f.queue.get(port, 0.0)
-            end = start + reach * frac
-            line.set_data([start[0], end[0]], [start[1], end[1]])
-            line.set_color(
-                CYCLE_COLOR if port in f.red else STOP_COLOR if port in f.stopped else QUEUE_COLOR
-            )
-        for port, arrow in self.arrows.items():
-            arrow.set_visible(port in f.stopped or port in f.red)
-            arrow.set_color(CYCLE_COLOR if port in f.red else STOP_COLOR)
-        for port, text in self.texts.items():
-            c = f.credits.get(port)
-            text.set_text("" if c is None else f"credit {c:.0f}/{self.a.credit_max[port]:.0f}")
-        self.cursor.set_xdata([f.t * self.factor, f.t * self.factor])
+    def title_text(self, f: Frame) -> str:
         status = ""
         if f.red:
             status = f" — deadlock detected: cycle of {len(self.a.cycle_ports)} queues"
         elif f.stopped:
             status = f" — {len(f.stopped)} port{'s' if len(f.stopped) > 1 else ''} stopped"
-        self.title.set_text(f"{self.name}: t = {f.t * self.factor:.4g} {self.unit}{status}")
-        return []
+        return f"{self.name}: t = {f.t * self.factor:.4g} {self.unit}{status}"
+
+    def credit_text(self, f: Frame, port: str) -> str:
+        c = f.credits.get(port)
+        return "" if c is None else f"credit {c:.0f}/{self.a.credit_max[port]:.0f}"
+
+    def update(self, k: int | Frame):
+        f = self.a.frame(k) if isinstance(k, int | np.integer) else k
+        for port, (line, start, reach) in self.bars.items():
+            frac = f.queue.get(port, 0.0)
+            end = start + reach * frac
+            line.set_data([start[0], end[0]], [start[1], end[1]])
+            # The queue's colour, as in the legend; red once it is a queue of the cycle.
+            line.set_color(CYCLE_COLOR if port in f.red else QUEUE_COLOR)
+        for port, arrow in self.arrows.items():
+            arrow.set_visible(port in f.stopped or port in f.red)
+            arrow.set_color(CYCLE_COLOR if port in f.red else STOP_COLOR)
+        for port, text in self.texts.items():
+            text.set_text(self.credit_text(f, port))
+        self.cursor.set_xdata([f.t * self.factor, f.t * self.factor])
+        self.title.set_text(self.title_text(f))
+        return self.moving()
+
+    def moving(self) -> list:
+        """The artists a frame changes, in drawing order."""
+        bars = [line for line, _, _ in self.bars.values()]
+        return [*bars, *self.arrows.values(), *self.texts.values(), self.cursor, self.title]
+
+    def freeze(self):
+        """Lay the figure out once, with the first frame's title (constrained layout would
+        otherwise run again on every draw), and keep that layout; returns the canvas."""
+        self.update(0)
+        self.fig.canvas.draw()
+        self.fig.set_layout_engine("none")
+        return self.fig.canvas
+
+
+# ---------------------------------------------------------------------------------------------
+# The HTML player: the still picture once (SVG), the frames as numbers, a script that draws the
+# moving parts on a canvas over it.
+
+_ids = itertools.count()
+
+_PLAYER_JS = """
+(function () {
+  var root = document.getElementById("%(id)s");
+  var D = JSON.parse(root.querySelector("script[type='application/json']").textContent);
+  var img = root.querySelector("img"), cv = root.querySelector("canvas");
+  var slider = root.querySelector("input"), info = root.querySelector(".lfsim-frame");
+  var b = root.querySelectorAll("button"), play = b[2];
+  var n = D.t.length, k = 0, timer = null;
+  function arrow(g, a, color) {
+    var dx = a[2] - a[0], dy = a[3] - a[1], len = Math.hypot(dx, dy) || 1;
+    var ux = dx / len, uy = dy / len, hl = D.head[0], hw = D.head[1];
+    var tx = a[2] - ux * hl, ty = a[3] - uy * hl;
+    g.strokeStyle = color; g.fillStyle = color; g.lineWidth = D.arrow_width;
+    g.beginPath(); g.moveTo(a[0], a[1]); g.lineTo(tx, ty); g.stroke();
+    g.beginPath(); g.moveTo(a[2], a[3]);
+    g.lineTo(tx + uy * hw, ty - ux * hw); g.lineTo(tx - uy * hw, ty + ux * hw);
+    g.closePath(); g.fill();
+  }
+  function draw() {
+    var g = cv.getContext("2d"), s = cv.width / D.W, q = D.q[k], st = D.s[k], i;
+    g.setTransform(s, 0, 0, s, 0, 0);
+    g.clearRect(0, 0, D.W, D.H);
+    g.lineCap = "butt";
+    g.lineWidth = D.bar_width;
+    for (i = 0; i < D.bars.length; i++) {
+      var r = D.bars[i], f = q[i] / 1000;
+      if (f <= 0) continue;
+      g.strokeStyle = st[i] === "2" ? D.color.cycle : D.color.queue;
+      g.beginPath(); g.moveTo(r[0], r[1]);
+      g.lineTo(r[0] + (r[2] - r[0]) * f, r[1] + (r[3] - r[1]) * f); g.stroke();
+    }
+    for (i = 0; i < D.arrows.length; i++) {
+      if (st[i] !== "0") arrow(g, D.arrows[i], st[i] === "2" ? D.color.cycle : D.color.stop);
+    }
+    g.font = D.text_size + "px sans-serif"; g.textAlign = "center"; g.textBaseline = "middle";
+    for (i = 0; i < D.texts.length; i++) {
+      var c = D.c[k][i];
+      if (c === null) continue;
+      var p = D.texts[i], text = "credit " + c + "/" + D.text_max[i];
+      var w = g.measureText(text).width + 2;
+      g.fillStyle = "rgba(255,255,255,0.7)";
+      g.fillRect(p[0] - w / 2, p[1] - D.text_size / 2 - 1, w, D.text_size + 2);
+      g.fillStyle = "#000"; g.fillText(text, p[0], p[1]);
+    }
+    g.strokeStyle = "#000"; g.lineWidth = 1;
+    g.beginPath(); g.moveTo(D.cx[k], D.cursor[0]); g.lineTo(D.cx[k], D.cursor[1]); g.stroke();
+    g.font = D.title_size + "px sans-serif"; g.fillStyle = "#000";
+    g.fillText(D.title[k], D.title_at[0], D.title_at[1]);
+    slider.value = k;
+    info.textContent = "frame " + (k + 1) + " of " + n;
+  }
+  function fit() {
+    var r = window.devicePixelRatio || 1;
+    cv.width = Math.max(1, Math.round(img.clientWidth * r));
+    cv.height = Math.max(1, Math.round(img.clientHeight * r));
+    draw();
+  }
+  function show(j) { k = Math.max(0, Math.min(n - 1, j)); draw(); }
+  function stop() {
+    if (timer) { clearInterval(timer); timer = null; }
+    play.innerHTML = "&#x25b6;";
+  }
+  function start() {
+    if (k >= n - 1) k = 0;
+    play.innerHTML = "||";
+    timer = setInterval(function () { if (k >= n - 1) stop(); else show(k + 1); }, 1000 / D.fps);
+  }
+  b[0].onclick = function () { stop(); show(0); };
+  b[1].onclick = function () { stop(); show(k - 1); };
+  play.onclick = function () { if (timer) stop(); else start(); };
+  b[3].onclick = function () { stop(); show(k + 1); };
+  b[4].onclick = function () { stop(); show(n - 1); };
+  slider.oninput = function () { stop(); show(+slider.value); };
+  if (img.complete) fit(); else img.onload = fit;
+  if (window.ResizeObserver) new ResizeObserver(fit).observe(img);  // e.g. a notebook's panel
+  else window.addEventListener("resize", fit);
+})();
+"""
+
+
+class _Player:
+    """The HTML player of an animation: ``data()`` (what it draws, in the SVG's pixels) and
+    ``html()``."""
+
+    def __init__(self, anim: Animation, fps: int):
+        self.a = anim
+        self.fps = fps
+
+    def data(self) -> tuple[dict, str]:
+        """(the frames and the moving parts' places, the still picture as SVG text)."""
+        a = self.a
+        drawing = _Drawing(a, dpi=72)  # at 72 dpi a point is one SVG pixel
+        fig = drawing.build()
+        drawing.freeze()
+        height = fig.bbox.height
+
+        def px(ax, points) -> list[float]:
+            out = ax.transData.transform(np.asarray(points, dtype=float).reshape(-1, 2))
+            out[:, 1] = height - out[:, 1]  # SVG's y runs down
+            return [round(float(v), 2) for v in out.ravel()]
+
+        ports = list(drawing.bars)
+        texts = list(drawing.texts)
+        bars = [px(drawing.top, [s, s + r]) for _, s, r in drawing.bars.values()]
+        arrows = [px(drawing.top, drawing.arrow_ends[p]) for p in ports]
+        frames = a.frames()
+        t0 = float(a.times[0])
+        x0 = px(drawing.bottom, [(t0 * drawing.factor, 0.0)])[0]
+        x1 = px(drawing.bottom, [((t0 + 1.0) * drawing.factor, 0.0)])[0]  # px per second
+        box = drawing.bottom.get_window_extent()
+        title = drawing.title.get_window_extent(fig.canvas.get_renderer())
+        data = {
+            "W": round(float(fig.bbox.width), 2),
+            "H": round(float(height), 2),
+            "fps": self.fps,
+            "t": [float(f"{f.t:.9g}") for f in frames],
+            "title": [drawing.title_text(f) for f in frames],
+            "title_at": [
+                round(float(title.x0 + title.x1) / 2, 2),
+                round(height - title.y0 - title.height / 2, 2),
+            ],
+            "title_size": drawing.title.get_fontsize(),
+            "color": {
+                "queue": to_hex(QUEUE_COLOR),
+                "stop": to_hex(STOP_COLOR),
+                "cycle": to_hex(CYCLE_COLOR),
+            },
+            "bar_width": BAR_WIDTH,
+            "arrow_width": ARROW_WIDTH,
+            "head": [0.4 * ARROW_HEAD, 0.2 * ARROW_HEAD],  # matplotlib's -|> head
+            "ports": ports,
+            "bars": bars,
+            "arrows": arrows,
+            # Per frame: each bar's length in thousandths of the full bar, each port's state
+            # (0 sends, 1 stopped, 2 a queue of the detected cycle).
+            "q": [[round(1000 * f.queue.get(p, 0.0)) for p in ports] for f in frames],
+            "s": [
+                "".join("2" if p in f.red else "1" if p in f.stopped else "0" for p in ports)
+                for f in frames
+            ],  # fmt: skip
+            "texts": [px(drawing.top, [drawing.text_at[p]]) for p in texts],
+            "text_max": [round(a.credit_max[p]) for p in texts],
+            "text_size": drawing.texts[texts[0]].get_fontsize() if texts else 0,
+            "c": [
+                [None if (c := f.credits.get(p)) is None else round(c) for p in texts]
+                for f in frames
+            ],  # fmt: skip
+            "cx": [round(x0 + (f.t - t0) * (x1 - x0), 2) for f in frames],
+            "cursor": [round(height - box.y1, 2), round(height - box.y0, 2)],
+        }
+        for artist in drawing.moving():
+            artist.set_visible(False)
+        svg = io.StringIO()
+        with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "lfsim"}):
+            fig.savefig(svg, format="svg", metadata={"Date": None})
+        return data, svg.getvalue()
+
+    def html(self) -> str:
+        data, svg = self.data()
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=True).replace("</", "<\\/")
+        digest = hashlib.sha1(text.encode()).hexdigest()[:10]
+        uid = f"lfsim-anim-{digest}-{next(_ids)}"
+        image = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        w = data["W"]
+        n = len(data["t"])
+        return (
+            f'<div id="{uid}" class="lfsim-animation" style="max-width:{w}px">\n'
+            '<div style="position:relative">'
+            f'<img alt="the animation\'s still picture" style="display:block;width:100%" '
+            f'src="data:image/svg+xml;base64,{image}">'
+            '<canvas style="position:absolute;left:0;top:0;width:100%;height:100%">'
+            "</canvas></div>\n"
+            '<div style="display:flex;gap:4px;align-items:center;font:13px sans-serif">'
+            '<button title="first">|&#x25c0;&#x25c0;</button>'
+            '<button title="back">&#x25c0;|</button>'
+            '<button title="play / pause">&#x25b6;</button>'
+            '<button title="forward">|&#x25b6;</button>'
+            '<button title="last">&#x25b6;&#x25b6;|</button>'
+            f'<input type="range" min="0" max="{n - 1}" value="0" style="flex:1">'
+            '<span class="lfsim-frame"></span></div>\n'
+            f'<script type="application/json">{text}</script>\n'
+            f"<script>{_PLAYER_JS % {'id': uid}}</script>\n"
+            "</div>\n"
+        )
+
+
+def _page(fragment: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>lfsim animate</title>'
+        "</head>\n<body>\n" + fragment + "</body></html>\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points.
 
 
 def to_html(
@@ -647,17 +1000,17 @@ def to_html(
     step: str | None = None,
     max_frames: int = DEFAULT_MAX_FRAMES,
     fps: int = 10,
-    dpi: int = 60,
 ) -> str:
-    """A results folder as HTML with a time slider, for a notebook:
-    ``IPython.display.HTML(to_html(result.out, step="20us"))``. The frames are embedded as
-    PNG (about 35 kB each at 60 dpi): a notebook keeps a few dozen."""
-    from .scenario import time_seconds
-
+    """A results folder as HTML with a player, for a notebook:
+    ``IPython.display.HTML(to_html(result.out, step="20us"))``. The frames are numbers (a few
+    bytes per port and frame) drawn by the page over one still picture."""
     step_s = time_seconds(step) if step is not None else None
     if step is not None and not step_s:
         raise ScenarioError(f"step: got {quote(step)}; accepted: a time with a unit, e.g. 10us")
-    return Animation(load_run(result_dir), step_s, max_frames).to_jshtml(fps, dpi)
+    anim = Animation(load_run(result_dir), step_s, max_frames)
+    for note in anim.notes:
+        warnings.warn(note, AnimationNote, stacklevel=2)
+    return anim.to_html(fps)
 
 
 def check_out(out: Path) -> None:
@@ -682,15 +1035,21 @@ def animate(
     fps: int = 10,
     at_s: float | None = None,
 ) -> Path:
-    """Render a results folder to ``out`` (default RESULT_DIR/animation.html); returns it."""
+    """Render a results folder to ``out`` (default RESULT_DIR/animation.html); returns it.
+    What it does other than asked (a step enlarged to keep ``max_frames``, an instant moved
+    into the run, ``at_s`` without a .png) is warned as an ``AnimationNote``."""
     run = load_run(result_dir)
     target = Path(out) if out is not None else run.path / "animation.html"
     check_out(target)
     anim = Animation(run, step_s, max_frames)
+    if at_s is not None and target.suffix != ".png":
+        anim.notes.append(f"--at applies to a .png (one frame); {target.suffix} shows every frame")
     tmp = target.with_name(f".{target.name}.tmp{target.suffix}")
     try:
         anim.save(tmp, fps=fps, at_s=at_s)
         tmp.replace(target)  # nothing half-written
     finally:
         tmp.unlink(missing_ok=True)
+    for note in anim.notes:
+        warnings.warn(note, AnimationNote, stacklevel=2)
     return target

@@ -248,7 +248,9 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 
 def _cmd_animate(args: argparse.Namespace) -> int:
-    from .animate import animate
+    import warnings
+
+    from .animate import AnimationNote, animate
     from .scenario import time_seconds
 
     def seconds(text: str | None, key: str) -> float | None:
@@ -259,14 +261,19 @@ def _cmd_animate(args: argparse.Namespace) -> int:
             raise ScenarioError(f"{key}: got '{text}'; accepted: a time with a unit, e.g. 10us")
         return value
 
-    out = animate(
-        args.result,
-        args.out,
-        step_s=seconds(args.step, "--step"),
-        max_frames=args.max_frames,
-        fps=args.fps,
-        at_s=seconds(args.at, "--at"),
-    )
+    with warnings.catch_warnings(record=True) as notes:
+        warnings.simplefilter("always", AnimationNote)
+        out = animate(
+            args.result,
+            args.out,
+            step_s=seconds(args.step, "--step"),
+            max_frames=args.max_frames,
+            fps=args.fps,
+            at_s=seconds(args.at, "--at"),
+        )
+    for note in notes:  # what it did other than asked: one line each, the run still succeeds
+        if issubclass(note.category, AnimationNote):
+            print(f"lfsim: warning: {note.message}", file=sys.stderr)
     print(f"animation: {out}")
     return 0
 
@@ -299,7 +306,7 @@ def _add_animate(sub) -> None:
     )
     a.add_argument("--fps", type=_positive_int, default=10, help="frames per second (default 10)")
     a.add_argument(
-        "--at", metavar="TIME", help="with FILE.png: the frame nearest TIME (default the last)"
+        "--at", metavar="TIME", help="with FILE.png: the instant TIME (default the run's end)"
     )
     a.set_defaults(func=_cmd_animate)
 
@@ -478,7 +485,7 @@ def _add_trace_commands(sub, set_help: str) -> None:
 
     def common(p):
         p.add_argument(
-            "--tolerance", metavar="PCT", help="exit 1 when a row's |error| exceeds PCT %"
+            "--tolerance", metavar="PCT", help="exit 1 when a row's |error| exceeds PCT %%"
         )
         p.add_argument("--json", action="store_true", help="print the comparison as JSON")
         p.add_argument(
@@ -628,6 +635,10 @@ def _cmd_compare_trace(args: argparse.Namespace) -> int:
     from .traces.report import check_tolerance
 
     check_tolerance(args.tolerance)  # before anything runs
+    if args.out:
+        from .output import check_target
+
+        check_target(Path(args.out), "--out")
     if args.kind == "fio":
         cmp = compare_fio_files(args.hw, args.sim, args.match)
     elif args.kind == "perftest":
@@ -643,10 +654,9 @@ def _cmd_compare_trace(args: argparse.Namespace) -> int:
 
 
 def _link_bps(text: str) -> float:
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*G(?:bE|bps|b/s)?", text.strip(), re.IGNORECASE)
-    if not m:
-        raise ScenarioError(f"--speed: got '{text}'; accepted: a rate such as 25GbE or 100GbE")
-    return float(m.group(1)) * 1e9
+    from .traces.perftest import link_bps
+
+    return link_bps(text)
 
 
 def _perftest_net(args) -> dict:
@@ -756,6 +766,12 @@ def main(argv: list[str] | None = None) -> int:
     except (CoreUnavailable, SimulationError) as exc:
         print(f"lfsim: error: {one_line(str(exc))}", file=sys.stderr)
         return 1
+    except OSError as exc:
+        # A file the command needed could not be read or written (a full disk, a device gone):
+        # one line naming it, as for bad input, never a traceback.
+        what = f"{exc.filename}: {exc.strerror}" if exc.filename else one_line(str(exc))
+        print(f"lfsim: error: {what}", file=sys.stderr)
+        return 2
     except _Terminated:
         print("lfsim: terminated", file=sys.stderr)
         return 143

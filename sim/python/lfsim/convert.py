@@ -4,14 +4,13 @@ ns3-datacenter) migrates in one command. The scenario lists the graph and the fl
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import yaml
 
 from . import hpcc
 from .errors import ScenarioError
+from .output import check_file_target, write_file
 
 _UNITS = (("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3), ("ps", 1))
 
@@ -108,8 +107,7 @@ def convert_hpcc(topology: Path, flows: Path, out: Path) -> str:
 
     if out.suffix not in (".yaml", ".yml"):
         raise ScenarioError(f"--out: got '{out}'; accepted: a path ending in .yaml")
-    if out.is_dir():
-        raise ScenarioError(f"--out: got '{out}', which is a directory; accepted: a file path")
+    check_file_target(out, "--out")  # before the work: a device, a folder, no permission
     scenario = hpcc_scenario(topology, flows)
     load_scenario(scenario)  # every check a run makes, before anything is written
     text = (
@@ -117,15 +115,7 @@ def convert_hpcc(topology: Path, flows: Path, out: Path) -> str:
         "# Host id k is hk, switch id k swk; rates are Ethernet speeds, delays cable delays.\n"
         + yaml.dump(scenario, Dumper=_Dumper, sort_keys=False, width=100)
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_file(out, text, "--out")
     t = scenario["topology"]
     return (
         f"{len(t['hosts'])} hosts, {len(t['switches'])} switches, {len(t['links'])} links, "

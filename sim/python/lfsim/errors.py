@@ -34,3 +34,39 @@ def quote(value: object, limit: int = 80) -> str:
 
 class SimulationError(RuntimeError):
     """The simulator failed on a valid configuration (e.g. a sweep worker process died)."""
+
+
+# The Python API's arguments, checked where they arrive: a wrong type is bad input named by its
+# argument, not an AttributeError or TypeError from deep inside.
+
+OVERRIDES_ACCEPTED = "a dict of key to value, e.g. {'stop_time': '1ms', 'FcNetDevice.BbCredit': 8}"
+
+
+def mapping_arg(value: object, name: str, accepted: str):
+    """``value`` if it is a mapping (or None); otherwise ScenarioError naming ``name``."""
+    from collections.abc import Mapping
+
+    if value is None or isinstance(value, Mapping):
+        return value
+    raise ScenarioError(f"{name}: got {type(value).__name__} {quote(value)}; accepted: {accepted}")
+
+
+def path_arg(value: object, name: str):
+    """``value`` as a Path (or None) if it is a str or os.PathLike."""
+    import os
+    from pathlib import Path
+
+    if value is None:
+        return None
+    if isinstance(value, (str, os.PathLike)) and str(value).strip():
+        return Path(value)
+    raise ScenarioError(
+        f"{name}: got {type(value).__name__} {quote(value)}; accepted: a folder path (str or "
+        "pathlib.Path)"
+    )
+
+
+def bool_arg(value: object, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ScenarioError(f"{name}: got {quote(value)}; accepted: True or False")

@@ -60,6 +60,7 @@ import pandas as pd
 from ._version import __version__
 from .errors import ScenarioError, quote
 from .scenario import given_fio_options  # noqa: F401 (kept importable from here)
+from .values import fio_bytes, fio_seconds, time_seconds
 
 FIO_LAYOUT_VERSION = "3.33"
 FIO_VERSION_STRING = f"lfsim {__version__} (fio {FIO_LAYOUT_VERSION} json layout)"
@@ -149,31 +150,6 @@ def percentile_key(p: float) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Input checking.
-
-_FIO_TIME_RE = re.compile(
-    r"(\d+(?:\.\d*)?|\.\d+)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?", re.IGNORECASE
-)
-_FIO_TIME_UNITS = {
-    "us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0, "sec": 1.0,
-    "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0,
-}  # fmt: skip
-
-
-def fio_seconds(value: Any, key: str) -> float:
-    """A fio time option (``ramp_time``, ``runtime``): a bare number means seconds, as in fio."""
-    if isinstance(value, bool):
-        value = None
-    if isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value):
-        if value >= 0:
-            return float(value)
-    elif isinstance(value, str):
-        m = _FIO_TIME_RE.fullmatch(value.strip())
-        if m:
-            return float(m.group(1)) * _FIO_TIME_UNITS[(m.group(2) or "s").lower()]
-    raise ScenarioError(
-        f"{key}: got {quote(value)}; accepted: a fio time >= 0, a number of seconds or a number "
-        "with a unit us, ms, s, m, h or d (e.g. 2, 500ms)"
-    )
 
 
 def _positive_int(value: Any, key: str, default: int) -> int:
@@ -716,12 +692,10 @@ MATCHES = ("name", "options", "order")
 
 
 def _size_text(value: str) -> str:
-    """fio's sizes with a unit as bytes ("4k" -> "4096"), other values as they are."""
-    m = re.fullmatch(r"(\d+)\s*([kmgt]i?b?)?", str(value).strip(), re.IGNORECASE)
-    if not m:
-        return str(value)
-    unit = (m.group(2) or "")[:1].lower()
-    return str(int(m.group(1)) * 1024 ** " kmgt".index(unit)) if unit else m.group(1)
+    """fio's sizes with a unit as bytes ("4k" -> "4096", fio's own rules: values.fio_bytes),
+    other values as they are."""
+    n = fio_bytes(str(value))
+    return str(n) if n is not None else str(value)
 
 
 def job_options(doc: dict, job: dict) -> dict:
@@ -894,8 +868,6 @@ def storage_fio_json(result: Any, given: set | None = None) -> dict | None:
     Like fio, it echoes only the options the job was given: the FioJob options of ``given``
     (the keys the scenario set; default: those whose value differs from FioJob's default) and
     the job section's own. None when no I/O completed after ramp_time."""
-    from .scenario import time_seconds
-
     first = next(iter((result.config.get("workload") or {}).values()), {})
     if first.get("pattern") != FIO_PATTERN:
         return None  # the ios table is another storage pattern's (Transactions)

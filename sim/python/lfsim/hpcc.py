@@ -18,20 +18,13 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from .errors import ScenarioError, quote
+from .values import TIME_MAX_S, TIME_MAX_TEXT, time_seconds
+from .yamlio import Located
 
 # Ethernet rates lfsim models (RoceNetDevice): an HPCC rate maps to one of these.
 ETHERNET_GBPS = (10, 25, 40, 50, 100, 200, 400)
 _RATE_RE = re.compile(r"(\d+(?:\.\d+)?)(Gbps|Mbps|Kbps|bps)")
 _UNIT_BPS = {"Gbps": 10**9, "Mbps": 10**6, "Kbps": 10**3, "bps": 1}
-
-
-class Located(dict):
-    """A mapping read from a file, with where it came from (for error messages)."""
-
-    def __init__(self, data: dict, source: str, line: int):
-        super().__init__(data)
-        self.source = source
-        self.line = line
 
 
 def host_name(node_id: int) -> str:
@@ -132,8 +125,6 @@ def read_topology(path: Path) -> dict:
             )
         speed = ethernet_speed(path, n, f[2])
         delay = f[3]
-        from .scenario import time_seconds  # noqa: PLC0415
-
         if time_seconds(delay) is None or time_seconds(delay) < 0:
             raise ScenarioError(
                 f"{path} line {n}, field delay: got {quote(delay)}; accepted: a time >= 0 with "
@@ -160,9 +151,10 @@ def seconds_to_time(path: Path, line: int, text: str) -> str:
         s = Decimal(text)
     except InvalidOperation:
         s = None
-    if s is None or not s.is_finite() or s < 0 or s > 10**6:
+    if s is None or not s.is_finite() or s < 0 or s > Decimal(TIME_MAX_S):
         raise ScenarioError(
-            f"{path} line {line}, field start_time: got {quote(text)}; accepted: seconds >= 0"
+            f"{path} line {line}, field start_time: got {quote(text)}; accepted: seconds >= 0, "
+            f"at most {TIME_MAX_TEXT}"
         )
     ps = s * 10**12
     if ps != ps.to_integral_value():
@@ -217,3 +209,61 @@ def read_flows(path: Path) -> list[dict]:
             )
         )
     return flows
+
+
+_FLOW_LINE = re.compile(
+    r"(\d{1,8}) +(\d{1,8}) +([0-7]) +(\d{1,5}) +(\d{1,10}) +(\d{1,7})(?:\.(\d{1,12}))?"
+)
+
+
+def read_flow_columns(path: Path) -> tuple[dict[str, list[str]], list[int]]:
+    """A flow.txt as the columns of a flow table (src, dst, size, start, priority, messages)
+    and each flow's line: what read_flows gives, a million lines in seconds. Lines in the
+    usual form (integers, start seconds with at most 12 decimals, single spaces) are read by
+    one regex; anything else goes to read_flows, which reads it or names the error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    if text is not None:
+        fast = _flow_columns(text)
+        if fast is not None:
+            return fast
+    flows = read_flows(path)
+    columns = {k: [str(f[k]) for f in flows] for k in ("src", "dst", "size", "start", "priority")}
+    columns["messages"] = ["1"] * len(flows)
+    return columns, [f.line for f in flows]
+
+
+def _flow_columns(text: str) -> tuple[dict[str, list[str]], list[int]] | None:
+    lines = text.split("\n", 1)
+    head = lines[0].strip()
+    if not head.isdigit() or not 1 <= int(head) <= 10**8 or len(lines) < 2:
+        return None
+    count = int(head)
+    body = lines[1].split("\n", count)[:count]
+    if len(body) < count:
+        return None
+    match = _FLOW_LINE.fullmatch
+    rows = [match(line.strip()) for line in body]
+    if not all(rows):
+        return None  # a blank line, another spacing, a bad field: read_flows decides
+    src, dst, prio, size, start = [], [], [], [], []
+    for m in rows:
+        a, b, p, port, n, sec, frac = m.groups()
+        if (
+            int(a) > 10**7
+            or int(b) > 10**7
+            or int(port) > 65535
+            or not 1 <= int(n) <= 2**31
+            or int(sec) + bool(frac and int(frac)) > TIME_MAX_S
+        ):
+            return None  # read_flows names the field
+        src.append(f"h{int(a)}")
+        dst.append(f"h{int(b)}")
+        prio.append(p)
+        size.append(str(int(n)))
+        start.append(f"{int(sec) * 10**12 + int((frac or '').ljust(12, '0'))}ps")
+    columns = {"src": src, "dst": dst, "size": size, "start": start, "priority": prio}
+    columns["messages"] = ["1"] * count
+    return columns, list(range(2, count + 2))

@@ -75,6 +75,8 @@ GROUPS: dict[str, str] = {
     "Faults": "what the faults: timeline made links lose",
     "Storage I/O": "I/Os of the first Fio or Transactions workload",
     "NVMe-oF controllers": "the hosts' NVMe-oF controllers (any transport)",
+    "FC remote ports": "the FCP initiators' remote ports, as Linux's FC transport blocks, "
+    "fails and removes them (only in a run where a port lost signal)",
     "Host CPU": "the initiators' cores (HostCpu on)",
     "Transactions": "the database workload's transactions, WAL and page writer",
     "FCP initiators": "the Fcp workload's initiators (fabric fc)",
@@ -359,6 +361,24 @@ METRICS: dict[str, Metric] = {
     ),
     "nvme_tcp_digest_errors": _m(
         "count", int, "NVMe-oF controllers", "NVMe/TCP PDUs with a bad header or data digest"
+    ),
+    # FC remote ports
+    "rports_blocked": _m("count", int, "FC remote ports", "remote ports blocked at loss of signal"),
+    "rport_blocked_first_us": _m("µs", float, "FC remote ports", "when the first one was blocked"),
+    "rports_unblocked": _m("count", int, "FC remote ports", "remote ports unblocked (link back)"),
+    "rports_fast_io_failed": _m(
+        "count", int, "FC remote ports", "remote ports whose FastIoFailTmo expired"
+    ),
+    "fast_io_fail_first_us": _m("µs", float, "FC remote ports", "when the first one expired"),
+    "rports_removed": _m("count", int, "FC remote ports", "remote ports removed after DevLossTmo"),
+    "ios_requeued": _m(
+        "count", int, "FC remote ports", "commands returned to be held at loss of signal"
+    ),
+    "ios_fast_failed": _m(
+        "count", int, "FC remote ports", "I/Os failed to multipathing at FastIoFailTmo"
+    ),
+    "ios_no_connect": _m(
+        "count", int, "FC remote ports", "I/Os failed after their remote port was removed"
     ),
     # Host CPU
     "cpu_util": _m(

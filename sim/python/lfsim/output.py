@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -33,6 +34,88 @@ def check_target(target: Path, key: str) -> None:
         raise _unusable(target, key, exc) from None
 
 
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "directory"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISFIFO, "named pipe"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def check_file_target(target: Path, key: str) -> Path:
+    """Reject, before anything runs, a file target that must not or cannot be replaced: anything
+    but a regular file (a device such as /dev/full, a pipe, a directory), or a place where no
+    file can be made. Returns the path to write (a symlink to a regular file: its target)."""
+    target = Path(target)
+    if target.exists():
+        mode = target.stat().st_mode
+        if not stat.S_ISREG(mode):
+            raise ScenarioError(
+                f"{key}: got {quote(target)}, which is a {_kind(mode)}; accepted: a regular "
+                "file (it is replaced) or a new path"
+            )
+        target = target.resolve()
+    elif target.is_symlink():
+        raise ScenarioError(
+            f"{key}: got {quote(target)}, a symbolic link to nothing; accepted: a regular file "
+            "or a new path"
+        )
+    try:
+        with _made_parents(target):
+            fd, probe = tempfile.mkstemp(
+                prefix=f".{target.name}.", suffix=".probe", dir=target.parent
+            )
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as exc:
+        raise _unwritable(target, key, exc) from None
+    return target
+
+
+def write_file(target: Path, data: str | bytes, key: str) -> Path:
+    """Write ``data`` to ``target`` atomically (a temporary file beside it, renamed into place)
+    with the permissions a new file gets (umask), or raise ScenarioError naming ``key``: the
+    target is never half-written, and no temporary file is left behind (a full disk, EFBIG)."""
+    target = check_file_target(target, key)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    created = [p for p in [target.parent, *target.parent.parents] if not p.exists()]
+    tmp = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+            f.flush()
+            os.fsync(f.fileno())  # a full disk shows at the latest here, before the rename
+            os.fchmod(f.fileno(), 0o666 & ~_umask())  # mkstemp's 0600 is for secrets only
+        os.replace(tmp, target)
+    except OSError as exc:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        _remove_empty(created)
+        raise _unwritable(target, key, exc) from None
+    return target
+
+
+def _umask() -> int:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+def _unwritable(target: Path, key: str, exc: OSError) -> ScenarioError:
+    where = f" ({exc.strerror})" if exc.strerror else ""
+    return ScenarioError(
+        f"{key}: cannot write {quote(target)}{where}; accepted: a path in a writable file "
+        "system with room for it"
+    )
+
+
 def _unusable(target: Path, key: str, exc: OSError) -> ScenarioError:
     where = f" ({exc.strerror}: {exc.filename})" if exc.strerror else ""
     return ScenarioError(
@@ -56,10 +139,10 @@ def _made_parents(target: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def atomic_dir(target: Path) -> Iterator[Path]:
+def atomic_dir(target: Path, key: str = "out") -> Iterator[Path]:
     """Yield a fresh temporary directory; on success it replaces ``target`` in one rename."""
     target = Path(target)
-    check_target(target, "out")
+    check_target(target, key)
     # Parents created here are removed again if nothing ends up in them (a failed run).
     created = [p for p in [target.parent, *target.parent.parents] if not p.exists()]
     try:
@@ -72,13 +155,20 @@ def atomic_dir(target: Path) -> Iterator[Path]:
         )
     except OSError as exc:
         _remove_empty(created)
-        raise _unusable(target, "out", exc) from None
+        raise _unusable(target, key, exc) from None
     try:
         # mkdtemp makes the directory private (0700); give it the usual permissions.
-        umask = os.umask(0o022)
-        os.umask(umask)
-        os.chmod(tmp, 0o777 & ~umask)
-        yield tmp
+        os.chmod(tmp, 0o777 & ~_umask())
+        try:
+            yield tmp
+        except OSError as exc:
+            # Writing the results failed (a full disk, a file size limit; pyarrow's errors name
+            # no file): one line, not a traceback. An error about another file goes on as is.
+            if not exc.filename or Path(os.path.abspath(exc.filename)).is_relative_to(
+                tmp.absolute()
+            ):
+                raise _unwritable(target, key, exc) from None
+            raise
         old = None
         if target.is_dir():
             old = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}")

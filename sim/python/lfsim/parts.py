@@ -16,8 +16,20 @@ from pathlib import Path
 from typing import Any
 
 from . import core as _core
-from . import hpcc
+from . import flows, hpcc
 from .errors import ScenarioError, quote
+from .values import (
+    LENGTH_FORM,
+    NAME_RE,
+    TIME_MAX_S,
+    attribute_text,
+    check_time,
+    decimal_text,
+    length_metres,
+    name_list,
+    time_seconds,
+)
+from .yamlio import Located, read_yaml
 
 GENERATOR = "generator"
 PATTERN = "pattern"
@@ -48,8 +60,6 @@ def _resolve_attributes(
 ) -> dict[str, str]:
     """Every attribute of the instance as a string: given values checked, defaults filled.
     ``of`` names the instance in errors ("generator Star", "pattern Incast")."""
-    from .scenario import to_core_string  # noqa: PLC0415 (scenario imports this module)
-
     attrs = instance_attributes(type_id)
     known = [a["name"] for a in attrs]
     values: dict[str, str] = {}
@@ -58,13 +68,7 @@ def _resolve_attributes(
         if attr not in known:
             where = f" for {of}" if of else ""
             raise ScenarioError(f"{key}.{attr} does not exist{where}; accepted: {', '.join(known)}")
-        text = to_core_string(value)
-        if text is None:
-            raise ScenarioError(f"{key}.{attr}: got {quote(value)}; accepted: a single value")
-        phrase = _core.check_value(type_id, attr, text)
-        if phrase is not None:
-            raise ScenarioError(f"{key}.{attr}: got {quote(text)}; accepted: {phrase}")
-        values[attr] = text
+        values[attr] = attribute_text(_owner(type_id, attr), attr, value, f"{key}.{attr}")
     return {a["name"]: values.get(a["name"], str(a["default"])) for a in attrs}
 
 
@@ -78,11 +82,16 @@ def _where(item: Any, key: str) -> str:
     return key
 
 
-def _names(names: list[str], limit: int = 8) -> str:
-    """The first names of a list, for an accepted form: 'h0, h1, sw0' or 'h0, ..., (40 nodes)'."""
-    if len(names) <= limit:
-        return ", ".join(names)
-    return f"{', '.join(names[:limit])}, ... ({len(names)} nodes)"
+def _number(text: str) -> int | float:
+    return float(text) if any(c in text for c in ".eE") else int(text)
+
+
+def _owner(type_id: str, attr: str) -> str:
+    """The class (``type_id`` or an ancestor) that declares an instance's attribute."""
+    for t in [type_id, *reversed(_core.core().parents(type_id))]:
+        if any(a["name"] == attr for a in _core.attributes(t)):
+            return t
+    return type_id
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,8 +100,6 @@ def _names(names: list[str], limit: int = 8) -> str:
 
 def _read_graph_file(path: Path, key: str) -> dict:
     """A topology file: YAML with nodes/links (and groups), or an HPCC topology.txt."""
-    from .scenario import read_yaml  # noqa: PLC0415
-
     if not path.is_file():
         raise ScenarioError(
             f"{key}: file '{path}' does not exist; accepted: a YAML file of nodes and links or "
@@ -109,6 +116,9 @@ def _read_graph_file(path: Path, key: str) -> dict:
     return hpcc.read_topology(path)
 
 
+# A link's length in metres: what FcChannel and RoceChannel take (their Length, 0..1e7 m).
+LINK_LENGTH_MAX = 10**7
+
 # Classes with one object per node, whose attributes a node may set for itself (`set:`), and
 # attributes that are the run's, not a node's (HostCpu.Enabled: a storage workload models all
 # its hosts' CPUs or none).
@@ -118,8 +128,6 @@ RUN_WIDE = ("HostCpu.Enabled",)
 
 def _node_set(n: dict, where: str, classes: Mapping[str, str]) -> dict:
     """A node's ``set:``: attributes of its own per-node objects, each checked."""
-    from .scenario import to_core_string  # noqa: PLC0415 (scenario imports this module)
-
     sets = n.get("set", {})
     own = [c for c in NODE_CLASSES if c in classes]
     accepted = (
@@ -135,13 +143,7 @@ def _node_set(n: dict, where: str, classes: Mapping[str, str]) -> dict:
         cls, _, attr = str(k).partition(".")
         if cls not in own or not attr or k in RUN_WIDE:
             raise ScenarioError(f"{where}.set: key {quote(k)}; accepted: {accepted}")
-        text = to_core_string(v)
-        phrase = None if text is None else _core.check_value(classes[cls], attr, text)
-        if text is None or phrase is not None:
-            raise ScenarioError(
-                f"{where}.set.{k}: got {quote(v)}; accepted: {phrase or 'a single value'}"
-            )
-        checked[f"{cls}.{attr}"] = text
+        checked[f"{cls}.{attr}"] = attribute_text(classes[cls], attr, v, f"{where}.set.{k}")
     return checked
 
 
@@ -223,16 +225,14 @@ def _node_list(section: dict, key: str, classes: Mapping[str, str]) -> list[dict
 
 
 def _link_list(section: dict, key: str, nodes: list[dict], classes: Mapping[str, str]) -> list:
-    from .scenario import time_seconds, to_core_string  # noqa: PLC0415
-
     raw = section.get("links")
     if not isinstance(raw, list) or not raw:
         raise ScenarioError(
             f"{key}.links: got {quote(raw)}; accepted: a list of links, each {{a: h0, b: sw0}} "
-            "with optional speed, length (m) or delay, count and set"
+            "with optional speed, length or delay, count and set"
         )
     names = {n["name"] for n in nodes}
-    listed = _names([n["name"] for n in nodes])
+    listed = name_list([n["name"] for n in nodes])
     links = []
     for i, item in enumerate(raw):
         where = _where(item, f"{key}.links[{i}]")
@@ -272,17 +272,14 @@ def _link_list(section: dict, key: str, nodes: list[dict], classes: Mapping[str,
             link["speed"] = item["speed"].strip()
         if "length" in item:
             v = item["length"]
-            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1e7:
-                raise ScenarioError(f"{where}.length: got {quote(v)}; accepted: metres in 0..1e7")
-            link["length"] = v
-        if "delay" in item:
-            v = item["delay"]
-            s = time_seconds(v) if isinstance(v, str) else None
-            if s is None or s < 0:
+            metres = length_metres(v)
+            if metres is None or not 0 <= metres <= LINK_LENGTH_MAX:
                 raise ScenarioError(
-                    f"{where}.delay: got {quote(v)}; accepted: a time >= 0 with a unit, e.g. 1us"
+                    f"{where}.length: got {quote(v)}; accepted: {LENGTH_FORM}, at most 10000km"
                 )
-            link["delay"] = v.strip()
+            link["length"] = v if isinstance(v, int | float) else _number(decimal_text(metres))
+        if "delay" in item:
+            link["delay"] = check_time(item["delay"], f"{where}.delay", example="1us")
         if "length" in link and "delay" in link:
             raise ScenarioError(f"{where}: both length and delay; accepted: one of them")
         count = item.get("count", 1)
@@ -304,13 +301,7 @@ def _link_list(section: dict, key: str, nodes: list[dict], classes: Mapping[str,
                     f"{where}.set: key {quote(k)}; accepted: Class.Attribute with Class one of "
                     f"{', '.join(sorted(classes))}"
                 )
-            text = to_core_string(v)
-            phrase = None if text is None else _core.check_value(classes[cls], attr, text)
-            if text is None or phrase is not None:
-                raise ScenarioError(
-                    f"{where}.set.{k}: got {quote(v)}; accepted: {phrase or 'a single value'}"
-                )
-            checked[f"{cls}.{attr}"] = text
+            checked[f"{cls}.{attr}"] = attribute_text(classes[cls], attr, v, f"{where}.set.{k}")
         if checked:
             link["set"] = checked
         if getattr(item, "line", None) is not None:
@@ -412,28 +403,35 @@ def topology_core(resolved: dict, classes: Mapping[str, str]) -> dict:
 # Workloads
 
 
-def _read_flows_file(path: Path, key: str) -> list:
-    from .scenario import read_yaml  # noqa: PLC0415
+FLOW_FILES = (
+    "a YAML list of flows, a CSV or Parquet table of flows (.csv, .parquet) or an HPCC flow.txt"
+)
 
+
+def _flow_file(f: Any, key: str, base_dir: Path | None, sha256: Any = None) -> list | dict:
+    """A flow file -> its flows: a YAML list embedded (checked as inline flows), a table
+    (CSV, Parquet, HPCC) checked and referred to by path and SHA-256."""
+    if not isinstance(f, str) or not f:
+        raise ScenarioError(f"{key}: got {quote(f)}; accepted: {FLOW_FILES}")
+    path = Path(f)
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
     if not path.is_file():
-        raise ScenarioError(
-            f"{key}: file '{path}' does not exist; accepted: a YAML list of flows or an HPCC "
-            "flow.txt"
-        )
-    if path.suffix in (".yaml", ".yml"):
-        raw = read_yaml(path)
-        if not isinstance(raw, list):
-            raise ScenarioError(f"{path}: got {quote(raw)}; accepted: a YAML list of flows")
-        return raw
-    return hpcc.read_flows(path)
+        raise ScenarioError(f"{key}: file '{path}' does not exist; accepted: {FLOW_FILES}")
+    if flows.is_table(path):
+        return flows.resolve_file(path.resolve(), key, sha256)
+    raw = read_yaml(path)
+    if not isinstance(raw, list):
+        raise ScenarioError(f"{path}: got {quote(raw)}; accepted: a YAML list of flows")
+    return raw
 
 
-_FLOW_KEYS = ("src", "dst", "size", "start", "messages", "depth", "priority")
+_FLOW_KEYS = flows.FLOW_KEYS
+_FLOW_INTS = flows.FLOW_INTS
+_FLOW_KEYSET = frozenset((*_FLOW_KEYS, "where"))
 
 
 def _flow_list(raw: Any, key: str) -> list[dict]:
-    from .scenario import time_seconds  # noqa: PLC0415
-
     if not isinstance(raw, list) or not raw:
         raise ScenarioError(
             f"{key}: got {quote(raw)}; accepted: a list of flows, each {{src: h1, dst: h0, "
@@ -441,50 +439,76 @@ def _flow_list(raw: Any, key: str) -> list[dict]:
         )
     flows = []
     for i, f in enumerate(raw):
-        where = _where(f, f"{key}[{i}]")
-        if isinstance(f, str):
-            a, sep, b = f.partition(">")
-            if not sep:
-                raise ScenarioError(f"{where}: got {quote(f)}; accepted: 'SRC>DST' or a mapping")
-            f = {"src": a.strip(), "dst": b.strip()}
-        if not isinstance(f, dict):
-            raise ScenarioError(f"{where}: got {quote(f)}; accepted: {{src: h1, dst: h0, ...}}")
-        extra = set(f) - set(_FLOW_KEYS) - {"where"}
-        if extra:
-            raise ScenarioError(
-                f"{where}: key '{sorted(extra)[0]}' does not exist; accepted: "
-                f"{', '.join(_FLOW_KEYS)}"
-            )
-        flow: dict[str, Any] = {}
-        for k in ("src", "dst"):
-            if not isinstance(f.get(k), str | int):
-                raise ScenarioError(f"{where}.{k}: got {quote(f.get(k))}; accepted: a host name")
-            flow[k] = str(f[k])
-        for k, lo, hi in (
-            ("size", 1, 2**31),
-            ("messages", 0, 10**9),
-            ("depth", 1, 4096),
-            ("priority", 0, 7),
-        ):
-            if k in f:
-                v = f[k]
-                if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                    raise ScenarioError(
-                        f"{where}.{k}: got {quote(v)}; accepted: an integer in {lo}..{hi}"
-                    )
-                flow[k] = v
-        if "start" in f:
-            v = f["start"]
-            s = time_seconds(v) if isinstance(v, str) else None
-            if s is None or s < 0:
-                raise ScenarioError(
-                    f"{where}.start: got {quote(v)}; accepted: a time >= 0 with a unit, e.g. 1ms"
-                )
-            flow["start"] = v.strip()
-        if getattr(f, "line", None) is not None:
-            flow["where"] = where  # read from a file: its line, for errors at build time
+        flow = _plain_flow(f)
+        if flow is None:
+            flow = _flow(f, _where(f, f"{key}[{i}]"))
+        elif type(f) is Located:
+            flow["where"] = f"{f.source} line {f.line}, {key}[{i}]"
         flows.append(flow)
     return flows
+
+
+def _plain_flow(f: Any) -> dict | None:
+    """A flow as most are (a mapping of host names, integers and a time, each in range),
+    checked in a few steps; None for anything else, which _flow checks and names. Lists of
+    a million flows pass here."""
+    if (type(f) is not Located and type(f) is not dict) or not f.keys() <= _FLOW_KEYSET:
+        return None
+    src, dst = f.get("src"), f.get("dst")
+    if type(src) is not str or type(dst) is not str:
+        return None
+    flow = {"src": src, "dst": dst}
+    for k, lo, hi in _FLOW_INTS:
+        v = f.get(k)
+        if v is not None:
+            if type(v) is not int or not lo <= v <= hi:
+                return None
+            flow[k] = v
+        elif k in f:
+            return None
+    start = f.get("start")
+    if start is not None:
+        seconds = time_seconds(start)
+        if seconds is None or not 0 <= seconds <= TIME_MAX_S:
+            return None
+        flow["start"] = start.strip()
+    elif "start" in f:
+        return None
+    return flow
+
+
+def _flow(f: Any, where: str) -> dict:
+    """One flow of any form (``'SRC>DST'``, host ids as integers), checked key by key."""
+    if isinstance(f, str):
+        a, sep, b = f.partition(">")
+        if not sep:
+            raise ScenarioError(f"{where}: got {quote(f)}; accepted: 'SRC>DST' or a mapping")
+        f = {"src": a.strip(), "dst": b.strip()}
+    if not isinstance(f, dict):
+        raise ScenarioError(f"{where}: got {quote(f)}; accepted: {{src: h1, dst: h0, ...}}")
+    extra = set(f) - _FLOW_KEYSET
+    if extra:
+        raise ScenarioError(
+            f"{where}: key '{sorted(extra)[0]}' does not exist; accepted: {', '.join(_FLOW_KEYS)}"
+        )
+    flow: dict[str, Any] = {}
+    for k in ("src", "dst"):
+        if not isinstance(f.get(k), str | int):
+            raise ScenarioError(f"{where}.{k}: got {quote(f.get(k))}; accepted: a host name")
+        flow[k] = str(f[k])
+    for k, lo, hi in _FLOW_INTS:
+        if k in f:
+            v = f[k]
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                raise ScenarioError(
+                    f"{where}.{k}: got {quote(v)}; accepted: an integer in {lo}..{hi}"
+                )
+            flow[k] = v
+    if "start" in f:
+        flow["start"] = check_time(f["start"], f"{where}.start")
+    if getattr(f, "line", None) is not None:
+        flow["where"] = where  # read from a file: its line, for errors at build time
+    return flow
 
 
 def resolve_workloads(raw: Any, fabric: str, base_dir: Path | None) -> dict[str, dict]:
@@ -500,8 +524,6 @@ def resolve_workloads(raw: Any, fabric: str, base_dir: Path | None) -> dict[str,
     out: dict[str, dict] = {}
     for name, item in raw.items():
         key = f"workload.{name}"
-        from .scenario import NAME_RE  # noqa: PLC0415
-
         if not isinstance(name, str) or not NAME_RE.fullmatch(name):
             raise ScenarioError(
                 f"workload: name {quote(name)} is not a name; accepted: letters, digits, '_', "
@@ -521,24 +543,33 @@ def resolve_workloads(raw: Any, fabric: str, base_dir: Path | None) -> dict[str,
                 f"{key}.{PATTERN}: got {quote(pattern)} with fabric {fabric}; accepted: fabric "
                 f"{', '.join(info['fabrics'])} for this pattern"
             )
-        flows = None
+        listed = None
         if "file" in item:
             f = item.pop("file")
-            if pattern != FLOWS or not isinstance(f, str):
+            if pattern != FLOWS:
                 raise ScenarioError(
                     f"{key}.file: got {quote(f)}; accepted: a flow file with pattern Flows"
                 )
-            path = Path(f)
-            if not path.is_absolute() and base_dir is not None:
-                path = base_dir / path
-            flows = _flow_list(_read_flows_file(path, f"{key}.file"), f"{key}.flows")
+            listed = _flow_file(f, f"{key}.file", base_dir)
         if "flows" in item:
-            if pattern != FLOWS or flows is not None:
+            if pattern != FLOWS or listed is not None:
                 raise ScenarioError(
                     f"{key}.flows: accepted only with pattern Flows, and not with file"
                 )
-            flows = _flow_list(item.pop("flows"), f"{key}.flows")
-        if pattern == FLOWS and flows is None:
+            listed = item.pop("flows")
+            if isinstance(listed, dict):  # {file: FLOWS.csv, sha256: HEX} (a resolved table)
+                extra = set(listed) - {"file", "sha256", "count"}
+                if extra or "file" not in listed:
+                    raise ScenarioError(
+                        f"{key}.flows: got {quote(listed)}; accepted: a list of flows or "
+                        "{file: FILE} (a CSV, Parquet or HPCC flow table; sha256 optional)"
+                    )
+                sha = listed.get("sha256")
+                listed = _flow_file(listed["file"], f"{key}.flows.file", base_dir, sha)
+        flows_ = listed
+        if isinstance(listed, list):
+            flows_ = _flow_list(listed, f"{key}.flows")
+        if pattern == FLOWS and flows_ is None:
             raise ScenarioError(
                 f"{key}: pattern Flows without flows; accepted: flows: [{{src: h1, dst: h0}}, "
                 "...] or file: FILE"
@@ -546,8 +577,8 @@ def resolve_workloads(raw: Any, fabric: str, base_dir: Path | None) -> dict[str,
         resolved: dict[str, Any] = {PATTERN: pattern}
         resolved.update(_resolve_attributes(key, info["type_id"], item, f"pattern {pattern}"))
         _resolve_size_cdf(resolved, base_dir)
-        if flows is not None:
-            resolved["flows"] = flows
+        if flows_ is not None:
+            resolved["flows"] = flows_
         out[name] = resolved
     return out
 
@@ -577,8 +608,13 @@ def workloads_core(resolved: dict[str, dict]) -> list[dict]:
             "type_id": patterns[item[PATTERN]]["type_id"],
             "attributes": attrs,
         }
-        if "flows" in item:
-            entry["tables"] = {"flows": [{k: str(v) for k, v in f.items()} for f in item["flows"]]}
+        listed = item.get("flows")
+        if isinstance(listed, dict):  # a table read from its file when the run is built
+            key = f"workload.{name}.flows"
+            table = flows.read_table(Path(listed["file"]), key, listed["sha256"])
+            entry["tables"] = {"flows": table.core_rows(key)}
+        elif listed is not None:
+            entry["tables"] = {"flows": [{k: str(v) for k, v in f.items()} for f in listed]}
         out.append(entry)
     return out
 

@@ -1,7 +1,10 @@
 """PNG plots of a Result: one per recorded series, one per table.
 
 Figures are built with matplotlib's object API on the Agg canvas, without pyplot, so that
-plotting never changes the backend of an interactive session (e.g. a notebook).
+plotting never changes the backend of an interactive session (e.g. a notebook). What they show
+(series per id, blocked spells, the wait-for cycle, the fabric's graph and layout, workloads,
+heat-map tables) is computed in ``plotdata``, without matplotlib; this module only draws.
+Importing it loads matplotlib: ``runner`` and ``sweep`` import it when figures are asked for.
 
 Most series get the generic plot (each value column against time, one line per id). A few
 recorders have a plot of their own, chosen by recorder name and columns (``SPECIAL``):
@@ -28,19 +31,42 @@ a third.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import FancyArrowPatch, Patch
+from matplotlib.ticker import FuncFormatter
+
+from . import core as _core
+from .display import fmt_number
+from .plotdata import (
+    RunResult,
+    blocked_spells,
+    cycle_hops,
+    cycle_queue_bytes,
+    deadlock_cycle,
+    end_time,
+    grid_values,
+    heatmap_data,
+    id_groups,
+    is_host_port,
+    labels_of,
+    metric_seconds,
+    natural_key,
+    topology_graph,
+    topology_layout,
+    workload_of,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.figure import Figure
-
-    from .runner import Result
 
 # Column-name suffix -> unit shown on the axis ("throughput_MiBps" -> "throughput (MiB/s)").
 UNITS = {
@@ -92,24 +118,7 @@ def time_scale(t_max: float) -> tuple[str, float]:
     return _TIME_SCALES[-1]
 
 
-def _groups(df: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
-    """(legend label, row indices) per id, in id order; one unnamed group without an id."""
-    if "id" not in df.columns:
-        return [("", np.arange(len(df)))]
-    ids = df["id"].to_numpy()
-    order = np.argsort(ids, kind="stable")
-    uniq, starts = np.unique(ids[order], return_index=True)
-    labels = df["label"].to_numpy() if "label" in df.columns else uniq
-    out = []
-    for idx in np.split(order, starts[1:]):
-        out.append((str(labels[idx[0]]), idx))
-    return out
-
-
 def _new_figure(rows: int):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(8.0, 1.2 + 2.4 * rows), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
@@ -127,7 +136,7 @@ def plot_series(
     t_end = max(end_s or 0.0, float(np.nanmax(t)) if len(t) else 0.0)
     unit, factor = time_scale(t_end)
     t = t * factor
-    groups = _groups(df)
+    groups = id_groups(df)
     fig, axes = _new_figure(len(values))
     for ax, col in zip(axes, values, strict=True):
         v = df[col].to_numpy()
@@ -167,11 +176,6 @@ MAX_PAUSE_ROWS = 40  # pause raster: at most this many ports, those that sent mo
 _MAX_POINTS = 20000  # per line; longer ones are reduced per time bin
 
 
-def _end_time(df: pd.DataFrame, end_s: float | None) -> float:
-    t = df["time_s"].to_numpy()
-    return max(end_s or 0.0, float(np.nanmax(t)) if len(t) else 0.0)
-
-
 def _reduce(t: np.ndarray, v: np.ndarray, how: str, bins: int = 4000):
     """A long series -> one point per time bin: its maximum (``"max"``: queue peaks stay
     visible) or its mean (``"mean"``: rates). Short series are returned unchanged."""
@@ -206,11 +210,11 @@ def queue_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
     """Egress queue in KiB over time for the ``TOP_QUEUES`` ports with the highest peak."""
     if not {"time_s", "id", "bytes"} <= set(df.columns):
         return None
-    t_end = _end_time(df, end_s)
+    t_end = end_time(df, end_s)
     unit, factor = time_scale(t_end)
     t_all = df["time_s"].to_numpy()
     v_all = df["bytes"].to_numpy() / KIB
-    groups = _groups(df)
+    groups = id_groups(df)
     peaks = [(float(np.nanmax(v_all[idx])), label, idx) for label, idx in groups if len(idx)]
     peaks.sort(key=lambda p: -p[0])
     shown = [p for p in peaks if p[0] > 0][:TOP_QUEUES]
@@ -256,7 +260,7 @@ def pause_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
     0), a short grey tick per XON (quanta 0); each row names its counts."""
     if not {"time_s", "id", "prio", "quanta", "dir"} <= set(df.columns):
         return None
-    t_end = _end_time(df, end_s)
+    t_end = end_time(df, end_s)
     unit, factor = time_scale(t_end)
     direction = df["dir"].to_numpy()
     sent = df[direction == 0]
@@ -266,15 +270,12 @@ def pause_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
     prio = sent["prio"].to_numpy()
     rows = [
         (int(xoff[idx].sum()), int((~xoff[idx]).sum()), label, idx)
-        for label, idx in (_groups(sent) if len(sent) else [])
+        for label, idx in (id_groups(sent) if len(sent) else [])
     ]
     rows.sort(key=lambda r: (-r[0], -r[1]))
     total_rows = len(rows)
     rows = rows[:MAX_PAUSE_ROWS]
     rows.reverse()  # the busiest port at the top
-
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
     fig = Figure(figsize=(8.0, 1.8 + 0.28 * max(len(rows), 3)), layout="constrained")
     FigureCanvasAgg(fig)
@@ -293,8 +294,6 @@ def pause_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
     names = [f"{label}  ({n_on} XOFF, {n_off} XON)" for n_on, n_off, label, _ in rows]
     _timeline_axes(ax, names, t_end * factor, unit, "no PAUSE frames sent")
     if len(prios) > 1:
-        from matplotlib.lines import Line2D
-
         handles = [Line2D([], [], color=colors[p], label=f"priority {p}") for p in prios]
         ax.legend(handles=handles, fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1))
     n_xoff = int(xoff.sum())
@@ -340,11 +339,11 @@ def flows_figure(
     if len(values) != 1 or "time_s" not in df.columns:
         return None
     col = values[0]
-    t_end = _end_time(df, end_s)
+    t_end = end_time(df, end_s)
     unit, factor = time_scale(t_end)
     t_all = df["time_s"].to_numpy()
     v_all = df[col].to_numpy()
-    groups = [(label, idx) for label, idx in _groups(df) if len(idx)]
+    groups = [(label, idx) for label, idx in id_groups(df) if len(idx)]
     fig, axes = _new_figure(1)
     ax = axes[0]
     parts = {"": groups}
@@ -429,11 +428,7 @@ def rate_figure(df: pd.DataFrame, title: str, end_s: float | None = None):
 # ---------------------------------------------------------------------------------------------
 # Deadlocks: the pause map of the ``blocked`` recorder and the topology with the wait-for cycle.
 #
-# ``blocked`` holds one row per change of a queue's blocked state (blocked 1 stamped at the
-# start of the spell, 0 at the detector check that saw the queue free); ``deadlock_cycle`` lists
-# queue labels in wait-for order (each waits on the next, the last on the first). A queue label
-# is a port label ("ring0/p1", "h3") or a port label with a suffix ("ring0/p1/prio3"). The
-# ``links`` table has one row per cable: columns a, b index the port labels of the table.
+# What they show (the spells, the cycle, the graph and its layout) comes from ``plotdata``.
 
 MAX_BLOCKED_ROWS = 40  # pause map: at most this many queues (the cycle's first, then longest)
 CYCLE_COLOR = "tab:red"
@@ -442,70 +437,6 @@ BLOCKED_COLOR = "tab:blue"
 # Routes on the topology: any colour but the cycle's red.
 ROUTE_COLORS = ("tab:green", "tab:purple", "tab:orange", "tab:brown", "tab:cyan", "tab:olive")
 MAX_NAMED_NODES = 32  # topology: with more hosts (or switches) only every few is named
-
-
-def natural_key(text: str) -> list:
-    """Sort key in which digits compare as numbers: ring9 before ring10."""
-    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", str(text))]
-
-
-def _metric_s(metrics: Mapping | None, key: str) -> float | None:
-    """A ``*_us`` metric in seconds; None when absent, null or not finite."""
-    value = (metrics or {}).get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
-        return None
-    return float(value) * 1e-6
-
-
-def _cycle(metrics: Mapping | None) -> list[str]:
-    """The wait-for cycle of a run that deadlocked, else []."""
-    if not (metrics or {}).get("deadlock"):
-        return []
-    return [str(q) for q in (metrics or {}).get("deadlock_cycle") or []]
-
-
-def blocked_spells(df: pd.DataFrame, end_s: float | None = None) -> pd.DataFrame:
-    """The blocked spells of every queue of a ``blocked`` series, one row per spell.
-
-    Columns: ``queue`` (label), ``start_s``, ``end_s`` (the check that saw it free, or the end
-    of the run), ``ongoing`` (still blocked when the run ended), ``bytes`` (queued bytes at the
-    detector check that first saw the spell). Rows of one queue are taken in the order they
-    were recorded (the series is not sorted by time across queues). Sorted by start, then
-    queue."""
-    import pandas as pd
-
-    columns = ["queue", "start_s", "end_s", "ongoing", "bytes"]
-    if not len(df) or not {"time_s", "id", "blocked"} <= set(df.columns):
-        return pd.DataFrame({c: [] for c in columns}).astype(
-            {"queue": object, "start_s": float, "end_s": float, "ongoing": bool, "bytes": float}
-        )
-    t_end = _end_time(df, end_s)
-    t_all = df["time_s"].to_numpy(dtype=float)
-    b_all = df["blocked"].to_numpy(dtype=float) > 0.5
-    q_all = df["bytes"].to_numpy(dtype=float) if "bytes" in df.columns else np.zeros(len(df))
-    parts = []
-    for label, idx in _groups(df):
-        state = b_all[idx]
-        # Keep the changes only (a repeated state adds nothing): then 1, 0, 1, 0, ...
-        change = state != np.r_[False, state[:-1]]
-        idx = idx[change]
-        starts, ends = idx[0::2], idx[1::2]
-        end_t = np.full(len(starts), t_end)
-        end_t[: len(ends)] = t_all[ends]
-        ongoing = np.arange(len(starts)) >= len(ends)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "queue": str(label),
-                    "start_s": t_all[starts],
-                    "end_s": np.maximum(end_t, t_all[starts]),
-                    "ongoing": ongoing,
-                    "bytes": q_all[starts],
-                }
-            )
-        )
-    spells = pd.concat(parts, ignore_index=True)
-    return spells.sort_values(["start_s", "queue"], kind="stable", ignore_index=True)
 
 
 def blocked_figure(
@@ -517,10 +448,10 @@ def blocked_figure(
     formed, was detected and (if it did) dissolved."""
     if not {"time_s", "id", "blocked"} <= set(df.columns):
         return None
-    t_end = _end_time(df, end_s)
+    t_end = end_time(df, end_s)
     unit, factor = time_scale(t_end)
     spells = blocked_spells(df, t_end)
-    cycle = _cycle(metrics)
+    cycle = deadlock_cycle(metrics)
     in_cycle = set(cycle)
     busy = spells.assign(d=spells["end_s"] - spells["start_s"]).groupby("queue", sort=False)
     blocked_time = busy["d"].sum() if len(spells) else {}
@@ -532,14 +463,11 @@ def blocked_figure(
     total_rows = len(rows)
     rows = rows[:MAX_BLOCKED_ROWS]
 
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(9.0, 2.0 + 0.28 * max(len(rows), 3)), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.subplots()
     by_queue = {q: part for q, part in spells.groupby("queue", sort=False)} if len(spells) else {}
-    formed = _metric_s(metrics, "deadlock_time_us") if in_cycle else None
+    formed = metric_seconds(metrics, "deadlock_time_us") if in_cycle else None
     other_cycle_spells = False
     names = []
     for y, q in enumerate(reversed(rows)):  # the first row at the top
@@ -566,7 +494,6 @@ def blocked_figure(
         spells_text = "1 spell" if len(part) == 1 else f"{len(part)} spells"
         names.append(f"{q}  ({spells_text}, {share:.0%} of the run)")
     _timeline_axes(ax, names, t_end * factor, unit, "no queue was ever blocked")
-    from matplotlib.patches import Patch
 
     handles = []
     if in_cycle:
@@ -581,7 +508,7 @@ def blocked_figure(
         ("deadlock_detected_us", "detected", ":"),
         ("deadlock_cleared_us", "cleared", "-."),
     ):
-        at = _metric_s(metrics, key) if in_cycle else None
+        at = metric_seconds(metrics, key) if in_cycle else None
         if at is not None:
             handles.append(
                 ax.axvline(
@@ -603,178 +530,6 @@ def blocked_figure(
         title += f" (the {len(rows)} blocked longest shown)"
     fig.suptitle(textwrap.fill(title, 100))
     return fig
-
-
-_SWITCH_PORT = re.compile(r"(.+)/p\d+")
-
-
-def node_of(port: str) -> str:
-    """The switch or host a port belongs to: "ring0/p1" -> "ring0", "A/leaf0/p1" -> "A/leaf0"
-    (plane A of a dual fabric); a host port "h3" is its own node, "h0/A" (host h0's port on
-    plane A) belongs to h0."""
-    m = _SWITCH_PORT.fullmatch(str(port))
-    return m.group(1) if m else str(port).split("/", 1)[0]
-
-
-def queue_port(queue: str, ports) -> str | None:
-    """The port of a queue label: the label itself or its longest prefix (cut at "/") that is
-    one of ``ports`` ("ring0/p1/prio3" -> "ring0/p1"); None if there is none."""
-    parts = str(queue).split("/")
-    for n in range(len(parts), 0, -1):
-        candidate = "/".join(parts[:n])
-        if candidate in ports:
-            return candidate
-    return None
-
-
-def link_peers(links: pd.DataFrame, port_labels: Sequence[str]) -> dict[str, str]:
-    """Port label -> the port label at the other end of its cable, from a ``links`` table."""
-    peers = {}
-    for a, b in zip(links["a"].to_numpy(), links["b"].to_numpy(), strict=True):
-        pa, pb = str(port_labels[int(a)]), str(port_labels[int(b)])
-        peers[pa], peers[pb] = pb, pa
-    return peers
-
-
-def topology_graph(links: pd.DataFrame, port_labels: Sequence[str]):
-    """networkx Graph of the fabric: one node per switch or host (attribute ``kind``), one
-    edge per pair of connected nodes (attribute ``ports``: the (port, port) pairs of its
-    cables)."""
-    import networkx as nx
-
-    g = nx.Graph()
-    for pa, pb in link_peers(links, port_labels).items():
-        u, v = node_of(pa), node_of(pb)
-        for node, port in ((u, pa), (v, pb)):
-            switch = not _is_host_port(port) or g.nodes.get(node, {}).get("kind") == "switch"
-            g.add_node(node, kind="switch" if switch else "host")
-        if g.has_edge(u, v):
-            pairs = g.edges[u, v]["ports"]
-            if (pb, pa) not in pairs and (pa, pb) not in pairs:
-                pairs.append((pa, pb))
-        else:
-            g.add_edge(u, v, ports=[(pa, pb)])
-    return g
-
-
-def cycle_hops(
-    cycle: Sequence[str], links: pd.DataFrame, port_labels: Sequence[str]
-) -> list[tuple[str, str, str]]:
-    """(queue, its node, the node at the other end of its port's cable) for each member of a
-    wait-for cycle, in cycle order; members whose port has no cable are left out."""
-    peers = link_peers(links, port_labels)
-    hops = []
-    for q in cycle:
-        port = queue_port(q, peers)
-        if port is not None:
-            hops.append((str(q), node_of(port), node_of(peers[port])))
-    return hops
-
-
-def cycle_edges(
-    cycle: Sequence[str], links: pd.DataFrame, port_labels: Sequence[str]
-) -> list[tuple[str, str]]:
-    """The wait-for cycle as directed node pairs along the cables, in cycle order: each
-    member's switch -> the switch its port sends to (the clockwise ring: (ring0, ring1), ...)."""
-    return [(u, v) for _, u, v in cycle_hops(cycle, links, port_labels)]
-
-
-def _switch_ring(g) -> list[str] | None:
-    """The switches in ring order when they form a ring (each linked to exactly two others,
-    all connected, at least three), else None."""
-    import networkx as nx
-
-    switches = [n for n, kind in g.nodes(data="kind") if kind == "switch"]
-    if len(switches) < 3:
-        return None
-    s = g.subgraph(switches)
-    if not nx.is_connected(s) or any(d != 2 for _, d in s.degree()):
-        return None
-    order = [min(switches, key=natural_key)]
-    prev = None
-    while len(order) < len(switches):
-        nxt = sorted((n for n in s.neighbors(order[-1]) if n != prev), key=natural_key)[0]
-        prev = order[-1]
-        order.append(nxt)
-    return order
-
-
-def _tiered_layout(g) -> dict[str, tuple[float, float]] | None:
-    """Hosts in the bottom row, each switch in the row of its distance (in cables) from the
-    nearest host (leaves, then spines), a switch of the first row above its hosts. None
-    without hosts or with a switch that reaches none."""
-    import networkx as nx
-
-    hosts = sorted((n for n, k in g.nodes(data="kind") if k != "switch"), key=natural_key)
-    if not hosts:
-        return None
-    tier = nx.multi_source_dijkstra_path_length(g, hosts)
-    if len(tier) < g.number_of_nodes():
-        return None
-    switches = sorted((n for n in g if n not in hosts), key=lambda n: (tier[n], natural_key(n)))
-    first = [n for n in switches if tier[n] == 1]
-    rank = {n: i for i, n in enumerate(first)}
-
-    def host_key(h):
-        up = [rank[m] for m in g.neighbors(h) if m in rank]
-        return (min(up) if up else len(rank), natural_key(h))
-
-    hosts.sort(key=host_key)
-    width = 3.0
-    pos = {}
-    for i, h in enumerate(hosts):
-        pos[h] = (width * (i + 0.5) / len(hosts) - width / 2, 0.0)
-    top = max(tier.values())
-    for t in range(1, top + 1):
-        row = [n for n in switches if tier[n] == t]
-        for i, n in enumerate(row):
-            below = [pos[m][0] for m in g.neighbors(n) if m in pos and tier[m] == t - 1]
-            x = float(np.mean(below)) if t == 1 and below else width * ((i + 0.5) / len(row) - 0.5)
-            pos[n] = (x, 1.2 * t)
-    # Switches over the same hosts (the planes of a dual fabric: A/leaf0, B/leaf0) side by side.
-    same: dict[tuple[float, float], list[str]] = {}
-    for n in switches:
-        same.setdefault((round(pos[n][0], 9), pos[n][1]), []).append(n)
-    for (x, y), members in same.items():
-        step = min(0.3, width / max(len(hosts), 1))
-        for k, n in enumerate(members):
-            pos[n] = (x + step * (k - (len(members) - 1) / 2), y)
-    return pos
-
-
-def topology_layout(g) -> dict[str, tuple[float, float]]:
-    """Node positions. A ring of switches is drawn as a circle, its first switch at the top and
-    the ring order clockwise, each host outside its switch; other fabrics in rows (hosts at the
-    bottom, then each switch by its distance from the hosts), or, when that does not apply, a
-    spring layout with a fixed seed. The same picture every time."""
-    import networkx as nx
-
-    ring = _switch_ring(g)
-    if ring is None:
-        pos = _tiered_layout(g)
-        if pos is not None:
-            return pos
-        pos = nx.spring_layout(g, seed=1)
-        return {n: (float(x), float(y)) for n, (x, y) in pos.items()}
-    pos, angle = {}, {}
-    for i, sw in enumerate(ring):
-        angle[sw] = np.pi / 2 - 2 * np.pi * i / len(ring)
-        pos[sw] = (float(np.cos(angle[sw])), float(np.sin(angle[sw])))
-    hosts_of: dict[str, list[str]] = {}
-    for n, kind in g.nodes(data="kind"):
-        if kind != "switch":
-            attached = sorted((m for m in g.neighbors(n) if m in angle), key=natural_key)
-            hosts_of.setdefault(attached[0] if attached else "", []).append(n)
-    spread = min(0.5, np.pi / len(ring))
-    for sw, hosts in hosts_of.items():
-        hosts.sort(key=natural_key)
-        for k, h in enumerate(hosts):
-            if not sw:  # a host linked to no switch: in the middle
-                pos[h] = (0.0, 0.2 * k)
-                continue
-            a = angle[sw] - spread * (k - (len(hosts) - 1) / 2) / max(len(hosts), 1)
-            pos[h] = (float(1.5 * np.cos(a)), float(1.5 * np.sin(a)))
-    return pos
 
 
 def _format_bytes(n: float) -> str:
@@ -799,10 +554,6 @@ def topology_figure(
     (``queue_bytes``: queue label -> bytes, e.g. from ``blocked_spells``); the frozen total
     (``deadlock_frozen_bytes``) in the middle. ``routes``: name -> node path, drawn as thin
     coloured arrows."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from matplotlib.patches import FancyArrowPatch
-
     g = topology_graph(links, port_labels)
     pos = topology_layout(g)
     fig = Figure(figsize=(7.5, 7.0), layout="constrained")
@@ -860,7 +611,7 @@ def topology_figure(
             arrow(u, v, color, 1.2, -0.12 - 0.06 * (i % 4), label=name if k == 0 else None)
         if steps:
             handles.append(ax.patches[-len(steps)])
-    cycle = _cycle(metrics)
+    cycle = deadlock_cycle(metrics)
     hops = cycle_hops(cycle, links, port_labels) if cycle else []
     centre = np.mean([pos[u] for _, u, _ in hops], axis=0) if hops else np.zeros(2)
     for j, (q, u, v) in enumerate(hops):
@@ -904,24 +655,16 @@ def topology_figure(
     return fig
 
 
-def labels_of(result: Result, name: str) -> list[str] | None:
-    """The labels of a series' or table's ``id`` (for ``links``: of its a and b columns)."""
-    return result.labels(name)
-
-
-def plot_topology(result: Result, path: Path) -> Path | None:
+def plot_topology(result: RunResult, path: Path) -> Path | None:
     """``topology_figure`` of a result with a ``links`` table, written to ``path``; the cycle
     is drawn when the run deadlocked. None without a links table or its port labels."""
     ports = labels_of(result, "links")
     if "links" not in result.table_names or not ports:
         return None
-    metrics = result.metrics
-    queue_bytes = None
-    if _cycle(metrics) and "blocked" in result.series_names:
-        spells = blocked_spells(result.timeseries("blocked"), result.summary["sim_time_s"])
-        queue_bytes = spells.groupby("queue", sort=False)["bytes"].last().to_dict()
     title = f"{result.summary['scenario']}" + (f" ({result.mode})" if result.mode else "")
-    fig = topology_figure(result.table("links"), ports, title, metrics, queue_bytes)
+    fig = topology_figure(
+        result.table("links"), ports, title, result.metrics, cycle_queue_bytes(result)
+    )
     fig.savefig(path, dpi=110)
     return path
 
@@ -973,9 +716,6 @@ FLOW_CDF_COLUMNS = ("fct_us", "slowdown", "goodput_Gbps")
 
 def _table_figure(rows: int, height: float = 2.4):
     """A figure of ``rows`` panels one above the other, each with its own x axis."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     fig = Figure(figsize=(8.0, 1.2 + height * rows), layout="constrained")
     FigureCanvasAgg(fig)
     return fig, fig.subplots(rows, 1, squeeze=False)[:, 0]
@@ -1135,7 +875,6 @@ def slowdown_figure(df: pd.DataFrame, title: str):
     ax.plot(x[ok], p50[ok], "o-", color="tab:blue", label="p50")
     ax.axhline(1.0, color="0.5", linestyle=":", linewidth=1.0, label="1: the ideal FCT")
     ax.set_yscale("log")
-    from matplotlib.ticker import FuncFormatter
 
     plain = FuncFormatter(lambda v, _: f"{v:g}")  # 2, 3, 4 rather than 2 x 10^0
     ax.yaxis.set_major_formatter(plain)
@@ -1154,12 +893,6 @@ def slowdown_figure(df: pd.DataFrame, title: str):
     return fig
 
 
-def _is_host_port(label: str) -> bool:
-    """Host ports are labelled by their host (h3; h0/A in a dual fabric), switch ports by
-    switch/pN (leaf0/p1; A/leaf0/p1)."""
-    return _SWITCH_PORT.fullmatch(str(label)) is None
-
-
 def link_util_figure(links: pd.DataFrame, port_labels: Sequence[str], title: str):
     """Histogram of the utilisation of every link direction (``links``: util_ab, util_ba),
     host links and switch-to-switch links stacked. None for other columns."""
@@ -1169,7 +902,7 @@ def link_util_figure(links: pd.DataFrame, port_labels: Sequence[str], title: str
     b = links["b"].to_numpy().astype(int)
     host = np.array(
         [
-            _is_host_port(port_labels[i]) or _is_host_port(port_labels[j])
+            is_host_port(port_labels[i]) or is_host_port(port_labels[j])
             for i, j in zip(a, b, strict=True)
         ],
         dtype=bool,
@@ -1236,8 +969,6 @@ def table_figure(df: pd.DataFrame, title: str, rows: str = "rows"):
             v = df[col].to_numpy(dtype=float)
             nz = np.flatnonzero(np.nan_to_num(v) != 0)
             tops.append(nz[np.argsort(-v[nz], kind="stable")][:MAX_BARS])
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
 
         heights = [0.9 + 0.22 * max(len(t), 1) for t in tops]
         fig = Figure(figsize=(8.0, 1.0 + sum(heights)), layout="constrained")
@@ -1281,7 +1012,7 @@ def table_figure(df: pd.DataFrame, title: str, rows: str = "rows"):
         axes[-1].set_xlabel(SINGULAR.get(rows, rows))
     else:
         fig, axes = _new_figure(len(ys))
-        groups = _groups(df)
+        groups = id_groups(df)
         xv = df[x].to_numpy()
         for ax, col in zip(axes, ys, strict=True):
             yv = df[col].to_numpy()
@@ -1302,8 +1033,6 @@ def table_figure(df: pd.DataFrame, title: str, rows: str = "rows"):
 
 def _bar_values(ax, bars, values: np.ndarray) -> None:
     """Each bar's value at its end, so that a bar too short to see still reads."""
-    from .display import fmt_number
-
     ax.bar_label(bars, labels=[fmt_number(v) for v in values], padding=2, fontsize="x-small")
     if bars.orientation == "horizontal":
         ax.margins(x=0.08)
@@ -1323,28 +1052,11 @@ def _save(fig, path: Path) -> Path | None:
     return path
 
 
-def workload_of(result: Result) -> dict[str, str] | None:
-    """Flow label -> its workload's name, from the ``flows`` table (None without one)."""
-    names = labels_of(result, "workloads")
-    if "flows" not in result.table_names or not names:
-        return None
-    flows = result.table("flows")
-    if not {"label", "workload"} <= set(flows.columns):
-        return None
-    return {
-        str(label): names[int(w)]
-        for label, w in zip(flows["label"], flows["workload"], strict=True)
-        if 0 <= int(w) < len(names)
-    }
-
-
-def plot_result(result: Result, plots_dir: Path) -> list[Path]:
+def plot_result(result: RunResult, plots_dir: Path) -> list[Path]:
     """Write one PNG per series and per table into ``plots_dir``; returns the files.
 
     A ``links`` table gives ``topology.png`` and ``link_util.png`` instead of a plot of the
     table; ``slowdown_by_size.png`` is drawn only when the run has flows."""
-    from . import core as _core
-
     plots_dir.mkdir(parents=True, exist_ok=True)
     recorders = _core.fabrics().get(result.summary["fabric"], {}).get("recorders", {})
     scenario = result.summary["scenario"]
@@ -1445,26 +1157,10 @@ def _tick(value) -> str:
     return f"{value:.6g}" if isinstance(value, float) else str(value)
 
 
-def grid_values(df: pd.DataFrame, key: str) -> list:
-    """A grid key's values in grid order: sweep rows come in grid order, so first appearance."""
-    return list(dict.fromkeys(df[key].tolist()))
-
-
-def heatmap_data(df: pd.DataFrame, metric: str, x: str, y: str) -> pd.DataFrame:
-    """The metric as a table: one row per value of ``y``, one column per value of ``x``, both
-    in grid order; NaN where a point lacks the metric. ``df`` must hold one row per (x, y)."""
-    table = df.pivot(index=y, columns=x, values=metric)
-    return table.reindex(index=grid_values(df, y), columns=grid_values(df, x)).astype(float)
-
-
 def heatmap_figure(df: pd.DataFrame, metric: str, keys: list[str], title: str = "") -> Figure:
     """``metric`` over ``keys`` = [x, y] or [x, y, panel key], each cell labelled with its value.
 
     All panels share one colour scale, so that colours compare across panels."""
-    from matplotlib import colormaps
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     x, y, *rest = keys
     if rest:
         parts = [(v, df[df[rest[0]] == v]) for v in grid_values(df, rest[0])]

@@ -15,7 +15,16 @@ import yaml
 
 from . import core as _core
 from ._version import __version__
-from .errors import ScenarioError, one_line, quote
+from .errors import (
+    OVERRIDES_ACCEPTED,
+    ScenarioError,
+    bool_arg,
+    mapping_arg,
+    one_line,
+    path_arg,
+    quote,
+)
+from .metrics import workload_names
 from .output import atomic_dir, check_target
 from .scenario import Scenario, given_fio_options, load_scenario, split_time, unit_seconds
 
@@ -371,7 +380,7 @@ def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
         "wall_time_s": wall_time_s,
         "events": int(raw["events"]),
         # The workloads in order: metrics of the second and later ones carry their names.
-        "workloads": [str(w["name"]) for w in scenario.core_config().get("workloads", [])],
+        "workloads": workload_names(scenario.config),
         # Where the wall time went: building the fabric, and the event loop.
         "build_wall_s": float(raw.get("build_wall_s", 0.0)),
         "events_wall_s": float(raw.get("events_wall_s", 0.0)),
@@ -427,9 +436,11 @@ def run(
 
     ``pcap``: ``"all"`` or port labels (list or comma-separated) whose packets the fabric
     captures into ``out/pcap/`` (needs ``out``; ``Result.pcap_files`` lists the files)."""
+    overrides = mapping_arg(overrides, "overrides", OVERRIDES_ACCEPTED)
+    target = path_arg(out, "out")
+    plot, progress = bool_arg(plot, "plot"), bool_arg(progress, "progress")
     sc = load_scenario(scenario, overrides, seed)
     ports = parse_pcap(pcap) if pcap is not None else None
-    target = Path(out) if out is not None else None
     if plot and target is None:
         raise ScenarioError("plot: needs an output directory; accepted: plot=True with out=DIR")
     if ports is not None and target is None:
@@ -529,6 +540,8 @@ def _write_files(result: Result, tmp: Path, plot: bool) -> None:
         if doc is not None:
             write_fio_json(doc, tmp / "fio.json")
     if plot:
+        # Lazy only so that matplotlib is loaded when figures are asked for (not by `import
+        # lfsim`); plotting does not import this module.
         from .plotting import plot_result
 
         plot_result(result, tmp / "plots")

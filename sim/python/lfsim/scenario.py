@@ -7,6 +7,7 @@ in one ``ScenarioError`` line and nothing else.
 from __future__ import annotations
 
 import copy
+import json
 import numbers
 import re
 from collections.abc import Iterable, Mapping
@@ -19,163 +20,22 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field
 
 from . import core as _core
 from . import parts
-from .errors import ScenarioError, quote
-from .hpcc import Located
+from .errors import OVERRIDES_ACCEPTED, ScenarioError, mapping_arg, quote
 from .paths import scenarios_dir
 
-# ---------------------------------------------------------------------------------------------
-# Times: ns-3 parses "<number><unit>" with no space; a bare number would silently mean seconds,
-# so a unit is required here.
-
-_TIME_UNITS = {
-    "d": 86400.0,
-    "h": 3600.0,
-    "min": 60.0,
-    "s": 1.0,
-    "ms": 1e-3,
-    "us": 1e-6,
-    "ns": 1e-9,
-    "ps": 1e-12,
-    "fs": 1e-15,
-}
-_TIME_RE = re.compile(r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(d|h|min|s|ms|us|ns|ps|fs)")
-
-
-def split_time(text: str) -> tuple[float, str] | None:
-    """``"2ms"`` -> ``(2.0, "ms")``; None if it is not an ns-3 time with a unit."""
-    if not isinstance(text, str):
-        return None
-    m = _TIME_RE.fullmatch(text.strip())
-    if not m:
-        return None
-    return float(m.group(1)), m.group(2)
-
-
-def time_seconds(text: str) -> float | None:
-    parts = split_time(text)
-    return None if parts is None else parts[0] * _TIME_UNITS[parts[1]]
-
-
-def unit_seconds(unit: str) -> float:
-    return _TIME_UNITS[unit]
-
-
-# ---------------------------------------------------------------------------------------------
-# Values handed to C++ are strings; YAML scalars are turned into the text ns-3 parses.
-
-
-def to_core_string(value: Any) -> str | None:
-    """YAML/Python scalar -> attribute string; None for anything that is not a scalar."""
-    if isinstance(value, str):
-        return value
-    # numpy.bool_ is not a bool subclass; compare by name to avoid importing numpy here.
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return "true" if value else "false"
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        # repr of a Python float is the shortest text that round-trips exactly.
-        return repr(float(value))
-    return None
-
-
-# ---------------------------------------------------------------------------------------------
-# YAML reading: safe loader that also rejects duplicate keys (PyYAML keeps the last silently).
-
-
-class _StrictLoader(yaml.SafeLoader):
-    pass
-
-
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict:
-    # Each mapping keeps the line it starts on, so errors about a file's items can name it.
-    # Keys merged in by `<<:` come first and may be overridden by the mapping's own keys; only
-    # the mapping's own keys must be unique.
-    own = sum(k.tag != "tag:yaml.org,2002:merge" for k, _ in node.value)
-    loader.flatten_mapping(node)
-    pairs = loader.construct_pairs(node, deep=True)
-    seen = set()
-    for (key, _), (key_node, _) in list(zip(pairs, node.value, strict=True))[len(pairs) - own :]:
-        try:
-            duplicate = key in seen
-        except TypeError:
-            raise yaml.constructor.ConstructorError(
-                None, None, "a key must be a plain value", key_node.start_mark
-            ) from None
-        if duplicate:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"key '{key}' appears twice", key_node.start_mark
-            )
-        seen.add(key)
-    return Located(dict(pairs), getattr(loader, "source", "<yaml>"), node.start_mark.line + 1)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-yaml.SafeDumper.add_representer(Located, yaml.representer.SafeRepresenter.represent_dict)
-
-
-def read_yaml(path: Path) -> Any:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ScenarioError(
-            f"{path}: cannot read ({reason}); accepted: a readable YAML file"
-        ) from None
-    loader = _StrictLoader(text)
-    loader.source = str(path)
-    try:
-        data = loader.get_single_data()
-    except RecursionError:
-        raise ScenarioError(
-            f"{path}: bad YAML: nested too deep; accepted: at most {MAX_DEPTH} levels of nesting"
-        ) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ScenarioError(
-            f"{path}: bad YAML{where}: {problem}; accepted: a YAML mapping of scenario keys"
-        ) from None
-    finally:
-        loader.dispose()
-    check_size(data, str(path))
-    return data
-
-
-MAX_DEPTH = 64
-MAX_VALUES = 1_000_000
-
-
-def check_size(data: Any, where: str) -> None:
-    """Refuse a document nested deeper than MAX_DEPTH or holding more than MAX_VALUES values
-    once its aliases are expanded (an alias bomb: 10 levels of 10 aliases is 10^10 values in a
-    few lines). Each distinct object is visited once, so the check itself stays cheap."""
-    size: dict[int, int] = {}
-    depth: dict[int, int] = {}
-    stack: list[tuple[Any, bool]] = [(data, False)]
-    while stack:
-        obj, done = stack.pop()
-        if not isinstance(obj, dict | list) or (id(obj) in size and not done):
-            continue
-        kids = list(obj.values()) if isinstance(obj, dict) else obj
-        if not done:
-            stack.append((obj, True))
-            stack.extend((k, False) for k in kids if isinstance(k, dict | list))
-            continue
-        inner = [k for k in kids if isinstance(k, dict | list)]
-        size[id(obj)] = 1 + len(kids) - len(inner) + sum(size[id(k)] for k in inner)
-        depth[id(obj)] = 1 + max((depth[id(k)] for k in inner), default=0)
-        if depth[id(obj)] > MAX_DEPTH:
-            raise ScenarioError(
-                f"{where}: nested too deep; accepted: at most {MAX_DEPTH} levels of nesting"
-            )
-        if size[id(obj)] > MAX_VALUES:
-            raise ScenarioError(
-                f"{where}: {size[id(obj)]:,} values once its aliases are expanded; accepted: "
-                f"at most {MAX_VALUES:,}"
-            )
-
+# The bottom layer's names, kept importable from here (display, animate, the CLI, traces).
+from .values import (  # noqa: F401
+    NAME_RE,
+    TIME_MAX_S,
+    attribute_text,
+    check_time,
+    split_time,
+    time_form,
+    time_seconds,
+    to_core_string,
+    unit_seconds,
+)
+from .yamlio import MAX_DEPTH, MAX_VALUES, Located, check_size, copy_data, paused_gc, read_yaml  # noqa: F401
 
 # ---------------------------------------------------------------------------------------------
 # The fixed top-level part, validated with pydantic. Messages come from ACCEPTED, not from
@@ -209,24 +69,19 @@ MODE_KEYS = tuple(k for k in TOP_LEVEL if k not in ("mode", "modes"))
 # ns-3's MRG32k3a takes a seed below its second modulus, m2 = 4294944443 (rng-stream.cc
 # CheckSeed aborts on any larger one).
 SEED_MAX = 4294944442
-# ns-3's Time is a signed 64-bit count of picoseconds: 2^63 ps = 9,223,372 s.
-TIME_MAX_S = 9.2e6
 MAX_SAMPLES = 10_000_000
 FAULT_KEYS = {
     "at", "what", "where", "until", "period", "count", "every", "probability", "rate", "size",
 }  # fmt: skip
-NAME_RE = _NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_NAME_RE = NAME_RE
 _POINT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*:\S.*")
 
 ACCEPTED = {
     "description": "one line of text",
     "seed": f"an integer in 1..{SEED_MAX}",
-    "stop_time": (
-        "a time > 0 with a unit (d, h, min, s, ms, us, ns, ps), e.g. 2ms, at most 9.2e6 s "
-        "(ns-3 times are 64-bit picosecond counts)"
-    ),
+    "stop_time": time_form("> 0", "2ms"),
     "sample_interval": (
-        "a time >= 0 with a unit, e.g. 1us, or 0s to record on change; at least stop_time / "
+        f"{time_form('>= 0', '1us')}, or 0s to record on change; at least stop_time / "
         f"{MAX_SAMPLES:,} (one series holds at most {MAX_SAMPLES:,} samples)"
     ),
     "stop_on_deadlock": "true or false",
@@ -588,15 +443,15 @@ def _raw_from(scenario: Any) -> tuple[dict, str | None, Path | None, dict]:
         if scenario.source is not None:
             src = scenario.source
             return (
-                copy.deepcopy(src.raw),
+                src.raw,  # read-only: resolving builds new mappings, never changes it
                 src.default_name,
                 scenario.path,
                 dict(src.overrides),
             )
-        return copy.deepcopy(scenario.config), scenario.name, scenario.path, {}
+        return copy_data(scenario.config), scenario.name, scenario.path, {}
     if isinstance(scenario, Mapping):
         check_size(dict(scenario), "scenario")
-        return copy.deepcopy(dict(scenario)), None, None, {}
+        return copy_data(dict(scenario)), None, None, {}
     if isinstance(scenario, str | Path):
         path = find_scenario(scenario)
         raw = read_yaml(path)
@@ -685,6 +540,12 @@ def load_scenario(
     its first mode: the mode is merged over the base, then the overrides applied.
     Raises ``ScenarioError`` (one line) on any bad input.
     """
+    overrides = mapping_arg(overrides, "overrides", OVERRIDES_ACCEPTED)
+    with paused_gc():
+        return _load(scenario, overrides, seed)
+
+
+def _load(scenario: Any, overrides: Mapping[str, Any] | None, seed: int | None) -> Scenario:
     raw, default_name, path, prior = _raw_from(scenario)
     for key in raw:
         if not isinstance(key, str):
@@ -695,7 +556,9 @@ def load_scenario(
     applied = {**prior, **{str(k): v for k, v in (overrides or {}).items()}}
     if seed is not None:
         applied["seed"] = seed
-    source = _Source(copy.deepcopy(raw), default_name, dict(applied))
+    # Kept as it is: the raw mapping is this loader's own (read from a file or copied by
+    # _raw_from), and resolving it builds new mappings instead of changing it.
+    source = _Source(raw, default_name, dict(applied))
 
     modes = _parse_modes(raw)
     rest = {k: v for k, v in applied.items() if k != "mode"}
@@ -731,8 +594,6 @@ def _check_other_modes(
 ) -> None:
     """A mistake in a mode that was not selected is still a mistake: every mode is resolved
     once (without the run's overrides, which may belong to the chosen mode only)."""
-    import json
-
     key = json.dumps([raw, str(base_dir)], sort_keys=True, default=str)
     if key in _checked_modes:
         return
@@ -911,15 +772,7 @@ def _resolve_class(cls: str, type_id: str, given: Mapping[str, Any]) -> dict[str
             raise ScenarioError(
                 f"{cls}.{attr} does not exist; accepted: {', '.join(names) or '(none)'}"
             )
-        text = to_core_string(value)
-        if text is None:
-            # Not a scalar: ask C++ what it accepts, using the value's text as the probe.
-            phrase = _core.check_value(type_id, attr, str(value)) or "a single value"
-            raise ScenarioError(f"{cls}.{attr}: got {quote(value)}; accepted: {phrase}")
-        phrase = _core.check_value(type_id, attr, text)
-        if phrase is not None:
-            raise ScenarioError(f"{cls}.{attr}: got {quote(text)}; accepted: {phrase}")
-        values[attr] = text
+        values[attr] = attribute_text(type_id, attr, value, f"{cls}.{attr}")
     return {a["name"]: values.get(a["name"], str(a["default"])) for a in attrs}
 
 

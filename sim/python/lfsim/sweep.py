@@ -12,6 +12,7 @@ value. The PNGs are written next to ``sweep.csv`` as ``heatmap_<metric>.png``.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -22,13 +23,23 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._env import simulation_env
-from .errors import ScenarioError, SimulationError, one_line, quote
+from .errors import (
+    OVERRIDES_ACCEPTED,
+    ScenarioError,
+    SimulationError,
+    bool_arg,
+    mapping_arg,
+    one_line,
+    path_arg,
+    quote,
+)
 from .output import atomic_dir, check_target
 from .scenario import Scenario, load_scenario
 
@@ -220,6 +231,68 @@ def _check_metrics_present(wanted: Sequence[str], metrics: Mapping[str, Any]) ->
             )
 
 
+def _point_result(fut, point: dict) -> dict:
+    try:
+        return _reply(fut.result(), point)
+    except _Died as exc:
+        raise SimulationError(
+            f"the simulator process died ({exc}) while running {_describe(point)}"
+        ) from None
+    except (ScenarioError, SimulationError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - the cluster lost the task
+        raise SimulationError(
+            f"{_describe(point)} failed on the cluster: {type(exc).__name__}: {one_line(str(exc))}"
+        ) from None
+
+
+@contextlib.contextmanager
+def _deferred_signals():
+    """While the sweep drives Dask, SIGINT and SIGTERM only note that they came; the sweep
+    acts on them at its own safe points (``interrupted()``), by calling the handler that was
+    installed before (the CLI's raises its exception). An exception raised by a handler inside
+    Dask's own code leaves its state half-updated and makes it print tracebacks (once:
+    ``NameError: cannot access free variable 'future'``)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: None  # signal handlers belong to the main thread
+        return
+    came: list[int] = []
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def note(signum, frame) -> None:
+        came.append(signum)
+
+    def interrupted() -> None:
+        if came:
+            signum = came[0]
+            handler = previous[signum]
+            if callable(handler):
+                handler(signum, None)
+            raise KeyboardInterrupt  # SIG_DFL: stop as Ctrl-C does, cleaning up
+
+    for s, handler in previous.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(s, note)
+    try:
+        yield interrupted
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def _quiet_logs(*names: str):
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
 def sweep(
     scenario: str | Path | Mapping | Scenario,
     grid: Mapping[str, Sequence[Any]],
@@ -249,9 +322,14 @@ def sweep(
     """
     import pandas as pd
 
+    grid = mapping_arg(grid, "grid", "a dict of key to a list of values, e.g. {'seed': [1, 2, 3]}")
+    if grid is None:
+        raise ScenarioError("grid: got None; accepted: a dict of key to a list of values")
+    overrides = mapping_arg(overrides, "overrides", OVERRIDES_ACCEPTED)
+    target = path_arg(out, "out")
+    progress = bool_arg(progress, "progress")
     base = load_scenario(scenario, overrides, seed)
     points = grid_points(grid)
-    target = Path(out) if out is not None else None
     maps: list[str] = []
     keys: list[str] = []
     if heatmap is not None:
@@ -284,7 +362,10 @@ def sweep(
     bar = None
     cluster = None
     sweep_id = uuid.uuid4().hex
+    signals = contextlib.ExitStack()
+    interrupted = signals.enter_context(_deferred_signals())  # Dask's start and close too
     try:
+        interrupted()
         if scheduler is not None:
             client = connect(scheduler)
         else:
@@ -302,35 +383,42 @@ def sweep(
 
             bar = tqdm(total=len(configs), unit="point", file=sys.stderr, delay=2.0)
         with client:
-            futures = [
-                client.submit(_run_point, sweep_id, cfg, key=f"lfsim-point-{i}-{sweep_id}")
-                for i, cfg in enumerate(configs)
-            ]
-            index = {fut.key: i for i, fut in enumerate(futures)}
+            futures = []
+            index: dict[str, int] = {}
+            pending = as_completed()
             try:
-                for fut in as_completed(futures):
-                    i = index[fut.key]
-                    try:
-                        results[i] = _reply(fut.result(), points[i])
-                    except _Died as exc:
-                        raise SimulationError(
-                            f"the simulator process died ({exc}) while running "
-                            f"{_describe(points[i])}"
-                        ) from None
-                    except (ScenarioError, SimulationError):
-                        raise
-                    except Exception as exc:  # noqa: BLE001 - the cluster lost the task
-                        raise SimulationError(
-                            f"{_describe(points[i])} failed on the cluster: "
-                            f"{type(exc).__name__}: {one_line(str(exc))}"
-                        ) from None
-                    if unchecked:
-                        # A misspelt metric is known from the first point: stop there.
-                        _check_metrics_present(maps, results[i]["metrics"])
-                        unchecked = False
-                    if bar is not None:
-                        bar.update(1)
-            except BaseException:
+                # Submitted in slices, the signals looked at between them and between results:
+                # a 10,000-point sweep takes seconds to submit.
+                for start in range(0, len(configs), 64):
+                    interrupted()
+                    for i in range(start, min(start + 64, len(configs))):
+                        fut = client.submit(
+                            _run_point, sweep_id, configs[i], key=f"lfsim-point-{i}-{sweep_id}"
+                        )
+                        index[fut.key] = i
+                        futures.append(fut)
+                    pending.update(futures[start:])
+                while not pending.is_empty():
+                    interrupted()
+                    batch = pending.next_batch(block=False)
+                    if not batch:
+                        time.sleep(0.05)
+                    for fut in batch:
+                        i = index[fut.key]
+                        results[i] = _point_result(fut, points[i])
+                        if unchecked:
+                            # A misspelt metric is known from the first point: stop there.
+                            _check_metrics_present(maps, results[i]["metrics"])
+                            unchecked = False
+                        if bar is not None:
+                            bar.update(1)
+                interrupted()
+            except BaseException as exc:
+                if isinstance(exc, KeyboardInterrupt):
+                    # Stopped on purpose: what Dask logs of the work it was cutting short
+                    # (an update_graph cancelled mid-way, as CancelledError tracebacks) is
+                    # noise, not news.
+                    signals.enter_context(_quiet_logs("distributed", "asyncio", "tornado"))
                 # Queued points never start; running ones are killed where they run.
                 client.cancel(futures)
                 client.run(_stop_points, sweep_id)
@@ -340,6 +428,7 @@ def sweep(
             bar.close()
         if cluster is not None:
             cluster.close()
+        signals.close()
 
     rows = []
     for point, res in zip(points, results, strict=True):
@@ -358,7 +447,7 @@ def sweep(
             df.to_parquet(tmp / "sweep.parquet", index=False)
             df.to_csv(tmp / "sweep.csv", index=False)
             if maps:
-                from .plotting import plot_heatmaps
+                from .plotting import plot_heatmaps  # lazy: matplotlib only for heat maps
 
                 constants = {k: v[0] for k, v in grid.items() if len(v) == 1}
                 # Drawn as numbers: a flag as 0/1, a gap (pd.NA) as NaN.

@@ -101,3 +101,24 @@ def test_seed_drives_the_random_start_times():
     d = lfsim.run("fc_incast", {"stop_time": "3ms", "workload.fcp.StartSpread": "0s"}, seed=5)
     assert a.metrics != b.metrics
     assert c.metrics == d.metrics  # nothing random left: the seed must not matter
+
+
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        (lambda: lfsim.run("fc_distance", ["stop_time=1ms"]), "overrides: got list"),
+        (lambda: lfsim.load_scenario("fc_distance", ["stop_time=1ms"]), "overrides: got list"),
+        (lambda: lfsim.run("fc_distance", "stop_time=1ms"), "overrides: got str"),
+        (lambda: lfsim.run("fc_distance", {"stop_time": "1ms"}, out=123), "out: got int"),
+        (lambda: lfsim.run("fc_distance", {"stop_time": "1ms"}, plot="yes"), "plot: got 'yes'"),
+        (lambda: lfsim.sweep("fc_distance", [("seed", [1, 2])]), "grid: got list"),
+        (lambda: lfsim.sweep("fc_distance", "seed=1,2"), "grid: got str"),
+        (lambda: lfsim.sweep("fc_distance", {"seed": [1]}, out=5), "out: got int"),
+        (lambda: lfsim.sweep("fc_distance", {"seed": [1]}, overrides=["a"]), "overrides: got"),
+    ],
+)
+def test_api_arguments_of_the_wrong_type_are_named(call, named):
+    """Issue 40 item 16: these raised AttributeError or TypeError from inside lfsim."""
+    with pytest.raises(lfsim.ScenarioError) as e:
+        call()
+    assert str(e.value).startswith(named) and "accepted:" in str(e.value), str(e.value)

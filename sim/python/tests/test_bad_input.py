@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import process_table, run_cli
 
+from lfsim.errors import ScenarioError
+
 STORAGE = ["--set", "stop_time=2ms", "--set", "FioJob.runtime=1ms", "--set", "FioJob.ramp_time=0s"]
 INCAST = ["--set", "stop_time=2ms"]
 
@@ -142,8 +144,9 @@ def test_an_output_folder_that_cannot_be_made_is_refused(tmp_path, target):
 BASE = "fabric: fc\nstop_time: 1ms\ntopology: {generator: PointToPoint}\n"
 
 
-def _yaml_refused(tmp_path, text: str, expect: str) -> None:
-    (tmp_path / "s.yaml").write_text(text)
+def _yaml_refused(tmp_path, text: str | bytes, expect: str) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_bytes(text) if isinstance(text, bytes) else f.write_text(text)
     p = run_cli("run", "s.yaml", "--out", "o", cwd=tmp_path)
     assert p.returncode == 2, p.stdout + p.stderr
     assert len(p.stderr.splitlines()) == 1 and "Traceback" not in p.stderr, p.stderr
@@ -158,6 +161,54 @@ def test_yaml_nested_a_thousand_deep_is_refused(tmp_path):
         BASE + "FcChannel: " + "[" * 1000 + "1" + "]" * 1000 + "\n",
         "nested too deep; accepted: at most 64 levels of nesting",
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expect"),
+    [
+        # PyYAML's ReaderError used to end in a traceback for each of these.
+        (BASE.encode() + b"description: a\x00b\n", "line 4, column 15: character U+0000"),
+        (BASE.encode() + b"description: a\x07b\n", "line 4, column 15: character U+0007"),
+        (BASE.encode() + b"description: \xff\xfe\n", "line 4, column 14: byte 0xff is not UTF-8"),
+        (b"\xef\xbb\xbf" + BASE.encode() + b"description: \xc3\n", "line 4, column 14: byte 0xc3"),
+    ],
+)
+def test_bytes_yaml_refuses_are_named_by_line_and_column(tmp_path, text, expect):
+    _yaml_refused(tmp_path, text, f"s.yaml: bad YAML at {expect}")
+    _yaml_refused(tmp_path, text, "accepted: UTF-8 text without control characters")
+
+
+def test_a_tab_in_the_indentation_says_so(tmp_path):
+    _yaml_refused(tmp_path, BASE + "FcChannel:\n\tLength: 5\n", "(indented with spaces, not tabs)")
+
+
+@pytest.mark.parametrize("depth", [70, 100_000])
+@pytest.mark.parametrize("style", ["flow", "block"])
+def test_yaml_nested_deeper_than_64_levels_is_refused(tmp_path, depth, style):
+    # libyaml's composer recurses in C without a limit: 100,000 levels used to end the process
+    # with a segmentation fault once lfsim read YAML with it.
+    if style == "flow":
+        nested = "[" * depth + "1" + "]" * depth
+    else:
+        nested = "\n  " + "- " * depth + "1"  # compact nested sequences: one line
+    _yaml_refused(
+        tmp_path,
+        BASE + "FcChannel: " + nested + "\n",
+        "nested too deep; accepted: at most 64 levels of nesting",
+    )
+
+
+def test_many_values_written_out_are_no_alias_bomb():
+    # 1,100,001 values written out are no bomb (the bound is on what aliases multiply), even
+    # with a value used twice beside them; they used to be refused as one.
+    from lfsim.yamlio import check_size
+
+    one = [1]
+    check_size({"x": one, "y": one, "rows": [[0] * 10 for _ in range(100_000)]}, "s.yaml")
+    with pytest.raises(ScenarioError, match="s.yaml: 11,111,111,112 values once its aliases"):
+        check_size(
+            {"x": [[[[[[[[[[0] * 10] * 10] * 10] * 10] * 10] * 10] * 10] * 10] * 10] * 10}, "s.yaml"
+        )
 
 
 def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):

@@ -320,3 +320,27 @@ def test_set_help_names_every_overridable_key(cli, command):
     listed = text[text.index("KEY is ") :].split(" or Class.Attribute")[0]
     for key in OVERRIDABLE:
         assert key in listed, key
+
+
+def _command_paths(parser, prefix=()):
+    """Every command and subcommand of the parser, as argument lists (issue 40 item 1)."""
+    import argparse
+
+    yield list(prefix)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _command_paths(sub, (*prefix, name))
+
+
+def test_help_of_every_command_prints(capsys):
+    """`--help` formats every option's help (a bare % in one once raised ValueError)."""
+    from lfsim.cli import build_parser
+
+    paths = list(_command_paths(build_parser()))
+    assert ["compare", "perftest"] in paths and len(paths) > 10
+    for path in paths:
+        with pytest.raises(SystemExit) as e:
+            build_parser().parse_args([*path, "--help"])
+        assert e.value.code == 0, path
+        assert "usage: lfsim" in capsys.readouterr().out, path

@@ -270,25 +270,67 @@ def test_rc_retries_exhausted_put_the_qp_in_the_error_state(tmp_path):
     assert m["qps_in_error"] == 0 and m["flows_completed"] == 1
 
 
-def test_dual_fabrics_fail_over_when_a_path_dies():
-    # seed 000's SAN over FCP: db0's fabric-A link dies at 3 ms. Its frames and R_RDYs are
-    # lost, the A switch's port toward db0 keeps the frames it holds, and commands on the A
-    # paths stop completing. With the SCSI command timer at 1 ms each is aborted, its path
-    # failed (dm-mpath), and it is retried down a fabric-B path: every I/O completes.
-    over = {"mode": "fcp", "FioJob.runtime": "10ms", "stop_time": "20ms",
-            "faults": "[{at: 3ms, what: link_down, where: db0-A/sw}]"}  # fmt: skip
-    hung = lfsim.run("san_seed000", over).metrics
-    assert hung["ios_in_flight"] > 0 and hung["ios_timed_out"] == 0  # 30 s timer: stuck
-    r = lfsim.run("san_seed000", {**over, "workload.oltp.IoTimeout": "1ms"})
+# seed 000's SAN over FCP, db0's fabric-A link down at 3 ms. The SCSI command timer is 1 ms.
+SAN_A_DOWN = {"mode": "fcp", "FioJob.runtime": "10ms", "stop_time": "20ms",
+              "faults": "[{at: 3ms, what: link_down, where: db0-A/sw}]",
+              "workload.oltp.IoTimeout": "1ms"}  # fmt: skip
+
+
+def test_a_lost_hba_port_blocks_its_remote_ports_and_holds_their_ios():
+    # db0's HBA port on fabric A loses signal at 3 ms: its two remote ports (dorado/A0, A1) are
+    # blocked, the commands they had out come back and are held with every new one sent down
+    # those paths. Linux's timers (fast_io_fail_tmo 5 s, dev_loss_tmo 60 s) outlast the run, so
+    # they stay held, and their command timer is reset, not fired (fc_eh_timed_out): nothing is
+    # aborted. Before the remote ports were modelled, the same commands were aborted at 4 ms.
+    m = lfsim.run("san_seed000", SAN_A_DOWN).metrics
+    assert m["ios_timed_out"] == m["ios_aborted"] == m["path_failures"] == 0
+    assert m["rports_blocked"] == 2 and m["rport_blocked_first_us"] == 3000
+    assert m["ios_requeued"] > 0 and m["ios_in_flight"] > 0
+    assert m["rports_fast_io_failed"] == m["ios_fast_failed"] == m["rports_removed"] == 0
+
+
+def test_fast_io_fail_tmo_fails_the_held_ios_over_to_the_other_fabric():
+    # FcpStack.FastIoFailTmo 1 ms: at 4 ms the held I/Os fail to dm-multipath
+    # (DID_TRANSPORT_FAILFAST), which fails both fabric-A paths and sends them down fabric B:
+    # every I/O completes, none with an error.
+    r = lfsim.run("san_seed000", {**SAN_A_DOWN, "FcpStack.FastIoFailTmo": "1ms"})
     m = r.metrics
-    assert m["ios_timed_out"] > 0 and m["ios_retried"] == m["ios_timed_out"]
-    assert m["ios_failed"] == 0 and m["ios_in_flight"] == 0
+    assert m["fast_io_fail_first_us"] == 4000 and m["rports_fast_io_failed"] == 2
+    assert m["ios_retried"] == m["ios_fast_failed"] > 0 and m["path_failures"] == 2
+    assert m["ios_failed"] == m["ios_in_flight"] == m["ios_timed_out"] == 0
     assert m["ios_submitted"] == m["ios_completed"]
-    assert m["path_failures"] >= 2  # at least db0's two fabric-A paths
+    # Those that found a free slot on B left at 4 ms exactly (the rest waited for one).
+    ios = r.table("ios")
+    sent = ios["complete_ns"] - ios["transport_ns"] - m["stack_delay_us"] * 1e3 / 2
+    assert 0 < ((sent - 4e6).abs() < 1).sum() <= m["ios_fast_failed"]
     paths = r.table("paths").set_index("label")["requests"]
-    assert paths["db0/B>dorado/B0"] + paths["db0/B>dorado/B1"] > 2 * (
+    assert paths["db0/B>dorado/B0"] + paths["db0/B>dorado/B1"] > 4 * (
         paths["db0/A>dorado/A0"] + paths["db0/A>dorado/A1"]
     )
+    # DevLossTmo 2 ms: at 5 ms the ports are removed and the fabric-A paths are gone.
+    gone = lfsim.run(
+        "san_seed000",
+        {**SAN_A_DOWN, "FcpStack.FastIoFailTmo": "1ms", "FcpStack.DevLossTmo": "2ms"},
+    ).metrics
+    assert gone["rports_removed"] == 2 and gone["ios_failed"] == gone["ios_in_flight"] == 0
+
+
+def test_a_link_back_before_fast_io_fail_tmo_sends_the_held_ios():
+    # Back at 3.2 ms: the remote ports are unblocked and what they held goes out on fabric A;
+    # no path is failed, no I/O retried or failed. (Before, the commands whose frames the link
+    # lost timed out at 4 ms and were aborted and retried.)
+    back = {**SAN_A_DOWN, "faults": "[{at: 3ms, what: link_down, where: db0-A/sw, until: 3.2ms}]"}
+    m = lfsim.run("san_seed000", back).metrics
+    assert m["ios_retried"] == m["ios_failed"] == m["ios_in_flight"] == m["ios_timed_out"] == 0
+    assert m["path_failures"] == 0
+    assert m["rports_blocked"] == m["rports_unblocked"] == 2 and m["ios_requeued"] > 0
+    assert m["rports_fast_io_failed"] == m["ios_fast_failed"] == 0
+
+
+def test_without_a_link_fault_on_an_initiator_no_remote_port_metric_appears():
+    # The remote ports' metrics come with a blocked port only: other runs keep theirs.
+    m = lfsim.run("san_seed000", {"mode": "fcp", "FioJob.runtime": "3ms"}).metrics
+    assert not [k for k in m if k.startswith("rport")]
 
 
 def test_without_bb_sc_the_link_reset_protocol_restores_the_credit():

@@ -24,6 +24,7 @@ from lfsim.fio import (
     bw_agg_percent,
     ddir_rates,
     fio_json,
+    job_options,
     load_fio_json,
     percentile_key,
     plat_histogram,
@@ -598,3 +599,68 @@ def test_a_run_shorter_than_half_a_millisecond_writes_fio_json(tmp_path):
     assert job["read"]["runtime"] == 0 and job["read"]["bw"] == 0
     assert job["read"]["total_ios"] == summary["read_ios"] > 0
     assert job["read"]["io_bytes"] == 4096 * summary["read_ios"]
+
+
+# Issue 40, item 9: fio's option names take fio's units (fio 3.33 HOWTO "Parameter types":
+# sizes with k/m/g/t/p, x 1024 each under the default kb_base=1024, kib/mib... x 1000 each in
+# that compatibility mode; times: a bare number is seconds for runtime and ramp_time,
+# microseconds for thinktime; units us/usec, ms/msec, s/sec, m (minutes), h, d, any case).
+
+
+@pytest.mark.parametrize(
+    ("option", "given", "want"),
+    [
+        ("bs", "4k", "4096"), ("bs", "4K", "4096"), ("bs", "8kb", "8192"), ("bs", "8KB", "8192"),
+        ("bs", "1m", "1048576"), ("bs", "4KiB", "4000"), ("bs", "4096", "4096"),
+        ("bs", "4096b", "4096"), ("bs", "0x1000", "4096"), ("size", "1g", "1073741824"),
+        ("size", "2MiB", "2000000"), ("runtime", "2", "2s"), ("runtime", 2, "2s"),
+        ("runtime", "10m", "10min"), ("runtime", "500ms", "500ms"), ("runtime", "1 h", "1h"),
+        ("ramp_time", "250msec", "250ms"), ("ramp_time", "3S", "3s"),
+        ("thinktime", "5", "5us"), ("thinktime", "5ms", "5ms"), ("thinktime_spin", "2usec", "2us"),
+        ("thinktime", "30ns", "30ns"),  # ns-3's own units still read
+    ],
+)  # fmt: skip
+def test_fiojob_options_take_fios_units(option, given, want):
+    from lfsim import load_scenario
+
+    sc = load_scenario("storage_qd1", {f"FioJob.{option}": given, "FioJob.thinktime_spin": "1us"}
+                       if option == "thinktime" else {f"FioJob.{option}": given})  # fmt: skip
+    assert sc.config["FioJob"][option] == want
+    assert sc.core_config()["attributes"]["ns3::FioJob"][option] == want
+
+
+def test_a_fio_job_sections_options_take_fios_units():
+    from lfsim import load_scenario
+
+    jobs = "a: rw=read bs=8k; b: rw=write bs=1m size=2g thinktime=5 thinktime_spin=1"
+    sc = load_scenario("storage_qd1", {"workload.fio.Jobs": jobs})
+    assert sc.config["workload"]["fio"]["Jobs"] == (
+        "a: rw=read bs=8192; b: rw=write bs=1048576 size=2147483648 thinktime=5us "
+        "thinktime_spin=1us"
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "given", "accepted"),
+    [
+        ("FioJob.bs", "1.5k", "FioJob.bs: got '1.5k'; accepted: an integer in 512..67108864: a "
+         "number of bytes, optionally with fio's suffix k"),
+        ("FioJob.bs", "4 k", "FioJob.bs: got '4 k'; accepted: an integer in"),
+        ("FioJob.bs", "64g", "FioJob.bs: got '64g'; accepted: an integer in 512..67108864"),
+        ("FioJob.runtime", "2 fortnights", "FioJob.runtime: got '2 fortnights'; accepted: a time"),
+        ("workload.fio.Jobs", "a: bs=4x", "workload.fio.Jobs: got bs=4x; accepted: bs=a number of "
+         "bytes"),
+    ],
+)  # fmt: skip
+def test_a_fio_value_fio_would_not_read_is_refused_by_name(key, given, accepted):
+    from lfsim import load_scenario
+
+    with pytest.raises(ScenarioError) as err:
+        load_scenario("storage_qd1", {key: given})
+    assert str(err.value).startswith(f"mode nvmeof_rdma: {accepted}"), str(err.value)
+
+
+def test_hardware_fio_sizes_compare_by_fios_rules():
+    doc = {"global options": {"bs": "4KiB"}, "jobs": []}
+    assert job_options(doc, {"job options": {}})["bs"] == "4000"
+    assert job_options(doc, {"job options": {"bs": "8k"}})["bs"] == "8192"

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import lfsim
 from lfsim import core
 from lfsim.errors import ScenarioError
+from lfsim.paths import scenarios_dir
 from lfsim.scenario import OVERRIDABLE
 
 # Small built-in scenarios of each fabric and stack; runs are cut to a few hundred µs.
@@ -162,3 +163,67 @@ def test_the_fuzzed_scenarios_run_as_given(tmp_path, name):
     p = _cli(tmp_path, "run", name, "--out", "o", "--quiet", "--set", "stop_time=300us",
              "--set", "Report.Warmup=0s")  # fmt: skip
     assert p.returncode == 0, p.stderr
+
+
+# Issue 40: the bytes of a scenario file mutated (a NUL or a control byte, invalid UTF-8, a tab in
+# the indentation, a line doubled or cut, deep nesting, the file truncated), and a long flow
+# list in one-line rows (read by the loader's fast path) among the files mutated.
+FLOW_ROWS = (
+    "fabric: roce\nstop_time: 300us\ntopology: {generator: Star, Hosts: 4}\nReport: {Warmup: 0s}\n"
+    "workload:\n  w:\n    pattern: Flows\n    flows:\n"
+    + "".join(
+        f"      - {{src: h{1 + i % 3}, dst: h0, size: {1000 + i}, start: {i}us}}\n"
+        for i in range(40)
+    )
+)
+BASE_FILES = [scenarios_dir() / f"{n}.yaml" for n in SCENARIOS]
+JUNK = [b"\x00", b"\x07", b"\xff", b"\xc3", b"\t", b"\r", b"\xef\xbb\xbf", b"{", b"[" * 60,
+        b"&a [*a]", b": ", b"- ", b"\\", b"'", b'"', b"!!python/object:os.system", b"1e999",
+        b"us", b"km", b"GbE", "µs".encode(), b"\n  ", b"#"]  # fmt: skip
+
+
+@st.composite
+def mutated_files(draw) -> bytes:
+    data = bytearray(
+        draw(st.sampled_from([FLOW_ROWS.encode(), *(p.read_bytes() for p in BASE_FILES)]))
+    )
+    for _ in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(["insert", "replace", "delete", "line", "cut", "indent"]))
+        at = draw(st.integers(0, len(data)))
+        if op == "insert":
+            data[at:at] = draw(st.sampled_from(JUNK))
+        elif op == "replace" and at < len(data):
+            data[at] = draw(st.integers(0, 255))
+        elif op == "delete":
+            del data[at : at + draw(st.integers(1, 8))]
+        elif op == "line":  # a line doubled, or moved to the end
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            line = data[start : (end if end >= 0 else len(data))] + b"\n"
+            data[start:start] = line
+        elif op == "cut":
+            del data[at:]
+        else:  # an indentation changed
+            start = data.rfind(b"\n", 0, at) + 1
+            data[start:start] = draw(st.sampled_from([b" ", b"  ", b"\t", b"    "]))
+    return bytes(data)
+
+
+@settings(max_examples=max(300, RUNS * 5), deadline=None, suppress_health_check=list(HealthCheck))
+@given(mutated_files())
+def test_mutated_bytes_load_or_are_one_scenario_error(tmp_path_factory, data):
+    path = tmp_path_factory.mktemp("bytes") / "s.yaml"
+    path.write_bytes(data)
+    try:
+        lfsim.load_scenario(path)
+    except ScenarioError as exc:
+        assert "\n" not in str(exc)
+
+
+@settings(max_examples=RUNS // 2, deadline=None, suppress_health_check=list(HealthCheck))
+@given(mutated_files())
+def test_mutated_bytes_run_exit_0_or_2_with_one_line(tmp_path_factory, data):
+    tmp = tmp_path_factory.mktemp("bytes-run")
+    (tmp / "s.yaml").write_bytes(data)
+    p = _cli(tmp, "run", "s.yaml", "--out", "o", "--quiet", "--set", "stop_time=300us")
+    _assert_clean(p, repr(data[:300]))

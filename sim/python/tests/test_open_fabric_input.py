@@ -68,13 +68,20 @@ CASES = {
         BASE + graph("h0 sw0", "h1 sw0", "h2 h1", nodes="h0 h1 h2 sw0") + INCAST,
         "topology: host 'h1' is cabled to host 'h2'; accepted: hosts cabled to switches",
     ),
+    "flow to a host that does not exist, of many": (
+        {},
+        BASE
+        + "topology: {generator: Star, Hosts: 20}\n"
+        + "workload:\n  w:\n    pattern: Flows\n    flows:\n      - {src: h1, dst: h20}\n",
+        "accepted: the name of a host (h0, h1, h2, h3, h4, h5, h6, h7, ... (20 hosts))",
+    ),
     "flow to a host that does not exist": (
         {},
         BASE
         + STAR
         + "workload:\n  w:\n    pattern: Flows\n    flows:\n      - {src: h1, dst: h0}\n"
         "      - {src: h2, dst: h9}\n",
-        "s.yaml line 9, workload.w.flows[1].dst: got 'h9'; accepted: the name of a host",
+        "s.yaml line 9, workload.w.flows[1].dst: got 'h9'; accepted: the name of a host (h0, h1, h2)",
     ),
     "size CDF that does not rise to 1": (
         {"sizes.cdf": "1000 0.2\n10000 0.5\n100000 0.9\n"},

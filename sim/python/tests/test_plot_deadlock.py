@@ -11,7 +11,7 @@ from matplotlib.colors import to_rgba
 from matplotlib.patches import FancyArrowPatch
 
 import lfsim
-from lfsim import plotting
+from lfsim import plotdata, plotting
 from lfsim.runner import make_frame
 
 SHORT = {"stop_time": "3ms"}
@@ -33,7 +33,7 @@ def updown(tmp_path_factory):
 
 
 def _ports(result):
-    return plotting.labels_of(result, "links")
+    return plotdata.labels_of(result, "links")
 
 
 def _cycle_arrows(fig):
@@ -64,10 +64,10 @@ def test_pause_map_and_topology_are_written(deadlock):
 def test_the_cycle_is_the_four_clockwise_ring_links(deadlock):
     m = deadlock.metrics
     assert m["deadlock"] is True
-    edges = plotting.cycle_edges(m["deadlock_cycle"], deadlock.table("links"), _ports(deadlock))
+    edges = plotdata.cycle_edges(m["deadlock_cycle"], deadlock.table("links"), _ports(deadlock))
     assert _rotated_to(edges, "ring0") == CLOCKWISE
     # Every edge is a real cable between two switches of the ring.
-    g = plotting.topology_graph(deadlock.table("links"), _ports(deadlock))
+    g = plotdata.topology_graph(deadlock.table("links"), _ports(deadlock))
     assert all(g.has_edge(u, v) for u, v in edges)
     assert {g.nodes[n]["kind"] for e in edges for n in e} == {"switch"}
     fig = plotting.topology_figure(deadlock.table("links"), _ports(deadlock), metrics=m)
@@ -75,8 +75,8 @@ def test_the_cycle_is_the_four_clockwise_ring_links(deadlock):
 
 
 def test_ring_layout_is_a_circle_in_clockwise_order(deadlock):
-    g = plotting.topology_graph(deadlock.table("links"), _ports(deadlock))
-    pos = plotting.topology_layout(g)
+    g = plotdata.topology_graph(deadlock.table("links"), _ports(deadlock))
+    pos = plotdata.topology_layout(g)
     radius = [np.hypot(*pos[s]) for s in RING]
     assert np.allclose(radius, radius[0])
     angles = np.unwrap([np.arctan2(pos[s][1], pos[s][0]) for s in RING])
@@ -92,7 +92,7 @@ def test_cycle_members_are_blocked_from_before_the_deadlock_to_the_end(deadlock)
     end = deadlock.summary["sim_time_s"]
     formed = m["deadlock_time_us"] * 1e-6
     assert formed < end
-    spells = plotting.blocked_spells(deadlock.timeseries("blocked"), end)
+    spells = plotdata.blocked_spells(deadlock.timeseries("blocked"), end)
     assert (spells["end_s"] >= spells["start_s"]).all()
     for queue in m["deadlock_cycle"]:
         last = spells[spells["queue"] == queue].iloc[-1]
@@ -112,7 +112,7 @@ def test_pause_map_puts_the_cycle_on_top_in_red_with_its_instants(deadlock):
     rows = [t.get_text().split("  ")[0] for t in ax.get_yticklabels()]
     n = len(m["deadlock_cycle"])
     assert rows[::-1][:n] == m["deadlock_cycle"]  # top rows, in wait-for order
-    assert set(rows) == set(plotting.blocked_spells(df)["queue"])
+    assert set(rows) == set(plotdata.blocked_spells(df)["queue"])
     red = to_rgba(plotting.CYCLE_COLOR)
     red_rows = [c for c in ax.collections if np.allclose(c.get_facecolor()[0], red)]
     assert len(red_rows) == n
@@ -129,7 +129,7 @@ def test_no_cycle_is_drawn_without_a_deadlock(updown):
     fig = plotting.topology_figure(updown.table("links"), _ports(updown), metrics=m)
     assert _cycle_arrows(fig) == []
     df = updown.timeseries("blocked")
-    spells = plotting.blocked_spells(df, updown.summary["sim_time_s"])
+    spells = plotdata.blocked_spells(df, updown.summary["sim_time_s"])
     assert len(spells)  # up*/down* still pauses, only no cycle forms
     pause_map = plotting.blocked_figure(df, "blocked", updown.summary["sim_time_s"], m)
     ax = pause_map.axes[0]
@@ -146,7 +146,7 @@ def test_spells_from_an_unsorted_series():
     df = make_frame(
         {"time_s": t, "id": ids, "blocked": blocked, "bytes": 100 * blocked}, ["q0", "q1", "q2"]
     )
-    spells = plotting.blocked_spells(df, 5e-3)
+    spells = plotdata.blocked_spells(df, 5e-3)
     got = [(r.queue, r.start_s, r.end_s, r.ongoing) for r in spells.itertuples()]
     assert got == [
         ("q0", 1e-3, 3e-3, False),
@@ -168,7 +168,7 @@ def test_pause_map_of_many_queues_and_of_none():
     empty = make_frame({c: np.array([]) for c in ("time_s", "id", "blocked", "bytes")}, [])
     fig = plotting.blocked_figure(empty, "blocked", 1e-3, {"deadlock": False})
     assert any("no queue was ever blocked" in x.get_text() for x in fig.axes[0].texts)
-    assert len(plotting.blocked_spells(empty)) == 0
+    assert len(plotdata.blocked_spells(empty)) == 0
 
 
 def test_watchdog_release_ends_the_cycle_spells_and_is_drawn():
@@ -186,7 +186,7 @@ def test_watchdog_release_ends_the_cycle_spells_and_is_drawn():
     end = wd.summary["sim_time_s"]
     formed, cleared = m["deadlock_time_us"] * 1e-6, m["deadlock_cleared_us"] * 1e-6
     assert formed < cleared < end
-    spells = plotting.blocked_spells(wd.timeseries("blocked"), end)
+    spells = plotdata.blocked_spells(wd.timeseries("blocked"), end)
     for queue in m["deadlock_cycle"]:
         own = spells[spells["queue"] == queue]
         during = own[(own["start_s"] <= formed + 1e-12) & (own["end_s"] >= formed)]

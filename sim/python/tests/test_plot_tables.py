@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from matplotlib.patches import Rectangle
 
-from lfsim import plotting
+from lfsim import plotdata, plotting
 from lfsim.runner import Result, make_frame
 
 # Report.SizeBuckets 10000,100000,1000000: four buckets, the second without a message.
@@ -128,11 +128,11 @@ def test_link_util_counts_every_direction_host_and_switch_links_apart():
 
 
 def test_ports_of_a_dual_fabric_belong_to_their_switch_or_host():
-    assert plotting.node_of("A/leaf0/p3") == "A/leaf0"
-    assert plotting.node_of("ring0/p1") == "ring0"
-    assert plotting.node_of("h0/B") == "h0" and plotting.node_of("h7") == "h7"
+    assert plotdata.node_of("A/leaf0/p3") == "A/leaf0"
+    assert plotdata.node_of("ring0/p1") == "ring0"
+    assert plotdata.node_of("h0/B") == "h0" and plotdata.node_of("h7") == "h7"
     links = pd.DataFrame({"a": [0.0, 1.0, 3.0], "b": [2.0, 4.0, 5.0]})
-    g = plotting.topology_graph(links, PORTS)
+    g = plotdata.topology_graph(links, PORTS)
     assert dict(g.nodes(data="kind")) == {
         "h0": "host",
         "h1": "host",

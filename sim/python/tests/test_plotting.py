@@ -245,3 +245,27 @@ def test_long_goodput_is_a_moving_average_with_the_same_mean_and_a_rate_is_not()
     (line,) = rate.axes[0].get_lines()
     np.testing.assert_array_equal(line.get_ydata(), v)
     assert "mean" not in rate.axes[0].get_ylabel()
+
+
+def test_drawing_and_its_data_import_no_runner_and_nothing_inside_functions():
+    # plotting draws, plotdata computes what is drawn, animate plays a run's folder: none of
+    # them imports the runner (which calls plotting), and every import is at the top of the
+    # module, where a cycle would show at once instead of hiding in a function.
+    import ast
+    from pathlib import Path
+
+    package = Path(plotting.__file__).parent
+    wrong = []
+    for name in ("plotting.py", "plotdata.py", "animate.py"):
+        tree = ast.parse((package / name).read_text())
+        # At the top: the module's statements, and its block of type-only imports.
+        top = set(tree.body)
+        for block in tree.body:
+            if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING":
+                top |= set(block.body)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                module = getattr(node, "module", None) or ""
+                if module.rpartition(".")[2] == "runner" or node not in top:
+                    wrong.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+    assert wrong == []

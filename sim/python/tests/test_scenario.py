@@ -144,3 +144,71 @@ def test_every_calibrated_parameter_names_its_measured_point():
                     assert (data / f"{point.split(':', 1)[0]}.csv").is_file(), (path.name, point)
                     declared += 1
     assert declared > 0
+
+
+# Issue 40, item 17: the real bound of a time; lengths with units.
+
+STAR = "fabric: roce\nstop_time: 1ms\ntopology: {generator: Star, Hosts: 3}\n"
+TIME_BOUND = "at most 9.2e6 s (ns-3's Time: a 64-bit count of picoseconds, at most 9,223,372 s)"
+
+
+HEAD = "fabric: roce\nstop_time: 1ms\n"
+FLOWS = "workload:\n  w: {pattern: Flows, flows: [{src: h1, dst: h0, start: 1e308s}]}\n"
+DELAY = (
+    "topology: {nodes: [{name: h0, kind: host}, {name: h1, kind: host}], links: [{a: h0, b: h1, "
+    "delay: 1e308s}]}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("files", "scenario", "key"),
+    [
+        ({}, STAR + FLOWS, "s.yaml line 5, workload.w.flows[0].start: got '1e308s'; accepted: a "
+         "time >= 0"),
+        ({"flow.txt": "1\n1 0 3 100 1000 1e308\n"},
+         STAR + "workload:\n  w: {pattern: Flows, file: flow.txt}\n",
+         "flow.txt line 2, field start_time: got '1e308'; accepted: seconds >= 0, "),
+        ({"f.csv": "src,dst,start\nh1,h0,1e308s\n"},
+         STAR + "workload:\n  w: {pattern: Flows, file: f.csv}\n",
+         "f.csv line 2, column start: got '1e308s'; accepted: a time >= 0"),
+        ({}, STAR.replace("1ms", "1e308s"), "stop_time: got '1e308s'; accepted: a time > 0"),
+        ({}, HEAD + DELAY, "links[0].delay: got '1e308s'; accepted: a time >= 0"),
+    ],
+)  # fmt: skip
+def test_a_time_beyond_ns3_says_the_real_bound(tmp_path, files, scenario, key):
+    # 1e308 s used to be refused with "accepted: seconds >= 0" (or "a time >= 0"): it is >= 0.
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "s.yaml").write_text(scenario)
+    with pytest.raises(lfsim.ScenarioError) as err:
+        lfsim.load_scenario(tmp_path / "s.yaml")
+    assert key in str(err.value) and str(err.value).endswith(TIME_BOUND), str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("given", "metres"),
+    [("50km", "50000"), ("2.5km", "2500"), ("300m", "300"), ("75cm", "0.75"), (120, "120"),
+     ("1e3m", "1000")],
+)  # fmt: skip
+def test_a_channel_length_takes_units_and_stays_metres_for_cpp(given, metres):
+    sc = lfsim.load_scenario("fc_distance", {"FcChannel.Length": given})
+    assert sc.config["FcChannel"]["Length"] == metres
+    assert sc.core_config()["attributes"]["ns3::FcChannel"]["Length"] == metres
+
+
+@pytest.mark.parametrize("given", ["50 km", "50 KM", "-5km", "50 miles", "2e4km"])
+def test_a_length_in_no_unit_it_takes_is_refused_by_name(given):
+    with pytest.raises(lfsim.ScenarioError) as err:
+        lfsim.load_scenario("fc_distance", {"FcChannel.Length": given})
+    assert str(err.value).startswith(f"FcChannel.Length: got '{given}'; accepted: a number in 0")
+    assert "metres, or a number with a unit km, m, cm or mm (no space), e.g. 50km" in str(err.value)
+
+
+def test_a_link_length_takes_units_too(tmp_path):
+    (tmp_path / "s.yaml").write_text(
+        "fabric: roce\nstop_time: 1ms\ntopology:\n  nodes: [{name: h0, kind: host}, "
+        "{name: h1, kind: host}, {name: sw0, kind: switch}]\n  links: [{a: h0, b: sw0, length: "
+        "1.5km}, {a: h1, b: sw0, length: 20}]\n"
+    )
+    links = lfsim.load_scenario(tmp_path / "s.yaml").core_config()["topology"]["tables"]["links"]
+    assert [link["length"] for link in links] == ["1500", "20"]

@@ -104,3 +104,55 @@ def test_a_worker_that_dies_is_a_simulation_error(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "executable", str(crash))
     with pytest.raises(lfsim.SimulationError, match=r"died \(signal SIGSEGV\) while running"):
         lfsim.sweep("fc_distance", {"FcNetDevice.BbCredit": [2]}, SMALL_OVERRIDES, jobs=1)
+
+
+def _workers_below(pid: int) -> set[int]:
+    """The sweep's point interpreters (``-m lfsim._worker``) below process ``pid``."""
+    from conftest import process_table
+
+    tree = process_table()
+    found = set()
+    for p, (_, cmd) in tree.items():
+        up = p
+        while up in tree and up != pid and up > 1:
+            up = tree[up][0]
+        if up == pid and "lfsim._worker" in cmd:
+            found.add(p)
+    return found
+
+
+@pytest.mark.parametrize("after", [None, 0.3, 1.0, 2.0])
+def test_sigterm_while_points_are_queued_is_clean(after, tmp_path):
+    """Issue 40 item 18: SIGTERM while a long sweep's points were being submitted to Dask
+    printed Dask's tracebacks (CancelledError from update_graph; once NameError: cannot access
+    free variable 'future') or hung. Sent while the cluster starts (None) or seconds after the
+    first points started (the others queued, or still being submitted): exit 143, the one
+    line, no folder, no point left running."""
+    import signal
+    import time
+
+    seeds = ",".join(str(i) for i in range(1, 3001))
+    p = subprocess.Popen(
+        [sys.executable, "-m", "lfsim.cli", "sweep", "fc_distance", "--set", "stop_time=10us",
+         "--set", "Report.Warmup=0s", "--grid", f"seed={seeds}", "--jobs", "2", "--out", "sw",
+         "--quiet"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    if after is None:
+        time.sleep(1.0)
+    else:
+        while not _workers_below(p.pid):
+            assert p.poll() is None and time.monotonic() < deadline, "no point started"
+            time.sleep(0.05)
+        time.sleep(after)
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise AssertionError("the sweep did not stop within 60 s of SIGTERM") from None
+    assert p.returncode == 143 and err.strip() == "lfsim: terminated", err
+    assert list(tmp_path.iterdir()) == []
+    assert not _workers_below(p.pid)

@@ -7,12 +7,14 @@ ICRC 4, FCS 4, inter-frame gap 12), an RDMA WRITE's first packet 16 more (RETH).
 """
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import lfsim
+import lfsim.traces
 from lfsim.errors import ScenarioError
 from lfsim.paths import validation_dir
 from lfsim.scenario import time_seconds
@@ -290,3 +292,39 @@ def test_bw_values_are_finite_for_every_verb():
     for verb in ("write", "read", "send"):
         run, _ = pt.simulate(pt.PerftestParams(verb=verb, sizes=[4096], iterations=50))
         assert math.isfinite(run.results["bw_avg"].iloc[0]) and run.results["bw_avg"].iloc[0] > 0
+
+
+SYNTHETIC = Path(__file__).parent / "data" / "perftest" / "synthetic-cx7-400g-a-8qp.txt"
+
+
+def test_a_400g_sweep_with_8_qps_is_simulated_to_its_end_and_warned_about():
+    """Issue 40 item 8: an -a sweep's printed iterations (5000 per QP per size, 8 QPs) made
+    each size simulate 5000 x 8 messages: 2 MiB ones took 6.7 s of 100GbE, past stop_time, and
+    the comparison stopped with 'did not finish'. A sweep is now simulated per size for what
+    moves 64 MiB per QP (its steady-state average), and its run is bounded by the work, not 5 s.
+    Compared at the default 100GbE, the 390 Gb/s the file measured is said to exceed the link."""
+    cmp = lfsim.traces.compare_perftest_file(SYNTHETIC)
+    rows = {(r.item, r.metric): r for r in cmp.rows}
+    assert {("1048576", "BW average"), ("2097152", "BW average")} <= set(rows)
+    # 100GbE's goodput for 2 MiB writes at MTU 4096: the link, not the file, bounds it.
+    assert 95 < rows[("2097152", "BW average")].sim < 100
+    assert any("more than the simulated link's 100 Gb/s" in w for w in cmp.warnings)
+
+
+def test_the_link_rate_a_file_states_is_the_simulated_one(tmp_path):
+    """ibstat's port block pasted above the output ("Rate: 400") sets the simulated link when
+    --speed is not given; the bandwidth then matches a 400GbE link, with no rate warning."""
+    f = tmp_path / "with-ibstat.txt"
+    ibstat = "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n\t\tRate: 400\n\t\tLink layer: Ethernet\n"
+    f.write_text(ibstat + SYNTHETIC.read_text())
+    assert pt.read_perftest(f).link_rate_gbps == 400
+    cmp = lfsim.traces.compare_perftest_file(f)
+    avg = next(r for r in cmp.rows if r.item == "2097152" and r.metric == "BW average")
+    assert 385 < avg.sim < 400
+    assert any("link rate the file states, 400 Gb/s" in w for w in cmp.warnings)
+    assert not any("more than the simulated link" in w for w in cmp.warnings)
+    # ibv_devinfo -v: 4 lanes of 25 Gb/s.
+    g = tmp_path / "with-devinfo.txt"
+    g.write_text("\t\t\tactive_width:\t\t4X (2)\n\t\t\tactive_speed:\t\t25.0 Gbps (32)\n"
+                 + SYNTHETIC.read_text())  # fmt: skip
+    assert pt.read_perftest(g).link_rate_gbps == 100

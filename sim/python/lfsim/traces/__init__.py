@@ -72,7 +72,7 @@ def compare_perftest_file(hw_path, sim=None, *, speed=None, topology=None, overr
     against the same benchmark simulated now with the output's settings (its header: verb,
     sizes, QPs, MTU, TX depth, CQ moderation, inline data; iterations as printed, perftest's
     default for a -D run)."""
-    from .perftest import load_sim, simulate
+    from .perftest import link_bps, load_sim, simulate
 
     hw = read_perftest(hw_path, "HW")
     if sim is not None:
@@ -80,15 +80,34 @@ def compare_perftest_file(hw_path, sim=None, *, speed=None, topology=None, overr
     over = dict(overrides or {})
     if hw.max_inline is not None and hw.verb != "read":
         over.setdefault("RdmaNic.MaxInlineData", hw.max_inline)
+    notes = []
+    if speed is None and hw.link_rate_gbps is not None:
+        speed = f"{hw.link_rate_gbps:g}GbE"
+        notes.append(f"the link rate the file states, {hw.link_rate_gbps:g} Gb/s, simulated")
     p = PerftestParams.like(hw, speed=speed, topology=topology, seed=seed)
     p.overrides = over
     run, _ = simulate(p)
     run.path = f"lfsim perftest ({p.speed}, {p.topology})"
     cmp = compare_perftest(hw, run)
+    cmp.warnings.extend(notes)
     if hw.duration_s is not None:
         cmp.warnings.append(
             f"HW ran for -D {hw.duration_s:g} s; simulated {p.iters} iterations per QP instead"
         )
+    elif len(hw.sizes) > 1 and hw.test == "bw":
+        cmp.warnings.append(
+            "HW's sweep ran the iterations it prints per size; simulated per size at most what "
+            "moves 64 MiB per QP (the steady state's average)"
+        )
+    if hw.test == "bw" and len(hw.results):
+        measured = float(hw.bw_gbps().max())
+        rate = link_bps(p.speed) / 1e9
+        if measured > rate:
+            cmp.warnings.append(
+                f"HW measured {measured:.4g} Gb/s, more than the simulated link's {rate:g} Gb/s "
+                f"({p.speed}): the comparison is of different links; accepted: --speed with "
+                "the NIC's rate"
+            )
     return cmp
 
 

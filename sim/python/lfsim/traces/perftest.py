@@ -118,6 +118,10 @@ class PerftestRun:
     def outstanding_reads(self) -> int | None:
         return self._int("Outstand reads")
 
+    # What a lab pastes beside perftest's output: ibstat's "Rate: 100" or ibv_devinfo -v's
+    # "active_speed: 25.0 Gbps (32)" with "active_width: 4X (2)" (the port's lanes).
+    link_rate_gbps: float | None = None
+
     @property
     def rdma_cm(self) -> bool:
         return (self.header.get("rdma_cm QPs") or "").upper() == "ON"
@@ -228,12 +232,31 @@ def parse_perftest(text: str, name: str = "<text>", key: str = "HW") -> Perftest
         raise ScenarioError(
             f"{key}: {quote(name)} has a result table without rows; accepted: {PERFTEST_FORM}"
         )
+    run.link_rate_gbps = _stated_rate(lines)
     df = pd.DataFrame(rows, columns=cols)
     df["bytes"] = df["bytes"].astype(np.int64)
     df["iterations"] = df["iterations"].astype(np.int64)
     run.results = df
     _odd(run)
     return run
+
+
+def _stated_rate(lines: list[str]) -> float | None:
+    """The link rate (Gb/s) the file states, if it holds ibstat's or ibv_devinfo's port
+    output; None if it states none or several different ones."""
+    rates = set()
+    width = None
+    for line in lines:
+        if m := re.match(r"\s*Rate:\s*(\d+(?:\.\d+)?)\s*$", line):
+            rates.add(float(m.group(1)))
+        elif m := re.match(r"\s*active_width:\s*(\d+)X", line):
+            width = int(m.group(1))
+        elif m := re.match(r"\s*active_speed:\s*(\d+(?:\.\d+)?)\s*Gbps", line):
+            rates.add(-float(m.group(1)))  # per lane: times the width below
+    if width is not None:
+        rates = {-r * width if r < 0 else r for r in rates}
+    rates = {r for r in rates if r > 0}
+    return rates.pop() if len(rates) == 1 else None
 
 
 def _is_num(w: str) -> bool:
@@ -434,7 +457,9 @@ class PerftestParams:
             cq_mod=hw.cq_moderation,
             gbits=hw.report_gbits,
         )
-        if hw.duration_s is None and len(hw.results):
+        if hw.duration_s is None and len(hw.results) and len(hw.sizes) == 1:
+            # One size: its iteration count as printed. A sweep (-a) is simulated with
+            # iters_for's count per size (its bandwidth average is that of the steady state).
             p.iterations = int(hw.results["iterations"].iloc[0]) // (
                 hw.qps if hw.test == "bw" else 1
             )
@@ -442,6 +467,16 @@ class PerftestParams:
             if v is not None:
                 setattr(p, k, v)
         return p
+
+
+def link_bps(speed: str) -> float:
+    """An Ethernet speed as lfsim names it (25GbE, 400GbE) in bit/s."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*G(?:bE|bps|b/s)?", str(speed).strip(), re.IGNORECASE)
+    if not m:
+        raise ScenarioError(
+            f"--speed: got {quote(speed)}; accepted: a rate such as 25GbE or 100GbE"
+        )
+    return float(m.group(1)) * 1e9
 
 
 def scenario_for(p: PerftestParams, size: int) -> dict:
@@ -464,6 +499,11 @@ def scenario_for(p: PerftestParams, size: int) -> dict:
         Messages=int(p.iters_for(size)),
     )
     w.update(QueueDepth=int(p.depth), QueuePairs=int(p.qps))
+    # The run ends when the iterations are done; stop_time is only a bound against a stall,
+    # so it must exceed the time the bytes take at the link rate, whatever -n and -q ask.
+    qps = p.qps if p.test == "bw" else 1
+    wire_s = 2 * int(size) * p.iters_for(size) * qps * 8 / link_bps(p.speed)
+    raw["stop_time"] = f"{max(5.0, 4 * wire_s + 0.1):.6g}s"
     raw.setdefault("RdmaNic", {})["PathMtu"] = int(p.mtu)
     raw["name"] = f"perftest_{p.verb}_{p.test}_{size}"
     return raw

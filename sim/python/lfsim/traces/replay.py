@@ -23,6 +23,7 @@ import pandas as pd
 import yaml
 
 from ..errors import ScenarioError, quote
+from ..output import write_file
 from . import capture as cap
 
 VERB_OPERATION = {"send": "Send", "write": "Write", "read": "Read"}
@@ -189,8 +190,6 @@ def replay_scenario(
 
 def write_replay(scenario: dict, info: dict, capture_path, out: str | os.PathLike) -> Path:
     out = Path(out)
-    if out.exists() and out.is_dir():
-        raise ScenarioError(f"-o: {quote(str(out))} is a directory; accepted: a file to write")
     head = [
         f"# Written by lfsim replay from {capture_path}",
         "# Hosts by IP address: " + ", ".join(f"{ip} -> {h}" for ip, h in info["hosts"].items()),
@@ -201,9 +200,7 @@ def write_replay(scenario: dict, info: dict, capture_path, out: str | os.PathLik
     if info["dropped_empty"]:
         head.append(f"# {info['dropped_empty']} messages of 0 bytes are not replayed.")
     text = "\n".join(head) + "\n" + yaml.safe_dump(scenario, sort_keys=False, width=100)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text)
-    tmp.replace(out)
+    write_file(out, text, "-o")
     return out
 
 
@@ -292,7 +289,9 @@ def compare_capture(
         span_sim = ((g["sim_start"] * 1e-9 + g["sim_fct"] * 1e-6).max()
                     - (g["sim_start"] * 1e-9).min())  # fmt: skip
         total = float(g["bytes"].sum())
-        item = f"{hosts.get(src, src)}>{hosts.get(dst, dst)} qp {int(qp)}"
+        # QPs in hex as Wireshark's BTH "Destination Queue Pair" and perftest print them.
+        flow = f"session {int(qp)}" if kind == "iscsi" else f"qp 0x{int(qp):x}"
+        item = f"{hosts.get(src, src)}>{hosts.get(dst, dst)} {flow}"
         c.add(item, "throughput", "Gb/s",
               total * 8 / span_hw / 1e9 if span_hw > 0 else None,
               total * 8 / span_sim / 1e9 if span_sim > 0 else None)  # fmt: skip

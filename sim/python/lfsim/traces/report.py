@@ -118,13 +118,16 @@ class Comparison:
         return path
 
     def write(self, out: str | os.PathLike, tolerance_pct: float | None = None) -> Path:
-        """``comparison.json``, ``comparison.txt`` and ``comparison.png`` into ``out``."""
+        """``comparison.json``, ``comparison.txt`` and ``comparison.png`` into ``out``, all or
+        nothing (the folder is written beside it and renamed into place)."""
+        from ..output import atomic_dir
+
         out = Path(out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "comparison.json").write_text(json.dumps(self.as_json(tolerance_pct), indent=2))
-        (out / "comparison.txt").write_text(self.table() + "\n")
-        if any(r.hw is not None or r.sim is not None for r in self.rows):
-            self.plot(out / "comparison.png")
+        with atomic_dir(out, "--out") as tmp:
+            (tmp / "comparison.json").write_text(json.dumps(self.as_json(tolerance_pct), indent=2))
+            (tmp / "comparison.txt").write_text(self.table() + "\n")
+            if any(r.hw is not None or r.sim is not None for r in self.rows):
+                self.plot(tmp / "comparison.png")
         return out
 
 
