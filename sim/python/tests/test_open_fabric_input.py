@@ -81,7 +81,8 @@ CASES = {
         + STAR
         + "workload:\n  w:\n    pattern: Flows\n    flows:\n      - {src: h1, dst: h0}\n"
         "      - {src: h2, dst: h9}\n",
-        "s.yaml line 9, workload.w.flows[1].dst: got 'h9'; accepted: the name of a host (h0, h1, h2)",
+        "s.yaml line 9, workload.w.flows[1].dst: got 'h9'; accepted: the name of a host "
+        "(h0, h1, h2)",
     ),
     "size CDF that does not rise to 1": (
         {"sizes.cdf": "1000 0.2\n10000 0.5\n100000 0.9\n"},
