@@ -2,9 +2,11 @@
 Control, also ns3-datacenter): ``topology.txt`` and ``flow.txt``, into lfsim's graph and flow
 lists. Every error names the file, the line and the field.
 
-topology.txt: a first line ``NODES SWITCHES LINKS``, a line of the switches' node ids, then one
-line per link ``SRC DST RATE DELAY ERROR_RATE`` (e.g. ``0 320 100Gbps 1000ns 0``). Node ids not
-listed as switches are hosts. Names: host id k is ``hk``, switch id k ``swk``.
+topology.txt: a first line ``NODES SWITCHES LINKS`` (ns3-datacenter's: ``NODES SWITCHES TORS
+LINKS``, the first TORS switch ids its top-of-rack switches), a line of the switches' node ids,
+then one line per link ``SRC DST RATE DELAY ERROR_RATE`` (e.g. ``0 320 100Gbps 1000ns 0``; a
+bare RATE is bit/s, as ns-3's DataRate reads it: ``100000000000.0``). Node ids not listed as
+switches are hosts. Names: host id k is ``hk``, switch id k ``swk``.
 
 flow.txt: a first line with the number of flows N, then N lines ``SRC DST PRIORITY DPORT SIZE
 START`` (SIZE in bytes, START in seconds); lines after the N-th are not read (the simulator
@@ -23,8 +25,9 @@ from .yamlio import Located
 
 # Ethernet rates lfsim models (RoceNetDevice): an HPCC rate maps to one of these.
 ETHERNET_GBPS = (10, 25, 40, 50, 100, 200, 400)
-_RATE_RE = re.compile(r"(\d+(?:\.\d+)?)(Gbps|Mbps|Kbps|bps)")
-_UNIT_BPS = {"Gbps": 10**9, "Mbps": 10**6, "Kbps": 10**3, "bps": 1}
+# A bare number is bit/s, as ns-3's DataRate reads it (ns3-datacenter writes 100000000000.0).
+_RATE_RE = re.compile(r"(\d+(?:\.\d+)?)(Gbps|Mbps|Kbps|bps|)")
+_UNIT_BPS = {"Gbps": 10**9, "Mbps": 10**6, "Kbps": 10**3, "bps": 1, "": 1}
 
 
 def host_name(node_id: int) -> str:
@@ -83,13 +86,18 @@ def read_topology(path: Path) -> dict:
             "switch ids, then one line per link"
         )
     n0, head = lines[0]
-    if len(head) != 3:
+    if len(head) not in (3, 4):
         raise ScenarioError(
-            f"{path} line {n0}: got {quote(' '.join(head))}; accepted: 'NODES SWITCHES LINKS'"
+            f"{path} line {n0}: got {quote(' '.join(head))}; accepted: 'NODES SWITCHES LINKS' "
+            "(HPCC) or 'NODES SWITCHES TORS LINKS' (ns3-datacenter)"
         )
     nodes = _int(path, n0, "nodes", head[0], 2, 10**7)
     switches = _int(path, n0, "switches", head[1], 0, nodes)
-    links = _int(path, n0, "links", head[2], 1, 10**8)
+    if len(head) == 4:
+        # ns3-datacenter: the first TORS of the switch ids are top-of-rack switches, which
+        # changes nothing of the graph (its routing is by shortest paths, as HPCC's).
+        _int(path, n0, "tors", head[2], 0, switches)
+    links = _int(path, n0, "links", head[-1], 1, 10**8)
     n1, ids = lines[1]
     if len(ids) != switches:
         raise ScenarioError(

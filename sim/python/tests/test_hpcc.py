@@ -28,6 +28,17 @@ def test_reads_the_example_topology():
     assert g["links"][-1]["speed"] == "400GbE"
 
 
+def test_reads_ns3_datacenters_topology_header_and_bare_rates():
+    """Issue 41: ns3-datacenter's topology files start 'NODES SWITCHES TORS LINKS' and give rates
+    as bit/s without a unit (ns-3's DataRate reads '100000000000.0' so); the project's own
+    bench/ns3-datacenter/topology-incast8.txt was refused."""
+    bench = EXAMPLE.parents[1] / "bench" / "ns3-datacenter"
+    g = hpcc.read_topology(bench / "topology-incast8.txt")
+    assert [n["name"] for n in g["nodes"] if n["kind"] == "switch"] == ["sw9"]
+    assert len(g["links"]) == 9 and {x["speed"] for x in g["links"]} == {"100GbE"}
+    assert g["links"][0] == {"a": "h0", "b": "sw9", "speed": "100GbE", "delay": "1us"}
+
+
 @pytest.mark.parametrize(
     ("text", "seconds", "expected"),
     [("2", 2, "2s"), ("2.000001", None, "2000001us"), ("0.0000000005", None, "500ps")],
@@ -62,6 +73,13 @@ def test_flow_file_stops_at_its_count(tmp_path):
         ("3 1 2\n2\n0 2 100Gbps 1000 0\n1 2 100Gbps 1000ns 0\n", "line 3, field delay"),
         ("3 1 3\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n", "2 link lines; accepted: 3"),
         ("3 2 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n", "line 2: 1 switch ids"),
+        # ns3-datacenter's header: TORS is at most SWITCHES; five numbers are neither form.
+        ("3 1 2 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n", "line 1, field tors"),
+        (
+            "3 1 1 2 9\n2\n0 2 100Gbps 1000ns 0\n",
+            "'NODES SWITCHES TORS LINKS' \\(ns3-datacenter\\)",
+        ),
+        ("3 1 2\n2\n0 2 100 1000ns 0\n1 2 100Gbps 1000ns 0\n", "line 3, field rate"),
     ],
 )
 def test_malformed_topology_names_file_line_and_field(tmp_path, topology, message):
