@@ -83,21 +83,20 @@ def write_file(target: Path, data: str | bytes, key: str) -> Path:
     target is never half-written, and no temporary file is left behind (a full disk, EFBIG)."""
     target = check_file_target(target, key)
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    created = [p for p in [target.parent, *target.parent.parents] if not p.exists()]
-    tmp = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())  # a full disk shows at the latest here, before the rename
-            os.fchmod(f.fileno(), 0o666 & ~_umask())  # mkstemp's 0600 is for secrets only
-        os.replace(tmp, target)
+        with _made_parents(target):  # parents made here go again if the write fails
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(raw)
+                    f.flush()
+                    os.fsync(f.fileno())  # a full disk shows here at the latest
+                    os.fchmod(f.fileno(), 0o666 & ~_umask())  # mkstemp's 0600: secrets only
+                os.replace(tmp, target)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
     except OSError as exc:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
-        _remove_empty(created)
         raise _unwritable(target, key, exc) from None
     return target
 

@@ -156,3 +156,10 @@ def test_run_onto_a_full_disk_is_one_line_and_writes_nothing(args, limit, tmp_pa
     p = lfsim("run", *args, "--out", "r", cwd=tmp_path, max_file_bytes=limit)
     refused(p, "out", "File too large")
     assert sorted(x.name for x in tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_leaves_no_folder_made_for_the_file(tmp_path):
+    """The folders made for a new file's path go again when the file cannot be written."""
+    p = lfsim("replay", CAPTURE, "-o", "new/sub/s.yaml", cwd=tmp_path, max_file_bytes=200)
+    refused(p, "s.yaml", "File too large")
+    assert list(tmp_path.iterdir()) == []
