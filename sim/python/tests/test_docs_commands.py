@@ -178,6 +178,33 @@ def _simulated_perftest(r: Ran) -> None:
     assert 11000 < float(row[3]) < 12500  # MB/s of 100GbE's goodput for 64 KiB writes, MTU 1024
 
 
+def _wrote(plots=(), series=(), **config) -> Callable[[Ran], None]:
+    """The run printed where it wrote (`results: DIR`), and DIR holds these plots and series,
+    and its config.yaml the values the command set (Class__Attribute=value)."""
+    import yaml
+
+    def check(r: Ran) -> None:
+        (folder,) = re.findall(r"^results: (\S+)$", r.out, re.M)
+        out = r.cwd / folder
+        assert {f"{p}.png" for p in plots} <= {x.name for x in (out / "plots").glob("*.png")}
+        if series:
+            assert {f"{s}.parquet" for s in series} <= {x.name for x in (out / "series").iterdir()}
+        cfg = yaml.safe_load((out / "config.yaml").read_text())
+        for dotted, value in config.items():
+            node = cfg
+            for part in dotted.split("__"):
+                node = node[part]
+            assert str(node) == str(value), (dotted, node)
+
+    return check
+
+
+def _replay_ran(r: Ran) -> None:
+    """The capture's 35 messages (as replay said) each a flow of the run."""
+    (folder,) = re.findall(r"^results: (\S+)$", r.out, re.M)
+    assert len(pd.read_parquet(r.cwd / folder / "flows.parquet")) == 35
+
+
 def _validated(r: Ran) -> None:
     assert "predictions" in r.out or "within tolerance" in r.out
 
@@ -206,17 +233,21 @@ PROMISES: dict[str, Callable[[Ran], None]] = {
         _config_has("results/long", FcChannel__Length=50000, seed=7)
     ),
     "lfsim run fc_distance --set FcChannel.Length=50000 --set FcNetDevice.BbCredit=32": (
-        lambda r: None
+        _wrote(FcChannel__Length=50000, FcNetDevice__BbCredit=32)
     ),
-    "lfsim run incast --set mode=pfc_dcqcn --set stop_time=3ms --plot": lambda r: None,
+    "lfsim run incast --set mode=pfc_dcqcn --set stop_time=3ms --plot": _wrote(
+        plots=["goodput", "topology"], mode="pfc_dcqcn", stop_time="3ms"
+    ),
     "lfsim sweep fc_distance --grid FcNetDevice.BbCredit=2,8,32": _sweep("fc_distance_sweep-*", 6),
     "lfsim perftest ib_write_bw": _simulated_perftest,
     "lfsim compare perftest": _compared,
     "lfsim replay": _replayed,
-    "lfsim run replay.yaml": lambda r: None,
-    "lfsim run fat_tree_websearch --plot": lambda r: None,
+    "lfsim run replay.yaml": _replay_ran,
+    "lfsim run fat_tree_websearch --plot": _wrote(plots=["slowdown_by_size", "topology"]),
     "lfsim sweep fat_tree_websearch": _sweep("fat_tree_websearch_sweep-*", 6),
-    "lfsim run incast --set topology.Spines=2 --set workload.incast.QueueDepth=4": lambda r: None,
+    "lfsim run incast --set topology.Spines=2 --set workload.incast.QueueDepth=4": _wrote(
+        topology__Spines=2, workload__incast__QueueDepth=4
+    ),
     "lfsim run results/long/config.yaml": _rerun,
     "lfsim run san_seed000 --set mode=fcp": _fio_json("results/san_seed000-fcp"),
     "lfsim convert hpcc": _scenario_file("mine.yaml"),
@@ -230,7 +261,7 @@ PROMISES: dict[str, Callable[[Ran], None]] = {
     "lfsim validate": _validated,
     "lfsim run pfc_deadlock --out results/ring": lambda r: _deadlock_run(r, "results/ring"),
     "lfsim animate results/ring": _animation("results/ring"),
-    "lfsim run fc_distance --out results/credits": lambda r: None,
+    "lfsim run fc_distance --out results/credits": _wrote(series=["credits"]),
     "lfsim animate results/credits --step 5us --out credits.gif": _gif("credits.gif"),
     "lfsim animate results/credits --out frame.png --at 300us": _png,
 }
