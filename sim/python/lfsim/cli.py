@@ -339,8 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
     # The keys of scenario.OVERRIDABLE (not imported here: --help stays fast; a test checks).
     set_help = (
         "override KEY=VALUE; KEY is mode, seed, stop_time, sample_interval, record (comma list), "
-        "stop_on_deadlock, SchedulerType, name, faults (a YAML list) or Class.Attribute "
-        "(repeatable)"
+        "stop_on_deadlock, SchedulerType, name, faults (a YAML list), hpcc_output (true or "
+        "{fct: FILE, pfc: FILE}) or Class.Attribute (repeatable)"
     )
     r = sub.add_parser("run", help="run one scenario and write its results")
     r.add_argument("scenario", metavar="SCENARIO", help="path to a .yaml file or built-in name")

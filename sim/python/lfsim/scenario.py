@@ -57,6 +57,7 @@ TOP_LEVEL = (
     "workload",
     "calibrated",
     "faults",
+    "hpcc_output",
 )
 # Top-level keys that --set / overrides / --grid may change (fabric and description may not).
 OVERRIDABLE = tuple(
@@ -74,6 +75,17 @@ FAULT_KEYS = {
     "at", "what", "where", "until", "period", "count", "every", "probability", "rate", "size",
 }  # fmt: skip
 _NAME_RE = NAME_RE
+HPCC_OUTPUT_KEYS = ("fct", "pfc", "flow_file")
+_OUT_PART_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
+def _hpcc_output_name(name: str) -> bool:
+    """A file name inside the output folder that none of lfsim's own files has: relative,
+    plain parts (no '..', no hidden part), ending in .txt."""
+    parts_ = name.split("/")
+    return name.endswith(".txt") and all(_OUT_PART_RE.fullmatch(p) for p in parts_)
+
+
 _POINT_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*:\S.*")
 
 ACCEPTED = {
@@ -96,6 +108,12 @@ ACCEPTED = {
         "A-B, or node_down, node_up, pfc_storm, receiver_not_ready, buffer (size) with where "
         "a node; optional until; e.g. "
         "[{at: 1ms, what: link_down, where: sw0-h1, until: 2ms}]"
+    ),
+    "hpcc_output": (
+        "true (fct.txt and pfc.txt), or a mapping with fct and/or pfc, each a file name ending "
+        "in .txt inside the run's output folder (subfolders allowed, e.g. mix/fct.txt), and "
+        "optionally flow_file, the HPCC flow.txt of the flows (fct.txt takes its DPORT column); "
+        "e.g. {fct: fct.txt, pfc: pfc.txt}"
     ),
     "calibrated": (
         "a mapping of parameter (Class.Attribute, workload.ITEM.Attribute or "
@@ -121,6 +139,33 @@ class _Fixed(BaseModel):
     workload: Any = None
     calibrated: dict[str, list[str]] = {}
     faults: list[dict[str, str]] = []
+    hpcc_output: dict[str, str] | None = None
+
+    @field_validator("hpcc_output", mode="before")
+    @classmethod
+    def _hpcc_output(cls, v: Any) -> dict[str, str] | None:
+        if isinstance(v, str):  # from --set: YAML flow text, or true / false
+            try:
+                v = yaml.safe_load(v)
+            except yaml.YAMLError:
+                raise ValueError("hpcc_output") from None
+        if v is None or v is False:
+            return None
+        if v is True:
+            return {"fct": "fct.txt", "pfc": "pfc.txt"}
+        if not isinstance(v, dict) or not v or not set(v) <= set(HPCC_OUTPUT_KEYS):
+            raise ValueError("hpcc_output")
+        out = {}
+        for key, value in v.items():
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError("hpcc_output")
+            value = value.strip()
+            if key != "flow_file" and not _hpcc_output_name(value):
+                raise ValueError("hpcc_output")
+            out[key] = value
+        if not {"fct", "pfc"} & set(out) or out.get("fct") == out.get("pfc"):
+            raise ValueError("hpcc_output")
+        return out
 
     @field_validator("faults", mode="before")
     @classmethod
@@ -319,7 +364,7 @@ class Scenario:
             "seed": cfg["seed"],
             "stop_time": cfg["stop_time"],
             "sample_interval": cfg["sample_interval"],
-            "record": list(cfg["record"]),
+            "record": list(cfg["record"]) + _hidden_recorders(cfg),
             "stop_on_deadlock": bool(cfg.get("stop_on_deadlock", False)),
             "SchedulerType": cfg.get("SchedulerType") or _core.default_scheduler(),
             "faults": [dict(f) for f in cfg.get("faults", [])],
@@ -328,6 +373,14 @@ class Scenario:
                 for cls, tid in _core.fabric_classes(cfg["fabric"], cfg.get("workload")).items()
             },
         }
+
+
+def _hidden_recorders(cfg: dict) -> list[str]:
+    """Recorders the run needs beyond ``record``: pfc.txt of hpcc_output is made from the PFC
+    frames of the ``pause`` recorder (not written as a series unless recorded)."""
+    if "pfc" in (cfg.get("hpcc_output") or {}) and "pause" not in cfg["record"]:
+        return ["pause"]
+    return []
 
 
 def builtin_names() -> list[str]:
@@ -709,6 +762,10 @@ def _resolve(
         config[cls] = _resolve_class(cls, tid, sections[cls])
     if parsed.faults:
         config["faults"] = parsed.faults
+    if parsed.hpcc_output:
+        from .hpcc_output import resolve as resolve_hpcc_output
+
+        config["hpcc_output"] = resolve_hpcc_output(parsed.hpcc_output, config, base_dir)
     if parsed.calibrated:
         for key in parsed.calibrated:
             _check_calibrated(key, config)
