@@ -26,7 +26,14 @@ from .errors import (
 )
 from .metrics import workload_names
 from .output import atomic_dir, check_target
-from .scenario import Scenario, given_fio_options, load_scenario, split_time, unit_seconds
+from .scenario import (
+    Scenario,
+    _hidden_recorders,
+    given_fio_options,
+    load_scenario,
+    split_time,
+    unit_seconds,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,6 +71,11 @@ class Result:
         # Per table, its columns whose ids index a list of labels (e.g. flows: src -> "hosts").
         self._label_columns = dict(label_columns or {})
         self._frames: dict[tuple[str, str], pd.DataFrame] = {}
+        # Series the run recorded for files of its own (hpcc_output's pfc.txt from "pause")
+        # and not asked for in ``record``: not written, not listed.
+        self.hidden_series: dict[str, Any] = {}
+        # Flows fct.txt left out (several messages each: the flows table has their mean FCT).
+        self.hpcc_left_out = 0
 
     @property
     def metrics(self) -> dict[str, Any]:
@@ -370,6 +382,7 @@ def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
     for name, info in (raw.get("spilled") or {}).items():
         series[name] = Spilled(info["path"], info["rows"], info["columns"], info.get("kinds"))
     tables = dict(raw.get("tables") or {})
+    hidden = {n: series.pop(n) for n in _hidden_recorders(scenario.config) if n in series}
     summary = {
         "scenario": scenario.name,
         "fabric": scenario.fabric,
@@ -398,6 +411,7 @@ def build_result(scenario: Scenario, raw: dict, wall_time_s: float) -> Result:
         dict(raw.get("labels") or {}),
         label_columns=dict(raw.get("label_columns") or {}),
     )
+    result.hidden_series = hidden
     result.fio_given = given_fio_options(scenario)  # fio.json echoes only what was set
     return result
 
@@ -520,6 +534,10 @@ def _write_files(result: Result, tmp: Path, plot: bool) -> None:
         json.dumps(summary, indent=2, allow_nan=False) + "\n", encoding="utf-8"
     )
     (tmp / "config.yaml").write_text(config_yaml(result.config), encoding="utf-8")
+    if result.config.get("hpcc_output"):
+        from .hpcc_output import write as write_hpcc
+
+        result.hpcc_left_out = write_hpcc(result, tmp)
     if result.series_names:
         (tmp / "series").mkdir()
     for name in result.series_names:
