@@ -75,27 +75,56 @@ def resolve(spec: dict[str, str], config: dict[str, Any], base_dir: Path | None)
         path = Path(out["flow_file"])
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path
-        ports = read_dports(path)
         listed = _listed_flows(config.get("workload") or {})
-        if listed is not None and listed != len(ports):
-            raise ScenarioError(
-                f"hpcc_output.flow_file: '{path}' has {len(ports)} flows; accepted: the HPCC "
-                f"flow.txt of the scenario's {listed} flows, one line each in their order"
-            )
+        if listed is not None:  # else checked against the run's flows table
+            _same_flows(path, listed, "the scenario's")
         out["flow_file"] = str(path.resolve())
     return out
 
 
-def _listed_flows(workloads: dict[str, dict]) -> int | None:
-    """How many flows the workloads have when every one lists them (pattern Flows); None when
-    some other pattern makes its flows as it runs."""
-    total = 0
-    for item in workloads.values():
-        flows = item.get("flows")
-        if item.get("pattern") != "Flows" or flows is None:
+def _listed_flows(workloads: dict[str, dict]) -> list[tuple[str, str, int]] | None:
+    """(source, destination, size) of each flow when every workload lists them (pattern
+    Flows); None when some other pattern makes its flows as it runs."""
+    from . import flows as flow_files
+
+    out = []
+    for name, item in workloads.items():
+        listed = item.get("flows")
+        if item.get("pattern") != "Flows" or listed is None:
             return None
-        total += len(flows) if isinstance(flows, list) else int(flows.get("count", 0))
-    return total
+        default = int(item.get("MessageSize", 0))
+        if isinstance(listed, dict):
+            table = flow_files.read_table(
+                Path(listed["file"]), f"workload.{name}.flows", listed.get("sha256")
+            ).columns
+            sizes = [int(x) if x else default for x in table["size"]]
+            out += list(zip(table["src"], table["dst"], sizes, strict=True))
+        else:
+            out += [(f["src"], f["dst"], int(f.get("size", default))) for f in listed]
+    return out
+
+
+def _same_flows(path: Path, ours: list[tuple[str, str, int]], whose: str) -> list[int]:
+    """hpcc_output.flow_file must be the HPCC flow.txt of ``ours`` (source, destination and
+    size of each flow, in order); returns its DPORTs."""
+    from . import hpcc
+
+    key = "hpcc_output.flow_file"
+    ports = read_dports(path)
+    columns, lines = hpcc.read_flow_columns(path)
+    accepted = f"accepted: the HPCC flow.txt of {whose} flows, one line each in their order"
+    if len(ports) != len(ours):
+        raise ScenarioError(
+            f"{key}: '{path}' has {len(ports)} flows and {whose} flows are {len(ours)}; {accepted}"
+        )
+    for k, mine in enumerate(ours):
+        theirs = (columns["src"][k], columns["dst"][k], int(columns["size"][k]))
+        if theirs != mine:
+            raise ScenarioError(
+                f"{key}: '{path}' line {lines[k]} is a flow {theirs[0]}>{theirs[1]} of "
+                f"{theirs[2]} B, {whose} flow {k} {mine[0]}>{mine[1]} of {mine[2]} B; {accepted}"
+            )
+    return ports
 
 
 def read_dports(path: Path) -> list[int]:
@@ -297,29 +326,10 @@ def standalone_fct(fabric: Fabric, src: int, dst: int, size: int, payload: int, 
     return 2 * delay + tx + total * 8000000000 // bps
 
 
-def _flow_file_ports(path: Path, flows: pd.DataFrame, rows: list[int], key: str) -> list[int]:
-    """The DPORT of each of ``rows`` of the flows table, from the HPCC flow.txt they came from
-    (line k + 2 is the k-th of them), checked flow by flow: source, destination and size."""
-    from . import hpcc
-
-    columns, lines = hpcc.read_flow_columns(path)
-    ports = read_dports(path)
-    if len(ports) != len(rows):
-        raise ScenarioError(
-            f"{key}: '{path}' has {len(ports)} flows and the run {len(rows)}; accepted: the "
-            "HPCC flow.txt of the run's flows, one line each in their order"
-        )
+def _table_flows(flows: pd.DataFrame, rows: list[int]) -> list[tuple[str, str, int]]:
     src, dst = flows["src_label"].astype(str).tolist(), flows["dst_label"].astype(str).tolist()
     size = flows["size_bytes"].tolist()
-    for k, r in enumerate(rows):
-        theirs = (columns["src"][k], columns["dst"][k], int(columns["size"][k]))
-        if theirs != (src[r], dst[r], size[r]):
-            raise ScenarioError(
-                f"{key}: '{path}' line {lines[k]} is a flow {theirs[0]}>{theirs[1]} of "
-                f"{theirs[2]} B, the run's flow {r} {src[r]}>{dst[r]} of {size[r]} B; accepted: "
-                "the HPCC flow.txt of the run's flows, one line each in their order"
-            )
-    return ports
+    return [(src[r], dst[r], size[r]) for r in rows]
 
 
 def dports(result: Result, flows: pd.DataFrame) -> list[int]:
@@ -328,15 +338,17 @@ def dports(result: Result, flows: pd.DataFrame) -> list[int]:
     spec = result.config.get("hpcc_output") or {}
     out = [DEFAULT_DPORT] * len(flows)
     if "flow_file" in spec:
-        return _flow_file_ports(
-            Path(spec["flow_file"]), flows, list(range(len(flows))), "hpcc_output.flow_file"
+        return _same_flows(
+            Path(spec["flow_file"]), _table_flows(flows, list(range(len(flows)))), "the run's"
         )
     workload = flows["workload"].tolist()
     for w, name in enumerate(result.labels("workloads") or []):
         listed = (result.config.get("workload") or {}).get(name, {}).get("flows")
         if isinstance(listed, dict) and Path(listed["file"]).suffix not in _TABLE_SUFFIXES:
             rows = [i for i, x in enumerate(workload) if x == w]
-            ports = _flow_file_ports(Path(listed["file"]), flows, rows, f"workload.{name}.flows")
+            ports = read_dports(Path(listed["file"]))
+            if len(ports) != len(rows):  # a flow file checked when loaded: not expected
+                raise RuntimeError(f"{len(rows)} flows of workload {name}, {len(ports)} listed")
             for r, port in zip(rows, ports, strict=True):
                 out[r] = port
     return out
