@@ -1,6 +1,6 @@
 """fct.txt and pfc.txt in the HPCC simulator's format (issue 41 item 2): a run of the HPCC files
-in data/hpcc (4 hosts, 2 switches, three rates; five flows into h2 and one back, PFC from a
-small switch buffer), its files read back with a parser written from that format
+in data/hpcc (hosts 0, 2, 3 and 5, switches 1 and 4, three rates; four flows into h5 and one
+back, PFC from a small switch buffer), its files read back with a parser written from that format
 (third.cc's qp_finish and get_pfc: whitespace fields, %08x addresses, integers in ns) and
 checked against the flow file, the topology and the run's own PFC counters."""
 
@@ -94,12 +94,13 @@ def test_fct_has_a_line_per_flow_as_the_flow_file_says(files_run):
     # In completion order, as qp_finish writes them.
     ends = [r["start"] + r["fct"] for r in rows]
     assert ends == sorted(ends)
-    # Source ports: 10000 for a host pair's first flow, 10001 for its second (h0 -> h2 twice).
+    # Source ports: 10000 for a host pair's first flow, 10001 for its second (h0 -> h5 twice).
     by_start = {(r["src"], r["dst"], r["start"]): r["sport"] for r in rows}
-    assert by_start[(0, 2, 2_000_000_000)] == 10000
-    assert by_start[(0, 2, 2_000_002_000)] == 10001
-    assert by_start[(3, 2, 2_000_001_000)] == 10000
-    assert by_start[(2, 0, 2_000_003_000)] == 10000
+    assert by_start[(0, 5, 2_000_000_000)] == 10000
+    assert by_start[(0, 5, 2_000_002_000)] == 10001
+    assert by_start[(2, 5, 2_000_000_000)] == 10000
+    assert by_start[(3, 5, 2_000_001_000)] == 10000
+    assert by_start[(5, 0, 2_000_003_000)] == 10000
     # lfsim's FCT: the flows table's (post to last ACK), in ns of a nanosecond clock.
     table = pd.read_csv(files_run / "flows.csv")
     theirs = sorted(x * 1000 for x in table["fct_us"])
@@ -111,13 +112,13 @@ def _standalone_by_hand(src: int, dst: int, size: int) -> int:
     path's propagation delay + one 1024-byte payload serialised per hop (each hop's ns
     truncated), plus size and 48 B of headers per 1024-byte packet over the slowest link."""
     paths = {
-        # h0 or h1 - sw4 (100 Gb/s, 1000 ns), sw4 - sw5 (40 Gb/s, 2000 ns), sw5 - h2 (25
+        # h0 or h2 - sw1 (100 Gb/s, 1000 ns), sw1 - sw4 (40 Gb/s, 2000 ns), sw4 - h5 (25
         # Gb/s, 500 ns): 1024 B take 81.92, 204.8 and 327.68 ns.
-        (0, 2): 2 * (1000 + 2000 + 500) + 81 + 204 + 327,
-        (1, 2): 2 * (1000 + 2000 + 500) + 81 + 204 + 327,
-        (2, 0): 2 * (500 + 2000 + 1000) + 327 + 204 + 81,
-        # h3 - sw5 (100 Gb/s, 1000 ns), sw5 - h2 (25 Gb/s, 500 ns).
-        (3, 2): 2 * (1000 + 500) + 81 + 327,
+        (0, 5): 2 * (1000 + 2000 + 500) + 81 + 204 + 327,
+        (2, 5): 2 * (1000 + 2000 + 500) + 81 + 204 + 327,
+        (5, 0): 2 * (500 + 2000 + 1000) + 327 + 204 + 81,
+        # h3 - sw4 (100 Gb/s, 1000 ns), sw4 - h5 (25 Gb/s, 500 ns).
+        (3, 5): 2 * (1000 + 500) + 81 + 327,
     }
     packets = -(-size // 1024)
     bits = (size + 48 * packets) * 8
@@ -130,7 +131,7 @@ def test_standalone_fct_is_the_hpcc_formula_and_below_the_fct(files_run):
         assert r["standalone"] == _standalone_by_hand(r["src"], r["dst"], r["size"]), r
         assert r["fct"] >= r["standalone"], r
     # e.g. 200 kB from h0: 7612 ns of base RTT, 209,408 B at 25 Gb/s.
-    assert _standalone_by_hand(0, 2, 200000) == 7612 + 67010
+    assert _standalone_by_hand(0, 5, 200000) == 7612 + 67010
 
 
 def test_fct_analysis_reads_it(files_run):
@@ -176,7 +177,7 @@ def test_pfc_pauses_and_resumes_alternate_per_port(files_run):
     degree = {n: sum(str(n) in link for link in links) for n in range(6)}
     state: dict[tuple[int, int], int] = {}
     for _, node, kind, ifindex, typ in rows:
-        assert kind == (1 if node in (4, 5) else 0)
+        assert kind == (1 if node in (1, 4) else 0)
         assert 1 <= ifindex <= degree[node]
         assert typ == 1 - state.get((node, ifindex), 0), f"node {node} ifindex {ifindex}"
         state[(node, ifindex)] = typ
@@ -186,7 +187,7 @@ def test_pfc_pauses_and_resumes_alternate_per_port(files_run):
         port = _port_of(label)
         assert sum(1 for r in rows if (r[1], r[3]) == port and r[4] == 1) == pauses, label
         assert sum(1 for r in rows if (r[1], r[3]) == port and r[4] == 0) == xons, label
-    assert any(r[1] == 4 and r[3] == 3 for r in rows)  # sw4's link to sw5, its third
+    assert any(r[1] == 1 and r[3] == 3 for r in rows)  # sw1's link to sw4, its third
 
 
 def test_pause_series_is_not_written_unless_recorded(files_run):
@@ -301,7 +302,7 @@ BAD = {
     ),
     "another flow file": (
         ["--set", f"hpcc_output={{fct: f.txt, flow_file: {DATA / 'other-flow.txt'}}}"],
-        "line 3 is a flow h1>h2 of 100000 B, the scenario's flow 1 h1>h2 of 200000 B",
+        "line 3 is a flow h2>h5 of 100000 B, the scenario's flow 1 h2>h5 of 200000 B",
     ),
     "no flows table": (
         ["--hpcc-output", "--set", "Report.FlowTable=false"],
