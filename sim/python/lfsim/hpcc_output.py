@@ -13,8 +13,9 @@ fct.txt, one line per completed flow in completion order::
 first flow, then 10001, ... in the flow file's order), the flow file's DPORT, the size in bytes,
 the start and the flow completion time (post to last ACK, as lfsim's ``fct_us``) in
 nanoseconds, and the ideal FCT as that code computes it: the pair's base RTT (twice the
-propagation delay of the path, plus one PACKET_PAYLOAD_SIZE serialised at every hop) plus the
-size and 48 B of headers per packet over the slowest link of the path.
+propagation delay of the path, plus one PACKET_PAYLOAD_SIZE, lfsim's RdmaNic.PathMtu,
+serialised at every hop) plus the size and 48 B of headers per packet over the slowest link of
+the path. A flow of several messages has no line: the flows table has only their mean FCT.
 
 pfc.txt, one line per PFC frame a port received that changed its pause state::
 
@@ -65,6 +66,12 @@ def resolve(spec: dict[str, str], config: dict[str, Any], base_dir: Path | None)
             f"hpcc_output: got it with fabric {config['fabric']}; accepted: hpcc_output with "
             "fabric roce (the HPCC simulator's RDMA fabric)"
         )
+    planes = str((config.get("topology") or {}).get("Planes", "1"))
+    if planes != "1":
+        raise ScenarioError(
+            f"hpcc_output: got it with topology.Planes {planes}; accepted: hpcc_output with one "
+            "plane (the HPCC simulator's fabrics have one)"
+        )
     out = dict(spec)
     if "fct" in out and str(config.get("Report", {}).get("FlowTable", "true")) != "true":
         raise ScenarioError(
@@ -75,6 +82,11 @@ def resolve(spec: dict[str, str], config: dict[str, Any], base_dir: Path | None)
         path = Path(out["flow_file"])
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path
+        if not path.is_file():  # not a device or a pipe either: it is read whole
+            raise ScenarioError(
+                f"hpcc_output.flow_file: got '{path}', which is not a file; accepted: the HPCC "
+                "flow.txt of the scenario's flows"
+            )
         listed = _listed_flows(config.get("workload") or {})
         if listed is not None:  # else checked against the run's flows table
             _same_flows(path, listed, "the scenario's")

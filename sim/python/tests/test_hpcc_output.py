@@ -298,12 +298,14 @@ BAD = {
     "not a mapping": (["--set", "hpcc_output=3"], "hpcc_output: got '3'"),
     "no flow file": (
         ["--set", "hpcc_output={pfc: p.txt, flow_file: missing.txt}"],
-        "hpcc_output.flow_file: ",
+        "hpcc_output.flow_file: got",
     ),
     "another flow file": (
         ["--set", f"hpcc_output={{fct: f.txt, flow_file: {DATA / 'other-flow.txt'}}}"],
         "line 3 is a flow h2>h5 of 100000 B, the scenario's flow 1 h2>h5 of 200000 B",
     ),
+    "a device": (["--set", "hpcc_output={fct: f.txt, flow_file: /dev/zero}"], "not a file"),
+    "two planes": (["--hpcc-output", "--set", "topology.Planes=2"], "topology.Planes 2"),
     "no flows table": (
         ["--hpcc-output", "--set", "Report.FlowTable=false"],
         "hpcc_output: fct needs the flows table",
