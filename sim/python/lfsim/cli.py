@@ -269,9 +269,43 @@ def _cmd_depth(args: argparse.Namespace) -> int:
 
 def _cmd_convert(args: argparse.Namespace) -> int:
     from .convert import convert_hpcc
+    from .errors import quote
+    from .hpcc_config import Flags
 
+    def number(text: str | None, flag: str, accepted: str) -> int | None:
+        if text is None:
+            return None
+        if not text.isdigit() or int(text) >= 2**32:
+            raise ScenarioError(f"{flag}: got {quote(text)}; accepted: {accepted}")
+        return int(text)
+
+    def boolean(text: str | None, flag: str) -> bool | None:
+        # ns-3's CommandLine: a bare --wien is true; true/false/1/0 as written.
+        if text is None:
+            return None
+        if text.lower() not in ("true", "false", "1", "0"):
+            raise ScenarioError(f"{flag}: got {quote(text)}; accepted: true, false, 1 or 0")
+        return text.lower() in ("true", "1")
+
+    flags = Flags(
+        algorithm=number(args.algorithm, "--algorithm", "a CC mode: 1, 3, 7 or 8"),
+        wien=boolean(args.wien, "--wien"),
+        delay_wien=boolean(args.delay_wien, "--delayWien"),
+        window_check=number(args.window_check, "--windowCheck", "0 or 1"),
+    )
     out = Path(args.out)
-    summary = convert_hpcc(Path(args.topology), Path(args.flows), out)
+    warnings: list[str] = []
+    summary = convert_hpcc(
+        Path(args.topology),
+        Path(args.flows),
+        out,
+        Path(args.config) if args.config else None,
+        args.program,
+        flags,
+        warnings,
+    )
+    for w in warnings:
+        print(f"lfsim: warning: {w}", file=sys.stderr)
     print(summary)
     print(f"scenario: {out}")
     return 0
@@ -496,12 +530,51 @@ def build_parser() -> argparse.ArgumentParser:
     cv_sub = cv.add_subparsers(dest="format", required=True, metavar="FORMAT")
     h = cv_sub.add_parser(
         "hpcc",
-        help="the HPCC simulator's (and ns3-datacenter's) topology.txt and flow.txt -> a roce "
-        "scenario with the graph and the flow list",
+        help="the HPCC simulator's (and ns3-datacenter's) topology.txt, flow.txt and config.txt "
+        "-> a roce scenario with the graph, the flow list and the config's settings",
     )
     h.add_argument("topology", metavar="TOPOLOGY", help="topology.txt")
     h.add_argument("flows", metavar="FLOWS", help="flow.txt")
     h.add_argument("-o", "--out", required=True, metavar="SCENARIO.yaml", help="file to write")
+    h.add_argument(
+        "--config",
+        metavar="config.txt",
+        help="the simulator's config.txt: CC mode and parameters, payload, buffer, ECN, PFC, "
+        "stop time and the fct.txt/pfc.txt names, mapped as docs/scenarios.md's table says",
+    )
+    h.add_argument(
+        "--program",
+        metavar="PROGRAM",
+        help="how config.txt is read: third (the HPCC simulator; default for a NODES SWITCHES "
+        "LINKS topology) or burst, workload, fairness (ns3-datacenter's "
+        "powertcp-evaluation-*; default burst for a NODES SWITCHES TORS LINKS topology)",
+    )
+    h.add_argument(
+        "--algorithm",
+        metavar="N",
+        help="ns3-datacenter's --algorithm: the CC mode, instead of CC_MODE",
+    )
+    h.add_argument(
+        "--wien",
+        nargs="?",
+        const="true",
+        metavar="BOOL",
+        help="ns3-datacenter's --wien: with CC mode 3, PowerTCP",
+    )
+    h.add_argument(
+        "--delayWien",
+        dest="delay_wien",
+        nargs="?",
+        const="true",
+        metavar="BOOL",
+        help="ns3-datacenter's --delayWien: with --wien, theta-PowerTCP",
+    )
+    h.add_argument(
+        "--windowCheck",
+        dest="window_check",
+        metavar="N",
+        help="ns3-datacenter's --windowCheck: HAS_WIN and VAR_WIN",
+    )
     h.set_defaults(func=_cmd_convert)
     _add_animate(sub)
     return p
