@@ -1,4 +1,4 @@
-"""Validation harness: simulated quantities against measured data.
+"""Validation harness: simulated quantities against measured data and reference implementations.
 
 Case modules live in ``<validation>/cases/*.py`` (``<validation>`` is the repository's
 ``validation/`` or ``$LFSIM_VALIDATION``); each exports ``CASES: list[Case]``. Measured data
@@ -48,6 +48,8 @@ KINDS = ("relative", "absolute", "shape")
 # truth at a glance). Only predictions are evidence that the model is right.
 EVIDENCE = {
     "predicted": "against measured data the model was not fitted to",
+    "reference": "against a reference implementation: another simulator's result on the same "
+    "input files (not measured data)",
     "calibrated": "a measured point used as an input: not evidence",
     "closed_form": "against physics or an independent calculation",
     "consistency": "a property the run must have",
@@ -66,7 +68,11 @@ class Row:
 
     ``evidence`` (required), one of EVIDENCE: a "predicted" row compares a value with a
     measured one within a tolerance (relative or absolute, never a shape) and names its
-    ``point``; a "calibrated" row names the ``point`` the parameter was solved on. ``baseline``
+    ``point``; a "calibrated" row names the ``point`` the parameter was solved on. A
+    "reference" row compares with another simulator's result on the same inputs (``measured``
+    is that result) within a tolerance, and names as ``point`` the reference file under
+    ``validation/data`` (e.g. ``ns3_datacenter/fat_tree/dcqcn/fct.txt``); it is counted apart
+    from predictions: agreeing with another model is not agreeing with a measurement. ``baseline``
     (predicted rows): the value of no effect (1 for a ratio, 0 for a gain); a simulated value on
     the other side of it from the measured one fails whatever the tolerance, as "wrong
     direction".
@@ -105,16 +111,21 @@ class Row:
                 f"Row {self.quantity}: evidence got '{self.evidence}'; accepted: "
                 f"{', '.join(EVIDENCE)}"
             )
-        if self.evidence in ("predicted", "calibrated"):
+        if self.evidence in ("predicted", "calibrated", "reference"):
             if self.kind == "shape" or self.measured is None:
                 raise ValueError(
                     f"Row {self.quantity}: a {self.evidence} row compares a measured value "
                     "within a tolerance (kind relative or absolute)"
                 )
             if not self.point.strip():
+                form = (
+                    "<file under validation/data>"
+                    if self.evidence == "reference"
+                    else "<data file>:<row>"
+                )
                 raise ValueError(
                     f"Row {self.quantity}: a {self.evidence} row names its measured point "
-                    "(point='<data file>:<row>')"
+                    f"(point='{form}')"
                 )
         if self.baseline is not None and self.evidence != "predicted":
             raise ValueError(f"Row {self.quantity}: baseline is for predicted rows")
@@ -345,9 +356,15 @@ def evaluate_case(case: Case, files_dir: Path, cache: dict) -> Outcome:
 
 def _discipline(rows: list[Row], calibration: Mapping[str, set[str]]) -> None:
     """A prediction on a point a parameter was calibrated on is no prediction; a calibrated
-    row must name a point some scenario of the case declares under ``calibrated:``."""
+    row must name a point some scenario of the case declares under ``calibrated:``; a
+    reference row must name a reference file that is there."""
     data = validation_dir() / "data"
     for row in rows:
+        if row.evidence == "reference":
+            name = row.point.split(":", 1)[0]
+            if not (data / name).is_file():
+                row.refuse(f"point names no reference file validation/data/{name}")
+            continue
         if row.evidence not in ("predicted", "calibrated"):
             continue
         stem = row.point.split(":", 1)[0]
@@ -413,7 +430,8 @@ def _md(text: str) -> str:
 
 def tally(outcomes: list[Outcome]) -> str:
     """The headline: predictions within tolerance out of all predictions first; the other
-    kinds of rows after it, never added to it."""
+    kinds of rows after it, never added to it (rows against a reference implementation
+    next, when there are any)."""
     rows = [r for o in outcomes for r in o.rows]
     crashed = sum(o.error is not None for o in outcomes)
     text = f"{len(outcomes)} case{'' if len(outcomes) == 1 else 's'}"
@@ -425,11 +443,17 @@ def tally(outcomes: list[Outcome]) -> str:
         known = sum(bool(r.known_deviation and not r.passed and not r.refused) for r in these)
         return sum(bool(r.passed) for r in these), len(these), known
 
-    passed, total, known = count("predicted")
-    text += f"; predictions within tolerance: {passed} of {total}"
-    if total - passed:
-        text += f" ({known} named misses"
-        text += f", {total - passed - known} unexplained)" if total - passed - known else ")"
+    def judged(label: str, evidence: str) -> str:
+        passed, total, known = count(evidence)
+        part = f"; {label}: {passed} of {total}"
+        if total - passed:
+            part += f" ({known} named misses"
+            part += f", {total - passed - known} unexplained)" if total - passed - known else ")"
+        return part
+
+    text += judged("predictions within tolerance", "predicted")
+    if count("reference")[1]:
+        text += judged("against a reference implementation, within tolerance", "reference")
     for evidence, label in (("closed_form", "closed form"), ("consistency", "consistency")):
         ok, n, kn = count(evidence)
         text += f"; {label} {ok} of {n}" + (f" ({kn} named)" if kn else "")
@@ -447,13 +471,17 @@ def case_status(o: Outcome) -> str:
     return "MISS (named known deviations)" if any(not r.passed for r in judged) else "PASS"
 
 
+_KIND_WORDS = {5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
 def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = ()) -> None:
     lines = [
         "# lfsim validation report",
         "",
         f"lfsim {__version__}. {tally(outcomes)}.",
         "",
-        "Rows are of five kinds; only predictions are evidence that the model is right: "
+        f"Rows are of {_KIND_WORDS.get(len(EVIDENCE), len(EVIDENCE))} kinds; only predictions "
+        "are evidence that the model is right: "
         + "; ".join(f"*{k.replace('_', ' ')}*: {v}" for k, v in EVIDENCE.items())
         + ". A named miss (known deviation) is a failed prediction the project has explained; "
         "it stays failed. Error: (simulated − measured) / |measured| in % for relative "
@@ -462,19 +490,35 @@ def write_report(outcomes: list[Outcome], report: Path, broken: Sequence[str] = 
     ]
     if broken:
         lines += [f"**Case modules that failed to import:** {_md(', '.join(broken))}", ""]
-    predictions = [(o.case.name, r) for o in outcomes for r in o.rows if r.evidence == "predicted"]
-    if predictions:
-        lines += [
-            "## Predictions",
-            "",
+    for evidence, title, intro, measured in (
+        (
+            "predicted",
+            "Predictions",
             "Every row predicted against measured data, from all cases (the evidence):",
+            "measured",
+        ),
+        (
+            "reference",
+            "Against a reference implementation",
+            "Every row compared with another simulator's result on the same input files, "
+            "from all cases (counted apart from the predictions: not measured data):",
+            "reference",
+        ),
+    ):
+        these = [(o.case.name, r) for o in outcomes for r in o.rows if r.evidence == evidence]
+        if not these:
+            continue
+        lines += [
+            f"## {title}",
             "",
-            "| case | quantity | unit | measured | simulated | error | tolerance | result |",
+            intro,
+            "",
+            f"| case | quantity | unit | {measured} | simulated | error | tolerance | result |",
             "|---|---|---|---:|---:|---:|---|---|",
         ]
         lines += [
             "| " + " | ".join(_md(c) for c in [name, *_row_cells(r)[1:]]) + " |"
-            for name, r in predictions
+            for name, r in these
         ]
         lines.append("")
     for o in outcomes:

@@ -92,6 +92,21 @@ def _other_way(ctx):
                 point="link:2GFC", baseline=1.0)]
 
 
+def _against_reference(ctx):
+    # Another simulator's result on the same inputs (the reference file is in the fixture).
+    return [
+        Row("FCT p50 against the other code", "ratio", 1.30, 1.35, tolerance=0.25,
+            evidence="reference", point="ref/fct.txt"),
+        Row("FCT p99 against the other code", "ratio", 5.0, 9.0, tolerance=0.25,
+            evidence="reference", point="ref/fct.txt", known_deviation="a named miss"),
+    ]
+
+
+def _missing_reference(ctx):
+    return [Row("against a file that is not there", "ratio", 1.3, 1.3, tolerance=0.25,
+                evidence="reference", point="ref/none.txt")]
+
+
 CASES = [
     Case("short_link", source="link.csv row 2GFC", note="nothing calibrated",
          evaluate=_short_link),
@@ -105,6 +120,8 @@ CASES = [
     Case("undeclared", source="link.csv", note="-", evaluate=_undeclared),
     Case("declared_by_case", source="link.csv", note="-", evaluate=_declared_by_case),
     Case("other_way", source="link.csv", note="-", evaluate=_other_way),
+    Case("against_reference", source="ref/fct.txt", note="-", evaluate=_against_reference),
+    Case("missing_reference", source="ref/none.txt", note="-", evaluate=_missing_reference),
 ]
 """
 
@@ -126,6 +143,8 @@ def vdir(tmp_path, monkeypatch):
     (d / "cases").mkdir(parents=True)
     (d / "data").mkdir()
     (d / "data" / "link.csv").write_text(MEASURED_CSV)
+    (d / "data" / "ref").mkdir()
+    (d / "data" / "ref" / "fct.txt").write_text("0b000001 0b000101 10000 100 1000 0 2000 1500\n")
     (d / "calibrated.yaml").write_text(CALIBRATED_SCENARIO)
     (d / "cases" / "example.py").write_text(
         f"CALIBRATED_YAML = {str(d / 'calibrated.yaml')!r}\n" + textwrap.dedent(CASES_PY)
@@ -272,6 +291,49 @@ def test_the_headline_counts_predictions_only(vdir, tmp_path):
     assert "payload throughput" not in section and "credit never negative" not in section
 
 
+def test_rows_against_a_reference_implementation_are_counted_apart(vdir, tmp_path):
+    # A reference row compares with another simulator, not with a measurement: the headline's
+    # predictions do not count it, the totals give it a count of its own, the report a table.
+    report = tmp_path / "report.md"
+    p = run_cli(
+        "validate",
+        "--report",
+        str(report),
+        "--case",
+        "against_reference",
+        "--case",
+        "explained",
+        cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    last = p.stdout.splitlines()[-1]
+    assert "predictions within tolerance: 0 of 1 (1 named misses)" in last
+    assert "against a reference implementation, within tolerance: 1 of 2 (1 named misses)" in last
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("against_reference")]
+    assert len(lines) == 2 and lines[0].split()[1] == "reference"
+    text = report.read_text()
+    assert "Rows are of six kinds" in text
+    predictions = text.split("## Predictions", 1)[1].split("\n## ", 1)[0]
+    assert "against the other code" not in predictions
+    section = text.split("## Against a reference implementation", 1)[1].split("\n## ", 1)[0]
+    assert "| case | quantity | unit | reference | simulated |" in section
+    assert "| against_reference | FCT p50 against the other code | ratio | 1.3 | 1.35 |" in section
+    assert "a model disagreement" not in section
+
+
+def test_a_reference_row_names_a_reference_file_that_is_there(vdir, tmp_path):
+    with pytest.raises(ValueError, match="point"):
+        validate.Row("q", "ratio", 1.3, 1.3, tolerance=0.25, evidence="reference")
+    with pytest.raises(ValueError, match="within a tolerance"):
+        validate.Row("q", "", 1.3, 1.3, kind="shape", passed=True, evidence="reference", point="f")
+    p = run_cli(
+        "validate", "--report", str(tmp_path / "r.md"), "--case", "missing_reference", cwd=tmp_path
+    )
+    assert p.returncode == 1
+    (line,) = [ln for ln in p.stdout.splitlines() if ln.startswith("missing_reference")]
+    assert line.endswith("FAIL (point names no reference file validation/data/ref/none.txt)")
+
+
 def test_a_prediction_on_its_own_calibration_point_fails(vdir, tmp_path):
     p = run_cli(
         "validate", "--report", str(tmp_path / "r.md"), "--case", "self_predicted", cwd=tmp_path
@@ -314,7 +376,8 @@ def test_unknown_case_is_a_usage_error(vdir, tmp_path):
     assert p.returncode == 2
     assert p.stderr.splitlines() == [
         "lfsim: error: --case: got 'nope'; accepted: short_link, wrong_value, broken, explained, "
-        "fixed, self_predicted, undeclared, declared_by_case, other_way"
+        "fixed, self_predicted, undeclared, declared_by_case, other_way, against_reference, "
+        "missing_reference"
     ]
 
 
