@@ -360,8 +360,13 @@ class Network:
     switches: set[int]
     links: list[Link]
 
-    def ports(self, node: int) -> list[Link]:
-        return [x for x in self.links if node in (x.a, x.b)]
+    def switch_ports(self) -> dict[int, list[Link]]:
+        """Each switch's links, in the topology's order (its ports' order)."""
+        out: dict[int, list[Link]] = {s: [] for s in sorted(self.switches)}
+        for x in self.links:
+            for end in {x.a, x.b} & self.switches:
+                out[end].append(x)
+        return out
 
 
 def network(graph: dict, topology: Path) -> Network:
@@ -396,44 +401,74 @@ def network(graph: dict, topology: Path) -> Network:
     return Network(switches, links)
 
 
-def base_rtts(net: Network, payload: int) -> tuple[int, int]:
-    """(maxRtt ns, maxBdp bytes) as both programs compute them (CalculateRoute, then the loop
-    over host pairs in main): from each host a breadth-first search over switches, adding each
-    hop's delay and one payload's serialisation (integer ns per hop) and keeping the slowest
-    rate; a pair's RTT is twice its delay plus those serialisations, its BDP RTT x rate / 8.
-    Hosts alike (the same links to the same switches) give the same figures to every other
-    host, so one search per kind of host does."""
+def max_rtt(net: Network, payload: int) -> int:
+    """maxRtt (ns) as both programs compute it (CalculateRoute from every host, then the loop
+    over host pairs in main): a breadth-first search from the destination over switches
+    (neighbours in node id order: the code's map of node pointers, made in id order) gives each
+    node the delay of the path it was first reached by and one payload's serialisation per hop
+    (integer ns); a pair's RTT is twice that delay plus those serialisations.
+
+    Hosts alike (links of the same delay and rate to the same switches) are reached alike from
+    any other host, and reach it alike: one search per kind of host, over the switches only,
+    and one figure per kind of destination, from the switch that reaches it first."""
     adj: dict[int, dict[int, tuple[int, int]]] = {}
     for x in net.links:
         # nbr2if[a][b]: a later parallel link replaces an earlier one, as in both codes.
         adj.setdefault(x.a, {})[x.b] = (x.delay_ns, x.bps)
         adj.setdefault(x.b, {})[x.a] = (x.delay_ns, x.bps)
-    hosts = sorted(n for n in adj if n not in net.switches)
-    kinds: dict[tuple, int] = {}
+    sw = net.switches
+    hosts = sorted(n for n in adj if n not in sw)
+    if any(m not in sw for h in hosts for m in adj[h]):
+        return _max_rtt_each_host(adj, sw, hosts, payload)  # hosts joined directly: rare
+    kinds: dict[tuple, list[int]] = {}
     for h in hosts:
-        kinds.setdefault(tuple(sorted(adj[h].items())), h)
-    max_rtt = max_bdp = 0
-    for root in kinds.values():
-        delay = {root: 0}
-        tx = {root: 0}
-        bw = {root: 2**64 - 1}
-        queue = [root]
+        kinds.setdefault(tuple(sorted(adj[h].items())), []).append(h)
+    hop = {n: {m: v for m, v in sorted(adj[n].items()) if m in sw} for n in sw}
+    best = 0
+    for kind in kinds:
+        delay: dict[int, int] = {}
+        tx: dict[int, int] = {}
+        order: dict[int, int] = {}
+        queue = []
+        for s, (d, b) in kind:  # the root's switches, in id order
+            delay[s], tx[s] = d, payload * 8_000_000_000 // b
+            order[s] = len(queue)
+            queue.append(s)
         for now in queue:
-            for nxt in sorted(adj[now]):
-                if nxt in delay:
-                    continue
-                d, b = adj[now][nxt]
-                delay[nxt] = delay[now] + d
-                tx[nxt] = tx[now] + payload * 1_000_000_000 * 8 // b
-                bw[nxt] = min(bw[now], b)
-                if nxt in net.switches:
+            for nxt, (d, b) in hop[now].items():
+                if nxt not in delay:
+                    delay[nxt] = delay[now] + d
+                    tx[nxt] = tx[now] + payload * 8_000_000_000 // b
+                    order[nxt] = len(queue)
                     queue.append(nxt)
-        for h in hosts:
-            if h != root and h in delay:
-                rtt = delay[h] * 2 + tx[h]
-                max_rtt = max(max_rtt, rtt)
-                max_bdp = max(max_bdp, rtt * bw[h] // 1_000_000_000 // 8)
-    return max_rtt, max_bdp
+        for other, dests in kinds.items():
+            if other == kind and len(dests) == 1:
+                continue  # the root alone: no pair
+            reached = [(order[s], s, d, b) for s, (d, b) in other if s in order]
+            if not reached:
+                continue
+            _, s, d, b = min(reached)
+            rtt = 2 * (delay[s] + d) + tx[s] + payload * 8_000_000_000 // b
+            best = max(best, rtt)
+    return best
+
+
+def _max_rtt_each_host(
+    adj: dict[int, dict[int, tuple[int, int]]], sw: set[int], hosts: list[int], payload: int
+) -> int:
+    """maxRtt by one search from every host, as the code does."""
+    best = 0
+    for root in hosts:
+        delay, tx, queue = {root: 0}, {root: 0}, [root]
+        for now in queue:
+            for nxt, (d, b) in sorted(adj[now].items()):
+                if nxt not in delay:
+                    delay[nxt] = delay[now] + d
+                    tx[nxt] = tx[now] + payload * 8_000_000_000 // b
+                    if nxt in sw:
+                        queue.append(nxt)
+        best = max([best] + [2 * delay[h] + tx[h] for h in hosts if h in delay])
+    return best
 
 
 # ---------------------------------------------------------------------------------------------
@@ -571,7 +606,7 @@ def map_config(
             raise ScenarioError(f"--algorithm: got {quote(cc_mode)}; accepted: {accepted}")
         raise cfg.bad("CC_MODE", accepted)
     nic["CongestionControl"] = name
-    max_rtt, _ = base_rtts(net, payload)
+    rtt = max_rtt(net, payload)
 
     def window_bad(accepted: str) -> ScenarioError:
         if flags.window_check is not None:
@@ -646,7 +681,7 @@ def map_config(
         _flag(cfg, "SAMPLE_FEEDBACK", 0, "INT from every ACK, as lfsim's")
         if cfg.get("INT_MULTI").value < 1:
             raise cfg.bad("INT_MULTI", "an integer >= 1 (the HPCC code divides by it)")
-        base_rtt = f"{max_rtt}ns"
+        base_rtt = f"{rtt}ns"
         if cfg.get("GLOBAL_T").value != 1:
             # The pair's own RTT: lfsim's BaseRtt 0, where the model offers it.
             from .core import check_value
@@ -717,7 +752,7 @@ def map_config(
             "RateAI": rate_text(_rate(cfg, "DCTCP_RATE_AI")),
             "MinRate": rate_text(_rate(cfg, "MIN_RATE")),
             "InitialAlpha": 1,
-            "BaseRtt": f"{max_rtt}ns" if has_win else "0s",
+            "BaseRtt": f"{rtt}ns" if has_win else "0s",
         }
     sw = _switch(cfg, net, topology, program, flow_prios)
     classes = {"RoceSwitch": sw, "RdmaNic": nic, **classes, "Report": {"Warmup": "0s"}}
@@ -821,7 +856,7 @@ def _switch(
 ) -> dict[str, Any]:
     """RoceSwitch's attributes: the buffer, PFC and ECN as the program sets up its switches."""
     third = program == "third"
-    ports = {s: net.ports(s) for s in sorted(net.switches)}
+    ports = net.switch_ports()
     hosts = sorted({n for x in net.links for n in (x.a, x.b)} - net.switches)
     # get_nic_rate: the first host's first link.
     nic_bps = next(x.bps for x in net.links if hosts and hosts[0] in (x.a, x.b))

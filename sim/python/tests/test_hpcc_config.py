@@ -454,3 +454,64 @@ def test_global_t_0_takes_each_pairs_rtt_where_hpcc_offers_it(tmp_path, capsys):
     cfg = edit(cfg, tmp_path, GLOBAL_T="1")
     # Both hosts on one switch: 2 x (1 + 1) us and a 1024 B payload at 100 Gb/s on 2 hops.
     assert convert(tmp_path, config=cfg)["Hpcc"]["BaseRtt"] == f"{2 * 2000 + 2 * 81}ns"
+
+
+def reference_max_rtt(topology: Path, payload: int) -> int:
+    """CalculateRoute and main's pair loop, written out: a search from every host over the
+    switches, neighbours in node id order, each node keeping the delay and serialisation of
+    the path that reached it first."""
+    lines = [ln.split() for ln in topology.read_text().splitlines() if ln.split()]
+    switches = {int(x) for x in lines[1]}
+    nbr: dict[int, dict[int, tuple[int, int]]] = {}
+    for a, b, rate, delay, _ in lines[2:]:
+        ns = int(float(delay[:-2]) * {"us": 1000, "ns": 1}[delay[-2:]])
+        bps = int(float(rate.removesuffix("Gbps")) * (10**9 if rate.endswith("Gbps") else 1))
+        nbr.setdefault(int(a), {})[int(b)] = (ns, bps)
+        nbr.setdefault(int(b), {})[int(a)] = (ns, bps)
+    hosts = [n for n in nbr if n not in switches]
+    best = 0
+    for dst in hosts:
+        delay, tx, q, i = {dst: 0}, {dst: 0}, [dst], 0
+        while i < len(q):
+            now = q[i]
+            i += 1
+            for nxt in sorted(nbr[now]):
+                if nxt not in delay:
+                    delay[nxt] = delay[now] + nbr[now][nxt][0]
+                    tx[nxt] = tx[now] + payload * 1000000000 * 8 // nbr[now][nxt][1]
+                    if nxt in switches:
+                        q.append(nxt)
+        for src in hosts:
+            if src != dst:  # a host not reached: the code's map gives 0
+                best = max(best, delay.get(src, 0) * 2 + tx.get(src, 0))
+    return best
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        None,  # ns3-datacenter's three tiers: 25 and 100 Gb/s, 1 and 5 us
+        # Two paths of three hops between h0 and h1, through sw3 (found first) and sw4, of
+        # other delays and rates; a host joined to a host (reaching nothing beyond it).
+        "6 4 6\n2 3 4 5\n0 2 100Gbps 1us 0\n1 5 100Gbps 1us 0\n2 3 100Gbps 1us 0\n"
+        "2 4 100Gbps 5us 0\n3 5 100Gbps 1us 0\n4 5 100Gbps 1us 0\n",
+        "6 4 6\n2 3 4 5\n0 2 100Gbps 1us 0\n1 5 100Gbps 1us 0\n2 3 100Gbps 5us 0\n"
+        "2 4 100Gbps 1us 0\n3 5 100Gbps 1us 0\n4 5 25Gbps 1us 0\n",
+        "4 1 3\n3\n0 3 100Gbps 1us 0\n1 3 100Gbps 2us 0\n1 2 25Gbps 300ns 0\n",
+        # h0 on two switches: reached first through sw2 (1 us), not sw3 (5 us).
+        "5 3 5\n2 3 4\n0 2 100Gbps 1us 0\n0 3 100Gbps 5us 0\n1 4 100Gbps 1us 0\n"
+        "2 4 100Gbps 1us 0\n3 4 100Gbps 1us 0\n",
+    ],
+)
+def test_max_rtt_as_calculate_route(tmp_path, text):
+    from lfsim import hpcc
+    from lfsim.hpcc_config import max_rtt, network
+
+    if text is None:
+        t = DATA / "ns3dc-topology.txt"
+    else:
+        t = tmp_path / "t.txt"
+        t.write_text(text)
+    for payload in (1024, 4096):
+        net = network(hpcc.read_topology(t), t)
+        assert max_rtt(net, payload) == reference_max_rtt(t, payload)
