@@ -36,14 +36,18 @@ def _bottleneck_queue(r, after_s: float) -> np.ndarray:
     return q["bytes"].to_numpy(dtype=float)
 
 
+def _cable_s(cfg: dict) -> float:
+    return float(cfg["RoceChannel"]["Length"]) * time_seconds(
+        cfg["RoceChannel"]["PropagationDelayPerMeter"]
+    )
+
+
 def _base_rtt_s(cfg: dict, mtu: int) -> float:
     """A full RDMA WRITE Middle packet's round trip on the empty Star path (host, switch, host)
     and its ACK back: each frame arrives 8 (preamble) + frame + 4 (FCS) byte times after it
     starts, plus the cable, per hop; the switch adds its forwarding latency each way."""
     byte_s = 8.0 / 25e9
-    cable = float(cfg["RoceChannel"]["Length"]) * time_seconds(
-        cfg["RoceChannel"]["PropagationDelayPerMeter"]
-    )
+    cable = _cable_s(cfg)
     forward = time_seconds(cfg["RoceSwitch"]["ForwardingLatency"])
     data = 8 + (14 + 20 + 8 + 12 + mtu + 4) + 4  # Eth, IPv4, UDP, BTH, payload, ICRC
     ack = 8 + (14 + 20 + 8 + 12 + 4 + 4) + 4  # ... AETH, ICRC
@@ -176,13 +180,34 @@ _TLOW = (
 )
 
 
+def _star_base_rtt(cfg: dict, bps: float) -> float:
+    """HPCC's T on a one-switch star, seconds: Hpcc.BaseRtt when set, else the pair's RTT as
+    the HPCC simulator computes it: 2 x (two cables + the switch's forwarding latency) + one
+    payload's serialization on each of the two links."""
+    if time_seconds(cfg["Hpcc"]["BaseRtt"]) > 0:
+        return time_seconds(cfg["Hpcc"]["BaseRtt"])
+    switch = time_seconds(cfg["RoceSwitch"]["ForwardingLatency"])
+    return 2 * (2 * _cable_s(cfg) + switch) + 2 * int(cfg["RdmaNic"]["PathMtu"]) * 8 / bps
+
+
 def _hpcc(ctx) -> list[Row]:
     rows = []
     for n in (8, 16):
-        r = ctx.run("cc_compare", {"mode": "hpcc", "topology.Hosts": n + 1})
+        # The paper's regime (its simulations: 1 KB packets, 1 us links): a pair's BDP is many
+        # packets. With cc_compare's 4 KiB packets on 10 ns cables it is under 3 packets, one
+        # queued packet counts 0.36 of U, and the link settles nearer 83 % (models/hpcc/doc).
+        r = ctx.run(
+            "cc_compare",
+            {
+                "mode": "hpcc",
+                "topology.Hosts": n + 1,
+                "RdmaNic.PathMtu": 1024,
+                "RoceChannel.Length": 200,
+            },
+        )
         cfg = r.config["Hpcc"]
         eta = float(cfg["TargetUtilization"])
-        bdp = 25e9 / 8 * time_seconds(cfg["BaseRtt"])
+        bdp = 25e9 / 8 * _star_base_rtt(r.config, 25e9)
         q = _bottleneck_queue(r, WINDOW_S)
         # The receiver's link over 10-20 ms in line bytes: per 4096 B of payload a frame of
         # Eth 14, IPv4 20, UDP 8, BTH 12, INT 2 + 8 per slot, ICRC 4, and FCS 4, preamble 8,
@@ -192,8 +217,9 @@ def _hpcc(ctx) -> list[Row]:
         util = float(r.metrics["total_goodput_Gbps"]) * line / mtu / 25.0
         rows += [
             Row(
-                f"HPCC, N={n}, 10-20 ms: utilization of the bottleneck link (line bytes, from "
-                f"the goodput: {line} line bytes per {mtu} B of payload) against eta",
+                f"HPCC, N={n}, 1 KiB packets on 1 us links, 10-20 ms: utilization of the "
+                f"bottleneck link (line bytes, from the goodput: {line} line bytes per {mtu} B "
+                "of payload) against eta",
                 "",
                 eta,
                 util,
@@ -201,8 +227,9 @@ def _hpcc(ctx) -> list[Row]:
                 evidence="closed_form",
             ),
             Row(
-                f"HPCC, N={n}, 10-20 ms: mean standing queue, near zero: below one line-rate "
-                f"window B x T ({bdp / KIB:.2f} KiB; p99 {np.percentile(q, 99) / KIB:.1f} KiB)",
+                f"HPCC, N={n}, 1 KiB packets on 1 us links, 10-20 ms: mean standing queue, near "
+                f"zero: below one line-rate window B x T ({bdp / KIB:.2f} KiB; p99 "
+                f"{np.percentile(q, 99) / KIB:.1f} KiB)",
                 "KiB",
                 0.0,
                 float(q.mean()) / KIB,

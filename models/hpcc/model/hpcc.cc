@@ -98,10 +98,13 @@ Hpcc::GetTypeId()
               .SetGroupName("Hpcc")
               .AddConstructor<Hpcc>()
               .AddAttribute("BaseRtt",
-                            "T: the fabric's base RTT (no queues); W_init = line rate x T and the "
-                            "pacing rate is W / T.",
-                            TimeValue(MicroSeconds(10)), MakeTimeAccessor(&Hpcc::m_baseRtt),
-                            MakeTimeChecker(NanoSeconds(10)))
+                            "T: the base RTT (no queues); W_init = line rate x T and the pacing "
+                            "rate is W / T. 0: each queue pair's own path base RTT, as the HPCC "
+                            "simulator computes a pair's (its GLOBAL_T 0); a time: that T for "
+                            "every queue pair (GLOBAL_T 1 sets the largest pair RTT). A queue pair "
+                            "without a path (connected outside a fabric) takes 10 us.",
+                            TimeValue(Time(0)), MakeTimeAccessor(&Hpcc::m_baseRtt),
+                            MakeTimeChecker(Time(0)))
               .AddAttribute("TargetUtilization", "eta: the utilization HPCC holds links at.",
                             DoubleValue(0.95), MakeDoubleAccessor(&Hpcc::m_eta),
                             MakeDoubleChecker<double>(0.01, 1.0))
@@ -135,7 +138,14 @@ Hpcc::OnConnect(RdmaQueuePair& qp)
     HpccWindow::Config c;
     c.lineRate = qp.GetLineRate();
     c.minRate = std::min(double(m_minRate.GetBitRate()), c.lineRate);
-    c.baseRtt = m_baseRtt.GetSeconds();
+    Time t = m_baseRtt.IsStrictlyPositive() ? m_baseRtt : qp.GetBaseRtt();
+    if (!t.IsStrictlyPositive())
+    {
+        // No path to take it from (a QP connected outside a fabric, or without a route): the
+        // T this model used for every QP before it took each pair's.
+        t = MicroSeconds(10);
+    }
+    c.baseRtt = t.GetSeconds();
     c.eta = m_eta;
     c.maxStage = m_maxStage;
     c.wAi = double(m_rateAi.GetBitRate()) / 8 * c.baseRtt;

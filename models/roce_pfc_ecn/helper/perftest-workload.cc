@@ -135,7 +135,7 @@ class PerftestInstalled : public lfsim::InstalledWorkload
         m_nic[1] = t.nics[server];
         for (uint32_t q = 0; q < m_w->qps; ++q)
         {
-            auto [a, b] = m_nic[0]->Connect(m_nic[1]);
+            auto [a, b] = roce->Connect(client, server);
             if (m_w->Priority() >= 0)
             {
                 a->SetPriority(uint8_t(m_w->Priority()));

@@ -36,6 +36,36 @@ RoceNetwork::EnsureInternet(int64_t& stream)
     }
 }
 
+Time
+RoceNetwork::BaseRtt(uint32_t from, uint32_t to) const
+{
+    const std::vector<uint32_t> ports = path ? path(from, to) : std::vector<uint32_t>{};
+    if (ports.empty())
+    {
+        return Time(0);
+    }
+    // The HPCC simulator's pair RTT (its CalculateRoute: 2 x delay + one payload's
+    // serialization per link), with lfsim's switch forwarding latency counted as delay.
+    const uint64_t payload = topology.nics[from]->GetPathMtu();
+    int64_t delay = 0;
+    int64_t serialization = 0;
+    for (uint32_t port : ports)
+    {
+        const int32_t sw = topology.portSwitch[topology.peer[port]];
+        delay += (topology.ports[port]->GetRoceChannel()->GetPropagationDelay()
+                  + (sw < 0 ? Time(0) : forwarding[sw]))
+                     .GetPicoSeconds();
+        serialization += int64_t(payload * EthPicosecondsPerByte(topology.ports[port]->GetSpeed()));
+    }
+    return PicoSeconds(2 * delay + serialization);
+}
+
+std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
+RoceNetwork::Connect(uint32_t from, uint32_t to) const
+{
+    return topology.nics[from]->Connect(topology.nics[to], BaseRtt(from, to), BaseRtt(to, from));
+}
+
 namespace
 {
 
@@ -243,6 +273,24 @@ class RoceFabric : public lfsim::Fabric
         RoceHelper helper;
         m_net.topology = helper.Build(g, m_routes);
         RoceTopology& t = m_net.topology;
+        // Paths (Path) from here on: queue pairs learn their base RTT when they connect.
+        m_onSwitch.assign(t.switches.size(), {});
+        for (uint32_t i = 0; i < t.ports.size(); ++i)
+        {
+            if (t.portSwitch[i] >= 0)
+            {
+                auto& v = m_onSwitch[t.portSwitch[i]];
+                v.resize(std::max<size_t>(v.size(), t.portIndex[i] + 1));
+                v[t.portIndex[i]] = i;
+            }
+        }
+        for (uint32_t s = 0; s < t.switches.size(); ++s)
+        {
+            TimeValue fl;
+            t.switches[s]->GetAttribute("ForwardingLatency", fl);
+            m_net.forwarding.push_back(fl.Get());
+        }
+        m_net.path = [this](uint32_t from, uint32_t to) { return Path(from, to); };
         int64_t stream = 2000;
         m_net.deviceStreams = helper.AssignStreams(t, stream);
         stream += m_net.deviceStreams;
@@ -504,7 +552,7 @@ class RoceFabric : public lfsim::Fabric
         // For a READ the data's destination asks for it.
         const uint32_t req = read ? f.dstAddr : f.srcAddr;
         const uint32_t resp = read ? f.srcAddr : f.dstAddr;
-        auto [a, b] = t.nics[req]->Connect(t.nics[resp]);
+        auto [a, b] = m_net.Connect(req, resp);
         f.requester = a;
         f.sender = read ? b : a;
         f.sink = read ? a : b;
@@ -654,7 +702,7 @@ class RoceFabric : public lfsim::Fabric
             {
                 // The latency of the switch this port's frames arrive at (none at a host).
                 const int32_t sw = t.portSwitch[t.peer[port]];
-                const Time fwdLatency = sw < 0 ? Time(0) : m_forwarding[sw];
+                const Time fwdLatency = sw < 0 ? Time(0) : m_net.forwarding[sw];
                 h.push_back({EthPicosecondsPerByte(t.ports[port]->GetSpeed()),
                              (t.ports[port]->GetRoceChannel()->GetPropagationDelay() + fwdLatency)
                                  .GetPicoSeconds(),
@@ -709,23 +757,10 @@ class RoceFabric : public lfsim::Fabric
         const bool sampled = ctx.config.sampleInterval.IsStrictlyPositive();
         // Global index of every switch port, by (switch, port number), for mark events.
         m_marksAt.assign(t.ports.size(), 0);
-        m_onSwitch.assign(t.switches.size(), {});
-        for (uint32_t i = 0; i < t.ports.size(); ++i)
-        {
-            if (t.portSwitch[i] >= 0)
-            {
-                auto& v = m_onSwitch[t.portSwitch[i]];
-                v.resize(std::max<size_t>(v.size(), t.portIndex[i] + 1));
-                v[t.portIndex[i]] = i;
-            }
-        }
         for (uint32_t s = 0; s < t.switches.size(); ++s)
         {
             t.switches[s]->TraceConnectWithoutContext(
                 "EcnMark", MakeCallback(&RoceFabric::CountMark, this).Bind(s));
-            TimeValue fl;
-            t.switches[s]->GetAttribute("ForwardingLatency", fl);
-            m_forwarding.push_back(fl.Get());
         }
         if (sampled)
         {
@@ -976,7 +1011,6 @@ class RoceFabric : public lfsim::Fabric
     size_t m_flowsDone = 0;
     std::map<uint32_t, std::map<uint32_t, uint32_t>> m_flowOfQpn; ///< nic -> qpn -> flow
     std::vector<std::vector<uint32_t>> m_onSwitch; ///< switch, port number -> port index
-    std::vector<Time> m_forwarding;                ///< each switch's forwarding latency
     std::vector<uint64_t> m_marksAt;
     std::vector<double> m_bufferSum; ///< per switch, bytes buffered summed over the samples
     uint64_t m_bufferSamples = 0;

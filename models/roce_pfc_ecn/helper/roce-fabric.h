@@ -25,6 +25,16 @@ namespace ns3
 struct RoceNetwork : public lfsim::FabricNetwork
 {
     RoceTopology topology;
+    /// The ports a frame leaves from on its way between two addresses (the fabric's routes,
+    /// the first of each equal-cost set); empty without a route. Set by the fabric.
+    std::function<std::vector<uint32_t>(uint32_t from, uint32_t to)> path;
+    std::vector<Time> forwarding; ///< each switch's forwarding latency
+
+    /// The base RTT of the path from address `from` to `to` (RdmaQueuePair::GetBaseRtt); 0
+    /// without a route.
+    Time BaseRtt(uint32_t from, uint32_t to) const;
+    /// A queue pair between two addresses, each end knowing its path's base RTT.
+    std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(uint32_t from, uint32_t to) const;
 
     Ptr<Node>
     HostNode(uint32_t host) const override

@@ -710,12 +710,14 @@ RdmaNic::HostTime(uint64_t bytes, uint64_t& remainder) const
 }
 
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
-RdmaNic::Connect(Ptr<RdmaNic> peer)
+RdmaNic::Connect(Ptr<RdmaNic> peer, Time baseRtt, Time peerBaseRtt)
 {
     Ptr<RdmaQueuePair> a = Create<RdmaQueuePair>();
     Ptr<RdmaQueuePair> b = Create<RdmaQueuePair>();
     a->m_nic = this;
     b->m_nic = PeekPointer(peer);
+    a->m_baseRtt = baseRtt;
+    b->m_baseRtt = peerBaseRtt;
     a->m_qpn = m_qpnBase + m_qps.size();
     b->m_qpn = peer->m_qpnBase + peer->m_qps.size();
     m_qps.push_back(a);

@@ -130,6 +130,14 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     /// Position of this QP in its NIC (0, 1, ...): lets a congestion control keep its per-QP
     /// state in a vector.
     uint32_t GetIndex() const;
+    /// The base RTT of this QP's path with no queues, as the HPCC simulator computes a pair's
+    /// (twice the propagation and forwarding delays plus one path-MTU payload's serialization
+    /// on each link its data crosses); 0 when it was connected outside a fabric.
+    Time
+    GetBaseRtt() const
+    {
+        return m_baseRtt;
+    }
     /// Sending rate the congestion control sets (bit/s); capped at the line rate. The pacing
     /// gap after the last packet is recomputed at the new rate, so a QP slowed to a low rate
     /// is not held back after its rate rises again.
@@ -286,6 +294,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     double m_rate = 0;
     uint64_t m_window = 0; ///< 0: none
     Time m_nextAvail;
+    Time m_baseRtt;
     Time m_sendableAt;       ///< when the last posted work request becomes sendable
     Time m_lastTx;           ///< when the last packet was pulled
     uint32_t m_lastLine = 0; ///< its line bytes
@@ -388,7 +397,11 @@ class RdmaNic : public Object, public RoceNetDevice::User
     /// first given something to send: JoinRound.)
     void Retire(Ptr<RdmaQueuePair> qp);
     /// Connect a QP of this NIC with a QP of `peer` (what RDMA CM does). Returns (local, remote).
-    std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<RdmaNic> peer);
+    /// `baseRtt`, `peerBaseRtt`: each QP's path base RTT as a fabric computes it
+    /// (RoceNetwork::BaseRtt), what its congestion control sees from OnConnect on; 0: unknown.
+    std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<RdmaNic> peer,
+                                                              Time baseRtt = Time(0),
+                                                              Time peerBaseRtt = Time(0));
     const std::vector<Ptr<RdmaQueuePair>>&
     GetQueuePairs() const
     {

@@ -211,7 +211,7 @@ NvmeofRdmaStack::Build(int64_t& stream)
         {
             ReplicaLink link;
             std::tie(link.toReplica.qp, link.toTarget.qp)
-                = t.nics[from]->Connect(t.nics[g.AddressesOf(r)[0]]);
+                = m_net->Connect(from, g.AddressesOf(r)[0]);
             SetPriority(link.toReplica.qp, link.toTarget.qp);
             if (!replicaDevice.count(r))
             {
@@ -260,7 +260,7 @@ NvmeofRdmaStack::Open(uint32_t ch)
     Channel& c = m_channels[ch];
     const StoragePath& p = m_layout->paths[c.path];
     RoceTopology& t = m_net->topology;
-    std::tie(c.host, c.target) = t.nics[p.from]->Connect(t.nics[p.to]);
+    std::tie(c.host, c.target) = m_net->Connect(p.from, p.to);
     SetPriority(c.host, c.target);
     if (m_capture)
     {
