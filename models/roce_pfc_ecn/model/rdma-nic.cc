@@ -264,7 +264,9 @@ RdmaQueuePair::NextRequest()
             h.rkey = m_peerQpn;
             h.dmaLength = w->length;
         }
-        h.ackReq = last;
+        // The BTH AckReq bit also when this packet fills the window: the requester then waits
+        // for an ACK that a responder coalescing AckInterval packets would otherwise not send.
+        h.ackReq = last || (m_window && (m_sndNxt + 1 - m_sndUna) * mtu >= m_window);
         p = m_nic->Build(h, len);
         ++m_sndNxt;
     }
