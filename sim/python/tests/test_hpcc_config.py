@@ -515,3 +515,54 @@ def test_max_rtt_as_calculate_route(tmp_path, text):
     for payload in (1024, 4096):
         net = network(hpcc.read_topology(t), t)
         assert max_rtt(net, payload) == reference_max_rtt(t, payload)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("FAST_REACT", "0", "FAST_REACT: got '0'; accepted: 1 (an update at every ACK"),
+        ("MULTI_RATE", "1", "MULTI_RATE: got '1'; accepted: 0 (one rate for all hops"),
+        ("SAMPLE_FEEDBACK", "1", "SAMPLE_FEEDBACK: got '1'; accepted: 0"),
+        ("VAR_WIN", "0", "VAR_WIN: got '0'; accepted: 1 with CC mode 3"),
+        ("HAS_WIN", "0", "HAS_WIN: got '0'; accepted: 1 with CC mode 3"),
+        ("INT_MULTI", "0", "INT_MULTI: got '0'; accepted: an integer >= 1"),
+        ("U_TARGET", "1.2", "U_TARGET: got '1.2'; accepted: 0.01..1"),
+    ],
+)
+def test_hpcc_keys_lfsim_cannot_follow(tmp_path, capsys, key, value, message):
+    cfg = edit(CONFIG8, tmp_path, CC_MODE="3", HAS_WIN="1", VAR_WIN="1")
+    cfg = edit(cfg, tmp_path, **{key: value})
+    out = tmp_path / "x.yaml"
+    argv = ["convert", "hpcc", str(TOPO8), str(FLOW8), "--config", str(cfg), "-o", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{cfg} line {line_of(cfg, key)}, key {message}" in err
+    assert not out.exists()
+
+
+def test_qcn_off_clamp_on_and_keys_without_effect(tmp_path, capsys):
+    cfg = edit(
+        CONFIG8,
+        tmp_path,
+        ENABLE_QCN="0",
+        CLAMP_TARGET_RATE="1",
+        USE_DYNAMIC_PFC_THRESHOLD="0",
+        ENABLE_TRACE="1",
+        QLEN_MON_START="1000000",
+        L2_CHUNK_SIZE="0",
+        INT_MULTI="4",
+        PINT_PROB="0.5",
+    )
+    out = tmp_path / "x.yaml"
+    argv = ["convert", "hpcc", str(TOPO8), str(FLOW8), "--config", str(cfg), "-o", str(out)]
+    assert main(argv) == 0
+    s = yaml.safe_load(out.read_text())
+    # ENABLE_QCN 0: SwitchNode's EcnEnabled false, no thresholds to set.
+    assert s["RoceSwitch"]["EcnEnabled"] is False and "Kmin" not in s["RoceSwitch"]
+    assert s["Dcqcn"]["clamp_tgt_rate"] is True  # CheckRateDecreaseMlx: target = rate always
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and all(w.startswith("lfsim: warning: ") for w in err)
+    text = "\n".join(err)
+    assert "key USE_DYNAMIC_PFC_THRESHOLD: the HPCC code never reads its value" in text
+    assert "key ENABLE_TRACE: lfsim writes no packet trace (mix/mix.tr)" in text
+    assert "key QLEN_MON_FILE: lfsim writes no queue-length histogram (mix/qlen.txt)" in text
