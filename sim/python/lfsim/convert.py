@@ -108,13 +108,13 @@ def hpcc_scenario(
         )
         if warnings is not None:
             warnings.extend(mapped.warnings)
-    described = (
-        f"Converted from the HPCC files {topology.name} ({len(hosts)} hosts, "
-        f"{len(switches)} switches, {len(links)} links) and {flows.name} ({len(flow_list)} "
-        "flows)"
-    )
+    files = [
+        f"{topology.name} ({len(hosts)} hosts, {len(switches)} switches, {len(links)} links)",
+        f"{flows.name} ({len(flow_list)} flows)",
+    ]
     if config is not None:
-        described += f" with {config.name} as {PROGRAM_NAMES[prog]} reads it"
+        files.append(f"{config.name} (as {PROGRAM_NAMES[prog]} reads it)")
+    described = f"Converted from the HPCC files {', '.join(files[:-1])} and {files[-1]}"
     scenario: dict[str, Any] = {
         "description": described + " by lfsim convert hpcc",
         "fabric": "roce",
