@@ -214,6 +214,19 @@ def _compare_fio(r: Ran) -> None:
     assert re.search(r"^h0/job0/r\s+read\s+iops\s+\S+\s+\S+\s+[-+]\d", r.out, re.M), r.out
 
 
+def _hpcc_files(r: Ran) -> None:
+    """fct.txt: a line per flow of scenarios/hpcc/flow.txt (sip dip sport dport size start fct
+    standalone_fct, hex addresses); pfc.txt: 'time node nodetype ifindex type' lines."""
+    (folder,) = re.findall(r"^results: (\S+)$", r.out, re.M)
+    flows = int((ROOT / "scenarios/hpcc/flow.txt").read_text().split()[0])
+    fct = [line.split() for line in (r.cwd / folder / "fct.txt").read_text().splitlines()]
+    assert len(fct) == flows
+    assert all(len(f) == 8 and all(re.fullmatch(r"[0-9a-f]{8}", x) for x in f[:2]) for f in fct)
+    assert all(int(f[6]) >= int(f[7]) > 0 for f in fct)  # fct >= standalone_fct
+    pfc = [line.split() for line in (r.cwd / folder / "pfc.txt").read_text().splitlines()]
+    assert all(len(f) == 5 and all(x.isdigit() for x in f) for f in pfc)
+
+
 # Appended to the Python snippet (which must also run without an exception): what it promises.
 PYTHON_PROMISE = """
 assert r.metrics["fct_slowdown_p99"] >= 1
@@ -251,6 +264,7 @@ PROMISES: dict[str, Callable[[Ran], None]] = {
     "lfsim run results/long/config.yaml": _rerun,
     "lfsim run san_seed000 --set mode=fcp": _fio_json("results/san_seed000-fcp"),
     "lfsim convert hpcc": _scenario_file("mine.yaml"),
+    "lfsim run mine.yaml --hpcc-output": _hpcc_files,
     "lfsim run faults --set mode=storm_pfc": _metric(
         "results/faults-storm_pfc", "pfc_storm_pauses_sent", lambda v: v > 0
     ),
