@@ -714,7 +714,11 @@ def map_config(
                 "IntHops": INT_HOPS,
             }
         else:
-            classes[name] = _powertcp_attributes(name, base_rtt, rate_text(_rate(cfg, "MIN_RATE")))
+            power = _powertcp_attributes(
+                name, base_rtt, rate_text(_rate(cfg, "MIN_RATE")), cfg.get("U_TARGET").value
+            )
+            if power:
+                classes[name] = power
     elif name == "Timely":
         if has_win:
             raise window_bad("0 with CC mode 7: lfsim's Timely has no window, only its rate")
@@ -833,22 +837,29 @@ def _relative(path: Path, base: Path) -> str:
         return str(path.resolve())
 
 
-def _powertcp_attributes(name: str, base_rtt: str, min_rate: str) -> dict[str, Any]:
-    """PowerTcp's or ThetaPowerTcp's attributes that the file sets, those the model has: MIN_RATE
-    and the base RTT (rdma-hw.cc UpdateRatePower: m_minRate, qp->m_baseRtt)."""
+def _powertcp_attributes(
+    name: str, base_rtt: str, min_rate: str, u_target: Decimal
+) -> dict[str, Any]:
+    """PowerTcp's or ThetaPowerTcp's attributes as ns3-datacenter's rdma-hw.cc sets them
+    (UpdateRatePower: m_minRate; 150 Mb/s added to the rate; the new rate weighed 0.9 with
+    PowerTCP, 0.7 with theta-PowerTCP; PowerTCP divides by U_TARGET; qp->m_baseRtt), those the
+    model has."""
     from .core import attributes
     from .errors import CoreUnavailable
 
     try:
         have = {a["name"] for a in attributes(f"ns3::{name}")}
-    except (CoreUnavailable, RuntimeError, ValueError, KeyError):
+    except (CoreUnavailable, ValueError):  # a model not built into this lfsim
         have = set()
-    out: dict[str, Any] = {}
-    if "BaseRtt" in have:
-        out["BaseRtt"] = base_rtt
-    if "MinRate" in have:
-        out["MinRate"] = min_rate
-    return out
+    wanted: dict[str, Any] = {
+        "BaseRtt": base_rtt,
+        "MinRate": min_rate,
+        "AdditiveIncrease": "150Mbps",
+        "Gamma": 0.9 if name == "PowerTcp" else 0.7,
+    }
+    if name == "PowerTcp":
+        wanted["TargetUtilization"] = float(u_target)
+    return {k: v for k, v in wanted.items() if k in have}
 
 
 def _switch(

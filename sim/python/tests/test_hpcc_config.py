@@ -566,3 +566,30 @@ def test_qcn_off_clamp_on_and_keys_without_effect(tmp_path, capsys):
     assert "key USE_DYNAMIC_PFC_THRESHOLD: the HPCC code never reads its value" in text
     assert "key ENABLE_TRACE: lfsim writes no packet trace (mix/mix.tr)" in text
     assert "key QLEN_MON_FILE: lfsim writes no queue-length histogram (mix/qlen.txt)" in text
+
+
+def test_powertcp_parameters_as_ns3_datacenter_sets_them(tmp_path):
+    """rdma-hw.cc UpdateRatePower: MIN_RATE the floor, 150 Mb/s added, the new rate weighed 0.9
+    (PowerTCP) or 0.7 (theta-PowerTCP). Set where lfsim's models take them; a model not in
+    this build: its name alone (loading it is the scenario check's, once it is registered)."""
+    from lfsim.core import choices
+
+    cfg = edit(
+        DATA / "ns3dc-config-burst.txt", tmp_path, PACKET_PAYLOAD_SIZE="1024", MIN_RATE="200Mb/s"
+    )
+    registered = choices("ns3::RdmaNic", "CongestionControl")
+    for flags, name, gamma in (
+        (Flags(wien=True), "PowerTcp", 0.9),
+        (Flags(wien=True, delay_wien=True), "ThetaPowerTcp", 0.7),
+    ):
+        s = convert(tmp_path, config=cfg, flags=flags)
+        assert s["RdmaNic"]["CongestionControl"] == name
+        if name not in registered:
+            assert name not in s
+            continue
+        assert s[name]["MinRate"] == "200Mbps"
+        if "Gamma" in s[name]:
+            assert s[name]["Gamma"] == gamma
+        if "AdditiveIncrease" in s[name]:
+            assert s[name]["AdditiveIncrease"] == "150Mbps"
+        lfsim.load_scenario({**s, "hpcc_output": {**s["hpcc_output"], "flow_file": str(FLOW8)}})
