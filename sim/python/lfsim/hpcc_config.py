@@ -423,7 +423,7 @@ def max_rtt(net: Network, payload: int) -> int:
     kinds: dict[tuple, list[int]] = {}
     for h in hosts:
         kinds.setdefault(tuple(sorted(adj[h].items())), []).append(h)
-    hop = {n: {m: v for m, v in sorted(adj[n].items()) if m in sw} for n in sw}
+    hop = {n: {m: v for m, v in sorted(adj.get(n, {}).items()) if m in sw} for n in sw}
     best = 0
     for kind in kinds:
         delay: dict[int, int] = {}
@@ -893,6 +893,8 @@ def _switch(
     reserved = 4096 if third else 0  # third: SwitchMmu's reserve; ns3-datacenter sets none
     sizes: dict[int, int] = {}
     for s, ps in ports.items():
+        if not ps:
+            continue  # a switch without links holds nothing
         total = sum(rooms[id(x)] for x in ps)
         if third:
             # ConfigBufferSize, ConfigHdrm, ConfigNPort: the dynamic threshold shares what is

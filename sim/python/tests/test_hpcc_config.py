@@ -593,3 +593,13 @@ def test_powertcp_parameters_as_ns3_datacenter_sets_them(tmp_path):
         if "AdditiveIncrease" in s[name]:
             assert s[name]["AdditiveIncrease"] == "150Mbps"
         lfsim.load_scenario({**s, "hpcc_output": {**s["hpcc_output"], "flow_file": str(FLOW8)}})
+
+
+def test_a_switch_without_links_needs_no_buffer(tmp_path):
+    # incast8's star with a switch id 10 listed and joined to nothing: its MMU holds nothing,
+    # so it does not ask for another BufferSize.
+    t = tmp_path / "t.txt"
+    lines = TOPO8.read_text().splitlines()
+    t.write_text("\n".join(["11 2 1 9", "9 10", *lines[2:]]) + "\n")
+    s = convert(tmp_path, topology=t)
+    assert s["RoceSwitch"]["BufferSize"] == 4 * 2**20 + 9 * headroom(100 * GBPS, 1000)
