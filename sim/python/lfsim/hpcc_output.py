@@ -119,11 +119,8 @@ def _listed_flows(workloads: dict[str, dict]) -> list[tuple[str, str, int]] | No
 def _same_flows(path: Path, ours: list[tuple[str, str, int]], whose: str) -> list[int]:
     """hpcc_output.flow_file must be the HPCC flow.txt of ``ours`` (source, destination and
     size of each flow, in order); returns its DPORTs."""
-    from . import hpcc
-
     key = "hpcc_output.flow_file"
-    ports = read_dports(path)
-    columns, lines = hpcc.read_flow_columns(path)
+    columns, lines, ports = read_flow_file(path)
     accepted = f"accepted: the HPCC flow.txt of {whose} flows, one line each in their order"
     if len(ports) != len(ours):
         raise ScenarioError(
@@ -139,18 +136,17 @@ def _same_flows(path: Path, ours: list[tuple[str, str, int]], whose: str) -> lis
     return ports
 
 
-def read_dports(path: Path) -> list[int]:
-    """The DPORT of each flow of an HPCC flow.txt (checked as a flow file first: its errors
-    name the file, the line and the field)."""
+def read_flow_file(path: Path) -> tuple[dict[str, list[str]], list[int], list[int]]:
+    """An HPCC flow.txt's columns and lines (hpcc.read_flow_columns: its errors name the file,
+    the line and the field) and each flow's DPORT, which those columns leave out."""
     from . import hpcc
 
     try:
-        hpcc.read_flow_columns(path)
+        columns, lines = hpcc.read_flow_columns(path)
     except ScenarioError as exc:
         raise ScenarioError(f"hpcc_output.flow_file: {exc}") from None
-    lines = [f for f in (line.split() for line in path.read_text("utf-8").splitlines()) if f]
-    count = int(lines[0][0])
-    return [int(f[3]) for f in lines[1 : 1 + count]]
+    text = path.read_text("utf-8").splitlines()
+    return columns, lines, [int(text[n - 1].split()[3]) for n in lines]
 
 
 def node_ip(node_id: int) -> int:
@@ -358,7 +354,7 @@ def dports(result: Result, flows: pd.DataFrame) -> list[int]:
         listed = (result.config.get("workload") or {}).get(name, {}).get("flows")
         if isinstance(listed, dict) and Path(listed["file"]).suffix not in _TABLE_SUFFIXES:
             rows = [i for i, x in enumerate(workload) if x == w]
-            ports = read_dports(Path(listed["file"]))
+            ports = read_flow_file(Path(listed["file"]))[2]
             if len(ports) != len(rows):  # a flow file checked when loaded: not expected
                 raise RuntimeError(f"{len(rows)} flows of workload {name}, {len(ports)} listed")
             for r, port in zip(rows, ports, strict=True):
