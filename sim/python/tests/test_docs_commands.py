@@ -173,6 +173,19 @@ def _scenario_file(name: str) -> Callable[[Ran], None]:
     return check
 
 
+def _converted_incast8(r: Ran) -> None:
+    # config-incast8.txt's keys reach the scenario: CC_MODE 1, KMIN_MAP 400 KB, BUFFER_SIZE 4 MB
+    # less headroom, the DCQCN timer, a 1024 B payload... as scenarios/bench_dcqcn_incast8.yaml.
+    import yaml
+
+    got = yaml.safe_load((r.cwd / "incast8.yaml").read_text())
+    want = yaml.safe_load((ROOT / "scenarios/bench_dcqcn_incast8.yaml").read_text())
+    for cls in ("RoceSwitch", "RdmaNic", "Dcqcn"):
+        assert {k: str(v) for k, v in got[cls].items()} == {
+            k: str(v) for k, v in want[cls].items()
+        }, cls
+
+
 def _simulated_perftest(r: Ran) -> None:
     row = [line.split() for line in r.out.splitlines() if line.split()[:1] == ["65536"]][0]
     assert 11000 < float(row[3]) < 12500  # MB/s of 100GbE's goodput for 64 KiB writes, MTU 1024
@@ -265,6 +278,7 @@ PROMISES: dict[str, Callable[[Ran], None]] = {
     "lfsim run san_seed000 --set mode=fcp": _fio_json("results/san_seed000-fcp"),
     "lfsim convert hpcc": _scenario_file("mine.yaml"),
     "lfsim run mine.yaml --hpcc-output": _hpcc_files,
+    "lfsim convert hpcc bench/ns3-datacenter": _converted_incast8,
     "lfsim run faults --set mode=storm_pfc": _metric(
         "results/faults-storm_pfc", "pfc_storm_pauses_sent", lambda v: v > 0
     ),
@@ -297,7 +311,7 @@ def test_every_documented_command_has_a_check():
 
 def _root_like(tmp: Path) -> Path:
     """A folder where the documents' relative paths resolve as at the repository's root."""
-    for name in (".venv", "scenarios", "validation"):
+    for name in (".venv", "scenarios", "validation", "bench"):
         (tmp / name).symlink_to(ROOT / name)
     for name, src in USER_FILES.items():
         shutil.copy(ROOT / src, tmp / name)
