@@ -1,0 +1,139 @@
+#include "theta-powertcp.h"
+
+#include "lfsim-clock.h"
+#include "ns3/double.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+ThetaPowerTcpWindow::ThetaPowerTcpWindow(const PowerWindow::Config& c)
+    : m_w(c)
+{
+}
+
+bool
+ThetaPowerTcpWindow::OnRtt(double now, double rtt, bool newRtt)
+{
+    // τ: the QP's base RTT, or the smallest RTT sampled if less (as ns3-datacenter's
+    // PowerTCPdelay keeps it).
+    if (rtt < m_w.BaseRtt())
+    {
+        m_w.SetBaseRtt(rtt);
+    }
+    if (m_prevRtt < 0)
+    {
+        m_prevRtt = rtt;
+        m_prevTime = now;
+        return false;
+    }
+    const double dt = now - m_prevTime;
+    if (dt > 0)
+    {
+        // NORM_POWER: (θ̇ + 1) RTT / τ, the current at least MIN_CURRENT, τ with its allowance.
+        const double thetaDot = (rtt - m_prevRtt) / dt;
+        m_lastPower = std::max(PowerWindow::MIN_CURRENT, thetaDot + 1) * rtt
+                      / (RTT_ALLOWANCE * m_w.BaseRtt());
+        m_w.AddPower(m_lastPower, dt);
+        m_prevRtt = rtt;
+        m_prevTime = now;
+    }
+    if (!newRtt || !m_w.HasPower())
+    {
+        return false;
+    }
+    m_w.Update(true);
+    return true;
+}
+
+NS_OBJECT_ENSURE_REGISTERED(ThetaPowerTcp);
+
+TypeId
+ThetaPowerTcp::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::ThetaPowerTcp")
+              .SetParent<RdmaCongestionControl>()
+              .SetGroupName("ThetaPowerTcp")
+              .AddConstructor<ThetaPowerTcp>()
+              .AddAttribute("Gamma",
+                            "γ: weight of the new window in UPDATE_WINDOW's EWMA, W = γ (W_old / "
+                            "Γ + β) + (1 - γ) W (0.9: the paper's; ns3-datacenter's θ-PowerTCP "
+                            "uses 0.7).",
+                            DoubleValue(0.9), MakeDoubleAccessor(&ThetaPowerTcp::m_gamma),
+                            MakeDoubleChecker<double>(0.01, 1.0))
+              .AddAttribute("AdditiveIncrease",
+                            "β, the additive increase, as a rate: β = AdditiveIncrease x τ bytes "
+                            "(150 Mb/s: ns3-datacenter's rdma-hw.cc UpdateRatePower, the code of "
+                            "the paper's evaluation).",
+                            DataRateValue(DataRate("150Mbps")),
+                            MakeDataRateAccessor(&ThetaPowerTcp::m_ai), MakeDataRateChecker())
+              .AddAttribute("MinRate",
+                            "Lowest pacing rate (and window MinRate x τ) (100 Mb/s: "
+                            "ns3-datacenter's MIN_RATE).",
+                            DataRateValue(DataRate("100Mbps")),
+                            MakeDataRateAccessor(&ThetaPowerTcp::m_minRate), MakeDataRateChecker());
+    return tid;
+}
+
+void
+ThetaPowerTcp::OnConnect(RdmaQueuePair& qp)
+{
+    const uint32_t i = qp.GetIndex();
+    if (m_flows.size() <= i)
+    {
+        m_flows.resize(i + 1);
+    }
+    m_flows[i] = Flow{ThetaPowerTcpWindow(PowerTcp::MakeConfig(qp, m_gamma, m_ai, m_minRate))};
+    const PowerWindow& w = m_flows[i].w.Window();
+    qp.SetRate(w.Rate());
+    qp.SetWindow(uint64_t(w.Window()));
+}
+
+void
+ThetaPowerTcp::OnAck(RdmaQueuePair& qp, const RdmaAckSample& s)
+{
+    if (s.rtt.IsStrictlyNegative())
+    {
+        return; // a READ response: no timestamp echoed
+    }
+    Flow& f = m_flows[qp.GetIndex()];
+    const bool newRtt = !f.started || s.ackedPsn > f.lastUpdate;
+    if (newRtt)
+    {
+        f.started = true;
+        f.lastUpdate = s.nextPsn;
+    }
+    if (f.w.OnRtt(lfsim::Now().GetSeconds(), s.rtt.GetSeconds(), newRtt))
+    {
+        const PowerWindow& w = f.w.Window();
+        qp.SetRate(w.Rate());
+        qp.SetWindow(std::max<uint64_t>(1, uint64_t(w.Window())));
+    }
+}
+
+std::vector<std::string>
+ThetaPowerTcp::StateNames() const
+{
+    return {"rtt_us", "power", "window_KiB", "rate_Gbps"};
+}
+
+void
+ThetaPowerTcp::GetState(const RdmaQueuePair& qp, double* values) const
+{
+    const ThetaPowerTcpWindow& f = m_flows[qp.GetIndex()].w;
+    values[0] = std::max(0.0, f.LastRtt()) * 1e6;
+    values[1] = f.Window().Power();
+    values[2] = f.Window().Window() / 1024.0;
+    values[3] = f.Window().Rate() / 1e9;
+}
+
+namespace
+{
+const bool g_cc = RegisterCongestionControl(
+    {"ThetaPowerTcp", "ns3::ThetaPowerTcp",
+     "θ-PowerTCP (Addanki et al., NSDI 2022): window from RTT-measured power, no switch support"});
+} // namespace
+
+} // namespace ns3
