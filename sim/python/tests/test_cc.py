@@ -10,13 +10,15 @@ import yaml
 
 import lfsim
 
-CONTROLLERS = ["None", "Dcqcn", "Dctcp", "Timely", "Hpcc"]
+CONTROLLERS = ["None", "Dcqcn", "Dctcp", "Timely", "Hpcc", "PowerTcp", "ThetaPowerTcp"]
 # One attribute of each controller's class, not at its default.
 ATTRIBUTE = {
     "Dcqcn": ("Dcqcn.rpg_ai_rate", "20Mbps"),
     "Dctcp": ("Dctcp.g", "0.125"),
     "Timely": ("Timely.TLow", "40us"),
     "Hpcc": ("Hpcc.TargetUtilization", "0.9"),
+    "PowerTcp": ("PowerTcp.Gamma", "0.8"),
+    "ThetaPowerTcp": ("ThetaPowerTcp.AdditiveIncrease", "100Mbps"),
 }
 
 
