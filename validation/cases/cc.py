@@ -3,8 +3,9 @@
 Long-flow incasts of scenarios/cc_compare.yaml (N RDMA WRITE flows into one 25GbE port on one
 switch, PFC on): DCTCP's queue sawtooth around K (Alizadeh et al., SIGCOMM 2010, section 3.3),
 TIMELY's rate convergence with its RTT between T_low and T_high (Mittal et al., SIGCOMM 2015),
-HPCC's near-empty queue with the link near its target utilization eta (Li et al., SIGCOMM 2019).
-Nothing is calibrated: every parameter is the controller's default or the scenario's.
+HPCC's near-empty queue with the link near its target utilization eta (Li et al., SIGCOMM 2019),
+PowerTCP's and theta-PowerTCP's equilibrium, a queue of N beta with the link full (Addanki et al.,
+NSDI 2022). Nothing is calibrated: every parameter is the controller's default or the scenario's.
 """
 
 from __future__ import annotations
@@ -241,8 +242,85 @@ def _hpcc(ctx) -> list[Row]:
     return rows
 
 
+# PowerTCP's analysis is of a fluid whose queue moves smoothly against the bandwidth-delay
+# product; the paper's evaluation (ns3-datacenter's PowerTCP examples) runs 1 KB packets over 1 us
+# links, a base RTT of tens of packets. cc_compare's 4 KiB packets over 10 m make it 3: one packet
+# queued is a third of B tau, and a flow's own paced packets are never behind it when the switch
+# stamps the queue into INT. The rows run the paper's regime.
+POWER_REGIME = {"RdmaNic.PathMtu": 1024, "RoceChannel.Length": 200}
+POWER_UTIL_TOL = 0.03  # "full": within 3 % of the line
+POWER_QUEUE_TOL = 0.25  # "near zero": within a quarter of the base RTT's window B tau of N beta
+
+
+def _pair_base_rtt_s(cfg: dict, mtu: int) -> float:
+    """The queue pair's base RTT tau as the HPCC simulator computes a pair's (RdmaQueuePair::
+    GetBaseRtt): twice the propagation and forwarding along the path plus one payload's
+    serialization per link; on the Star two 25GbE links and one switch."""
+    cable = float(cfg["RoceChannel"]["Length"]) * time_seconds(
+        cfg["RoceChannel"]["PropagationDelayPerMeter"]
+    )
+    forward = time_seconds(cfg["RoceSwitch"]["ForwardingLatency"])
+    return 2 * (2 * cable + forward) + 2 * mtu * 8 / 25e9
+
+
+def _power(ctx, mode: str, cls: str, name: str, telemetry) -> list[Row]:
+    """The paper's equilibrium: at a full link Gamma = (q + B tau) / (B tau) and the
+    window update's fixed point W (1 - 1/Gamma) = beta; N flows whose windows fill B tau + q
+    hold q = N beta. theta-PowerTCP reaches it from RTTs, against 1.05 tau (models/
+    theta_powertcp): its queue may hold up to 0.05 B tau more, within the tolerance."""
+    rows = []
+    for n in (8, 16):
+        r = ctx.run("cc_compare", {"mode": mode, "topology.Hosts": n + 1, **POWER_REGIME})
+        cfg = r.config
+        mtu = int(cfg["RdmaNic"]["PathMtu"])
+        tau = _pair_base_rtt_s(cfg, mtu)
+        bdp = 25e9 / 8 * tau
+        beta = _bps(cfg[cls]["AdditiveIncrease"]) / 8 * tau
+        q = _bottleneck_queue(r, WINDOW_S)
+        # Line bytes per payload: Eth 14, IPv4 20, UDP 8, BTH 12, the telemetry, ICRC 4, FCS 4,
+        # preamble 8, gap 12 (a RETH per 1 MiB message left out).
+        line = mtu + 14 + 20 + 8 + 12 + telemetry(cfg[cls]) + 4 + 4 + 8 + 12
+        util = float(r.metrics["total_goodput_Gbps"]) * line / mtu / 25.0
+        label = (
+            f"{name}, N={n}, 1 KiB packets on 1 us links, 10-20 ms, tau {tau * 1e6:.2f} us, "
+            f"beta {beta:.0f} B"
+        )
+        rows += [
+            Row(
+                f"{label}: utilization of the bottleneck link (line bytes, from the goodput: "
+                f"{line} per {mtu} B of payload), full",
+                "",
+                1.0,
+                util,
+                POWER_UTIL_TOL,
+                evidence="closed_form",
+            ),
+            Row(
+                f"{label}: mean standing queue against N beta, within B tau / 4 "
+                f"({bdp / 4 / KIB:.2f} KiB; p99 {np.percentile(q, 99) / KIB:.1f} KiB)",
+                "KiB",
+                n * beta / KIB,
+                float(q.mean()) / KIB,
+                POWER_QUEUE_TOL * bdp / KIB,
+                kind="absolute",
+                evidence="closed_form",
+            ),
+        ]
+    return rows
+
+
+def _powertcp(ctx) -> list[Row]:
+    # INT: 2 bytes and 8 per slot.
+    return _power(ctx, "powertcp", "PowerTcp", "PowerTCP", lambda c: 2 + 8 * int(c["IntHops"]))
+
+
+def _theta_powertcp(ctx) -> list[Row]:
+    # The timestamp: 8 bytes.
+    return _power(ctx, "theta_powertcp", "ThetaPowerTcp", "theta-PowerTCP", lambda c: 8)
+
+
 def _evaluate(ctx) -> list[Row]:
-    return _dctcp(ctx) + _timely(ctx) + _hpcc(ctx)
+    return _dctcp(ctx) + _timely(ctx) + _hpcc(ctx) + _powertcp(ctx) + _theta_powertcp(ctx)
 
 
 CASES = [
@@ -250,15 +328,18 @@ CASES = [
         "cc_papers",
         source=(
             "DCTCP (Alizadeh et al., SIGCOMM 2010, 3.3), TIMELY (Mittal et al., SIGCOMM 2015), "
-            "HPCC (Li et al., SIGCOMM 2019) vs scenarios/cc_compare.yaml: N long flows into one "
-            "25GbE port"
+            "HPCC (Li et al., SIGCOMM 2019), PowerTCP and theta-PowerTCP (Addanki et al., NSDI "
+            "2022) vs scenarios/cc_compare.yaml: N long flows into one 25GbE port"
         ),
         note=(
             "Nothing calibrated: the controllers' defaults (models/dctcp, models/timely, "
-            "models/hpcc: the papers' values or the HPCC simulator's) and cc_compare's switch "
-            "settings (DCTCP: K = Kmin = Kmax = 100 KB). One seed; the queue sampled every 10 us "
-            "at the receiver's switch port. DCTCP's closed form uses the base RTT of the path "
-            "computed from the configuration (frames, cable, forwarding latency)."
+            "models/hpcc, models/powertcp, models/theta_powertcp: the papers' values or their "
+            "simulators') and cc_compare's switch settings (DCTCP: K = Kmin = Kmax = 100 KB). "
+            "One seed; the queue sampled every 10 us at the receiver's switch port. DCTCP's "
+            "closed form uses the base RTT of the path computed from the configuration (frames, "
+            "cable, forwarding latency); PowerTCP's the queue pair's base RTT as the HPCC "
+            "simulator computes it, in the paper's regime (1 KiB packets, 1 us links: "
+            "cc_compare's 4 KiB packets on 10 m make the base RTT 3 packets)."
         ),
         evaluate=_evaluate,
     )
