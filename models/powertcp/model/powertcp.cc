@@ -8,14 +8,6 @@
 namespace ns3
 {
 
-// Stand-in for RdmaQueuePair::GetBaseRtt() (the pair's path base RTT, 0 if unknown), which is
-// coming to main; removed once it is there.
-static Time
-QpBaseRtt(const RdmaQueuePair&)
-{
-    return MicroSeconds(10);
-}
-
 PowerWindow::PowerWindow(const Config& c)
     : m_c(c)
     , m_w(c.lineRate / 8 * c.baseRtt)
@@ -160,7 +152,7 @@ PowerTcp::MakeConfig(const RdmaQueuePair& qp, double gamma, const DataRate& ai,
     c.minRate = std::min(double(minRate.GetBitRate()), c.lineRate);
     // A queue pair without a path (connected outside a fabric) has no base RTT: 10 us, as HPCC
     // takes for it.
-    const Time tau = QpBaseRtt(qp);
+    const Time tau = qp.GetBaseRtt();
     c.baseRtt = tau.IsStrictlyPositive() ? tau.GetSeconds() : 10e-6;
     c.gamma = gamma;
     c.aiRate = double(ai.GetBitRate());
