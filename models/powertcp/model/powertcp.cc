@@ -4,6 +4,8 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace ns3
 {
@@ -144,9 +146,16 @@ PowerTcp::GetTypeId()
 }
 
 PowerWindow::Config
-PowerTcp::MakeConfig(const RdmaQueuePair& qp, double gamma, const DataRate& ai,
+PowerTcp::MakeConfig(const RdmaQueuePair& qp, const char* cls, double gamma, const DataRate& ai,
                      const DataRate& minRate)
 {
+    if (minRate.GetBitRate() == 0)
+    {
+        // A window of MinRate x τ = 0 can shrink to nothing and pace at 0 b/s: never again.
+        throw std::invalid_argument(std::string(cls)
+                                    + ".MinRate: got 0bps; accepted: a rate > 0 (the lowest "
+                                      "pacing rate, and the window's floor MinRate x tau)");
+    }
     PowerWindow::Config c;
     c.lineRate = qp.GetLineRate();
     c.minRate = std::min(double(minRate.GetBitRate()), c.lineRate);
@@ -167,7 +176,7 @@ PowerTcp::OnConnect(RdmaQueuePair& qp)
     {
         m_flows.resize(i + 1);
     }
-    m_flows[i] = Flow{PowerTcpWindow(MakeConfig(qp, m_gamma, m_ai, m_minRate))};
+    m_flows[i] = Flow{PowerTcpWindow(MakeConfig(qp, "PowerTcp", m_gamma, m_ai, m_minRate))};
     const PowerWindow& w = m_flows[i].w.Window();
     qp.SetRate(w.Rate());
     qp.SetWindow(uint64_t(w.Window()));

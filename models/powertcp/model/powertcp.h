@@ -171,9 +171,10 @@ class PowerTcp : public RdmaCongestionControl
     }
 
     /// The window configuration of a QP from a controller's attributes (θ-PowerTCP's too):
-    /// B the QP's line rate, τ its base RTT.
-    static PowerWindow::Config MakeConfig(const RdmaQueuePair& qp, double gamma, const DataRate& ai,
-                                          const DataRate& minRate);
+    /// B the QP's line rate, τ its base RTT. Throws std::invalid_argument naming `cls`.MinRate
+    /// when it is 0.
+    static PowerWindow::Config MakeConfig(const RdmaQueuePair& qp, const char* cls, double gamma,
+                                          const DataRate& ai, const DataRate& minRate);
 
   private:
     struct Flow

@@ -85,7 +85,8 @@ ThetaPowerTcp::OnConnect(RdmaQueuePair& qp)
     {
         m_flows.resize(i + 1);
     }
-    m_flows[i] = Flow{ThetaPowerTcpWindow(PowerTcp::MakeConfig(qp, m_gamma, m_ai, m_minRate))};
+    m_flows[i] = Flow{
+        ThetaPowerTcpWindow(PowerTcp::MakeConfig(qp, "ThetaPowerTcp", m_gamma, m_ai, m_minRate))};
     const PowerWindow& w = m_flows[i].w.Window();
     qp.SetRate(w.Rate());
     qp.SetWindow(uint64_t(w.Window()));

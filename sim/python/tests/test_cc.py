@@ -82,6 +82,17 @@ def test_every_controller_from_yaml_reruns_identically(cc, tmp_path):
     assert a.metrics["total_goodput_Gbps"] > 0
 
 
+@pytest.mark.parametrize(
+    ("cc", "mode"), [("PowerTcp", "powertcp"), ("ThetaPowerTcp", "theta_powertcp")]
+)
+def test_a_power_controller_refuses_a_min_rate_of_zero(cc, mode, refused):
+    # Its window's floor MinRate x tau: at 0 a window could shrink to nothing and pace at 0 b/s.
+    refused(
+        "run", "cc_compare", "--set", f"mode={mode}", "--set", f"{cc}.MinRate=0bps",
+        expected=f"{cc}.MinRate: got 0bps; accepted: a rate > 0",
+    )  # fmt: skip
+
+
 def test_the_default_reads_as_none():
     sc = lfsim.load_scenario("incast", {"mode": "pfc"})
     assert sc.config["RdmaNic"]["CongestionControl"] == "None"
