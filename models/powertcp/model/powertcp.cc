@@ -121,8 +121,9 @@ PowerTcp::GetTypeId()
               .AddConstructor<PowerTcp>()
               .AddAttribute("Gamma",
                             "γ: weight of the new window in UPDATE_WINDOW's EWMA, W = γ (W_old / "
-                            "Γ + β) + (1 - γ) W (0.9: the paper's, and ns3-datacenter's "
-                            "rdma-hw.cc UpdateRatePower).",
+                            "Γ + β) + (1 - γ) W (0.9: as the authors' codes set it, "
+                            "ns3-datacenter's rdma-hw.cc UpdateRatePower and their Linux "
+                            "module's gamma).",
                             DoubleValue(0.9), MakeDoubleAccessor(&PowerTcp::m_gamma),
                             MakeDoubleChecker<double>(0.01, 1.0))
               .AddAttribute("AdditiveIncrease",

@@ -59,8 +59,8 @@ ThetaPowerTcp::GetTypeId()
               .AddConstructor<ThetaPowerTcp>()
               .AddAttribute("Gamma",
                             "γ: weight of the new window in UPDATE_WINDOW's EWMA, W = γ (W_old / "
-                            "Γ + β) + (1 - γ) W (0.9: the paper's; ns3-datacenter's θ-PowerTCP "
-                            "uses 0.7).",
+                            "Γ + β) + (1 - γ) W (0.9: the authors' Linux module's gamma, as "
+                            "PowerTCP's; ns3-datacenter's θ-PowerTCP uses 0.7).",
                             DoubleValue(0.9), MakeDoubleAccessor(&ThetaPowerTcp::m_gamma),
                             MakeDoubleChecker<double>(0.01, 1.0))
               .AddAttribute("AdditiveIncrease",
