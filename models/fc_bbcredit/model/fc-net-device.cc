@@ -134,7 +134,7 @@ FcNetDevice::SetSpeedIndex(int s)
 void
 FcNetDevice::DoDispose()
 {
-    m_node = nullptr;
+    DisposePort();
     m_channel = nullptr;
     m_txq.clear();
     m_delivering.clear();
@@ -143,7 +143,6 @@ FcNetDevice::DoDispose()
     m_gapEvent = nullptr;
     m_deliverEvent = nullptr;
     m_switch = nullptr;
-    m_rxCallback = ReceiveCallback();
     m_dequeueCb = Callback<void>();
     NetDevice::DoDispose();
 }
@@ -181,12 +180,6 @@ Ptr<Channel>
 FcNetDevice::GetChannel() const
 {
     return m_channel;
-}
-
-void
-FcNetDevice::SetAddress(Address address)
-{
-    m_address = Mac48Address::ConvertFrom(address);
 }
 
 bool

@@ -9,6 +9,7 @@
 #include "fc-speed.h"
 #include "lfsim-clock.h"
 #include "lfsim-fifo.h"
+#include "lfsim-wired-port.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/mac48-address.h"
@@ -36,7 +37,7 @@ FcScheduleReused(const Time& delay, EventImpl* event)
     lfsim::ScheduleHere(delay, event);
 }
 
-class FcNetDevice : public NetDevice
+class FcNetDevice : public lfsim::WiredPort
 {
   public:
     static TypeId GetTypeId();
@@ -204,23 +205,7 @@ class FcNetDevice : public NetDevice
     typedef void (*LinkCallback)(bool up);
 
     // NetDevice
-    void
-    SetIfIndex(const uint32_t index) override
-    {
-        m_ifIndex = index;
-    }
-    uint32_t
-    GetIfIndex() const override
-    {
-        return m_ifIndex;
-    }
     Ptr<Channel> GetChannel() const override;
-    void SetAddress(Address address) override;
-    Address
-    GetAddress() const override
-    {
-        return m_address;
-    }
     bool SetMtu(const uint16_t mtu) override;
     uint16_t
     GetMtu() const override
@@ -233,80 +218,12 @@ class FcNetDevice : public NetDevice
     /// given to it, as a port in the link failure state) or came back (link initialization:
     /// after a round trip both ends start from the login BB_Credit, as after LR/LRR).
     void SetLinkUp(bool up);
-    void
-    AddLinkChangeCallback(Callback<void> callback) override
-    {
-    }
     bool
     IsBroadcast() const override
     {
         return false;
     }
-    Address
-    GetBroadcast() const override
-    {
-        return Mac48Address::GetBroadcast();
-    }
-    bool
-    IsMulticast() const override
-    {
-        return false;
-    }
-    Address
-    GetMulticast(Ipv4Address) const override
-    {
-        return Mac48Address::GetBroadcast();
-    }
-    Address
-    GetMulticast(Ipv6Address) const override
-    {
-        return Mac48Address::GetBroadcast();
-    }
-    bool
-    IsPointToPoint() const override
-    {
-        return true;
-    }
-    bool
-    IsBridge() const override
-    {
-        return false;
-    }
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
-    bool
-    SendFrom(Ptr<Packet>, const Address&, const Address&, uint16_t) override
-    {
-        return false;
-    }
-    Ptr<Node>
-    GetNode() const override
-    {
-        return m_node;
-    }
-    void
-    SetNode(Ptr<Node> node) override
-    {
-        m_node = node;
-    }
-    bool
-    NeedsArp() const override
-    {
-        return false;
-    }
-    void
-    SetReceiveCallback(ReceiveCallback cb) override
-    {
-        m_rxCallback = cb;
-    }
-    void
-    SetPromiscReceiveCallback(PromiscReceiveCallback cb) override
-    {
-    }
-    bool
-    SupportsSendFrom() const override
-    {
-        return false;
-    }
 
   protected:
     void DoDispose() override;
@@ -336,10 +253,7 @@ class FcNetDevice : public NetDevice
         return static_cast<int>(m_speed);
     }
 
-    Ptr<Node> m_node;
     Ptr<FcChannel> m_channel;
-    uint32_t m_ifIndex = 0;
-    Mac48Address m_address;
     uint16_t m_mtu = FC_MAX_PAYLOAD;
     uint32_t m_fcId = 0;
 
@@ -412,7 +326,6 @@ class FcNetDevice : public NetDevice
 
     Counters m_c;
     FcSwitch* m_switch = nullptr; ///< owns the port (switches outlive their ports' frames)
-    ReceiveCallback m_rxCallback;
     Callback<void> m_dequeueCb;
 };
 

@@ -104,12 +104,6 @@ RoceNetDevice::GetChannel() const
     return m_channel;
 }
 
-void
-RoceNetDevice::SetAddress(Address address)
-{
-    m_address = Mac48Address::ConvertFrom(address);
-}
-
 bool
 RoceNetDevice::SetMtu(const uint16_t mtu)
 {
@@ -630,7 +624,7 @@ RoceNetDevice::DoDispose()
 {
     m_wake.Cancel();
     m_txDoneEvent = nullptr;
-    m_node = nullptr;
+    DisposePort();
     m_channel = nullptr;
     for (auto& tc : m_tc)
     {
@@ -640,7 +634,6 @@ RoceNetDevice::DoDispose()
     {
         q.clear();
     }
-    m_rxCallback = ReceiveCallback();
     m_control.clear();
     m_controlQueued = false;
     m_current = Item();

@@ -17,6 +17,7 @@
 
 #include "ethernet-speed.h"
 #include "lfsim-fifo.h"
+#include "lfsim-wired-port.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/mac48-address.h"
@@ -36,7 +37,7 @@ class RoceChannel;
 
 constexpr int ETH_CLASSES = 8;
 
-class alignas(64) RoceNetDevice : public NetDevice
+class alignas(64) RoceNetDevice : public lfsim::WiredPort
 {
   public:
     static TypeId GetTypeId();
@@ -219,28 +220,7 @@ class alignas(64) RoceNetDevice : public NetDevice
     typedef void (*PauseTracedCallback)(uint8_t prio, uint16_t quanta);
 
     // NetDevice
-    void
-    SetIfIndex(const uint32_t index) override
-    {
-        m_ifIndex = index;
-    }
-    uint32_t
-    GetIfIndex() const override
-    {
-        return m_ifIndex;
-    }
     Ptr<Channel> GetChannel() const override;
-    void SetAddress(Address address) override;
-    Address
-    GetAddress() const override
-    {
-        return m_address;
-    }
-    Mac48Address
-    GetMac() const
-    {
-        return m_address;
-    }
     bool SetMtu(const uint16_t mtu) override;
     uint16_t
     GetMtu() const override
@@ -252,80 +232,12 @@ class alignas(64) RoceNetDevice : public NetDevice
     {
         return m_channel != nullptr;
     }
-    void
-    AddLinkChangeCallback(Callback<void> callback) override
-    {
-    }
     bool
     IsBroadcast() const override
     {
         return true;
     }
-    Address
-    GetBroadcast() const override
-    {
-        return Mac48Address::GetBroadcast();
-    }
-    bool
-    IsMulticast() const override
-    {
-        return false;
-    }
-    Address
-    GetMulticast(Ipv4Address) const override
-    {
-        return Mac48Address::GetBroadcast();
-    }
-    Address
-    GetMulticast(Ipv6Address) const override
-    {
-        return Mac48Address::GetBroadcast();
-    }
-    bool
-    IsPointToPoint() const override
-    {
-        return true;
-    }
-    bool
-    IsBridge() const override
-    {
-        return false;
-    }
     bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
-    bool
-    SendFrom(Ptr<Packet>, const Address&, const Address&, uint16_t) override
-    {
-        return false;
-    }
-    Ptr<Node>
-    GetNode() const override
-    {
-        return m_node;
-    }
-    void
-    SetNode(Ptr<Node> node) override
-    {
-        m_node = node;
-    }
-    bool
-    NeedsArp() const override
-    {
-        return false;
-    }
-    void
-    SetReceiveCallback(ReceiveCallback cb) override
-    {
-        m_rxCallback = cb;
-    }
-    void
-    SetPromiscReceiveCallback(PromiscReceiveCallback cb) override
-    {
-    }
-    bool
-    SupportsSendFrom() const override
-    {
-        return false;
-    }
 
   protected:
     void DoDispose() override;
@@ -447,12 +359,8 @@ class alignas(64) RoceNetDevice : public NetDevice
     std::array<lfsim::Fifo<Item>, ETH_CLASSES> m_ipQ;
     /// IP bytes minus NIC bytes sent while both had frames: who goes next (byte fairness).
     std::array<int64_t, ETH_CLASSES> m_ipCredit{};
-    ReceiveCallback m_rxCallback;
 
     // Set-up
-    Ptr<Node> m_node;
-    uint32_t m_ifIndex = 0;
-    Mac48Address m_address;
     uint16_t m_mtu = 4200;
     Time m_pfcResponseDelay; ///< attribute
 };
