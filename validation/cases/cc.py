@@ -195,8 +195,8 @@ def _hpcc(ctx) -> list[Row]:
     rows = []
     for n in (8, 16):
         # The paper's regime (its simulations: 1 KB packets, 1 us links): a pair's BDP is many
-        # packets. With cc_compare's 4 KiB packets on 10 ns cables it is under 3 packets, one
-        # queued packet counts 0.36 of U, and the link settles nearer 83 % (models/hpcc/doc).
+        # packets. With cc_compare's 4 KiB packets on 10 m cables it is under 3 packets, one
+        # queued packet counts 0.34 of U, and the link settles nearer 83 % (models/hpcc/doc).
         r = ctx.run(
             "cc_compare",
             {
