@@ -38,6 +38,13 @@ Report::GetTypeId()
                             "Write the per-flow table (one row per flow; false for runs with "
                             "millions of flows, whose metrics are still computed).",
                             BooleanValue(true), MakeBooleanAccessor(&Report::m_flowTable),
+                            MakeBooleanChecker())
+              .AddAttribute("MessageTable",
+                            "Also write the table messages: one row per message completed over "
+                            "the whole run (flow id, its message number, when it was posted and "
+                            "its completion time, ns), as the HPCC simulator's fct.txt lists "
+                            "each flow; off by default (a long run completes millions).",
+                            BooleanValue(false), MakeBooleanAccessor(&Report::m_messageTable),
                             MakeBooleanChecker());
     return tid;
 }
@@ -81,6 +88,7 @@ FlowReport::Init(const RunContext& ctx, const std::vector<FlowSpec>& flows,
     m_warmup = ctx.report->GetWarmup();
     m_buckets = ctx.report->Buckets();
     m_table = ctx.report->WritesFlowTable();
+    m_messageTable = ctx.report->WritesMessageTable();
     if (m_warmup.IsStrictlyPositive() && !flows.empty() && !deliveredInWindow)
     {
         ns3::Simulator::Schedule(m_warmup, &FlowReport::SnapshotWarmup, this);
@@ -103,6 +111,16 @@ FlowReport::Finish(RunContext& ctx)
     if (flows.empty())
     {
         return; // only workloads that report themselves
+    }
+    if (m_messageTable)
+    {
+        Table& m = ctx.AddTable("messages",
+                                {IntColumn("flow"), IntColumn("message"), "start_ns", "fct_ns"});
+        for (const MessageRow& r : m_messages)
+        {
+            m.Append({double(r.flow), double(r.index), double(r.posted.GetPicoSeconds()) / 1e3,
+                      double(r.fct.GetPicoSeconds()) / 1e3});
+        }
     }
     const double window = (ns3::Simulator::Now() - m_warmup).GetSeconds();
     const double nan = std::numeric_limits<double>::quiet_NaN();

@@ -38,11 +38,17 @@ class Report : public Object
     {
         return m_flowTable;
     }
+    bool
+    WritesMessageTable() const
+    {
+        return m_messageTable;
+    }
 
   private:
     Time m_warmup;
     std::string m_buckets;
     bool m_flowTable = true;
+    bool m_messageTable = false;
 };
 
 } // namespace ns3
@@ -61,6 +67,10 @@ class FlowReport
     MessageDone(uint32_t f, ns3::Time fct)
     {
         FlowState& s = m_state[f];
+        if (m_messageTable)
+        {
+            m_messages.push_back({f, s.completed, ns3::Simulator::Now() - fct, fct});
+        }
         ++s.completed;
         if (ns3::Simulator::Now() >= m_warmup)
         {
@@ -103,8 +113,18 @@ class FlowReport
         uint64_t atWarmup = 0;
     };
 
+    struct MessageRow
+    {
+        uint32_t flow;
+        uint32_t index; ///< the flow's messages in completion order: 0, 1, ...
+        ns3::Time posted;
+        ns3::Time fct;
+    };
+
     const std::vector<FlowSpec>* m_flows = nullptr;
     std::vector<FlowState> m_state;
+    bool m_messageTable = false;
+    std::vector<MessageRow> m_messages; ///< every message completed, with Report.MessageTable
     std::vector<std::string> m_names;
     ns3::Time m_warmup;
     std::vector<uint64_t> m_buckets;

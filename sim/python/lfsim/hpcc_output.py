@@ -15,7 +15,7 @@ the start and the flow completion time (post to last ACK, as lfsim's ``fct_us``)
 nanoseconds, and the ideal FCT as that code computes it: the pair's base RTT (twice the
 propagation delay of the path, plus one PACKET_PAYLOAD_SIZE, lfsim's RdmaNic.PathMtu,
 serialised at every hop) plus the size and 48 B of headers per packet over the slowest link of
-the path. A flow of several messages has no line: the flows table has only their mean FCT.
+the path. A flow of several messages has a line per message (the run's messages table).
 
 pfc.txt, one line per PFC frame a port received that changed its pause state::
 
@@ -363,8 +363,10 @@ def dports(result: Result, flows: pd.DataFrame) -> list[int]:
 
 
 def fct_lines(result: Result) -> tuple[list[str], int]:
-    """fct.txt's lines in completion order, and how many flows were left out for having
-    completed several messages (the flows table holds only their mean FCT)."""
+    """fct.txt's lines in completion order: one per message completed (the messages table, which
+    hpcc_output's fct asks the run for; a flow of one message is one line, as the HPCC code's
+    one QP a flow), and how many flows were left out (0; a run without the messages table
+    falls back to the flows table, whose flows of several messages have only a mean FCT)."""
     flows = result.table("flows")
     fabric = fabric_of(result)
     hosts = list(result.labels("hosts") or [])
@@ -373,27 +375,42 @@ def fct_lines(result: Result) -> tuple[list[str], int]:
     nodes = [fabric.ids[h] for h in hosts]
     cache: dict = {}
     sports: dict[tuple[int, int], int] = {}
-    rows = []
-    several = 0
-    columns = ("src", "dst", "size_bytes", "start_us", "fct_us", "messages")
-    for i, (s, d, size, start_us, fct_us, messages) in enumerate(
-        zip(*(flows[c].tolist() for c in columns), strict=True)
-    ):
-        src, dst = nodes[s], nodes[d]
+    flow_sport = []
+    for s, d in zip(flows["src"].tolist(), flows["dst"].tolist(), strict=True):
         # third.cc gives each flow of a host pair the next port, from 10000, as it starts (the
-        # flow file's order); a uint16_t.
-        n = sports.get((src, dst), 0)
-        sports[(src, dst)] = n + 1
-        if messages != 1 or not math.isfinite(fct_us):
-            several += messages > 1
-            continue
-        start_ps = round(start_us * 1e6)
-        end_ps = start_ps + round(fct_us * 1e6)
+        # flow file's order); a uint16_t. A flow's messages share its QP and so its port.
+        n = sports.get((nodes[s], nodes[d]), 0)
+        sports[(nodes[s], nodes[d])] = n + 1
+        flow_sport.append((FIRST_SPORT + n) % 65536)
+    if "messages" in result.table_names:
+        m = result.table("messages")
+        done = zip(
+            m["flow"].tolist(),
+            (round(x * 1000) for x in m["start_ns"].tolist()),
+            (round(x * 1000) for x in m["fct_ns"].tolist()),
+            strict=True,
+        )
+        several = 0
+    else:
+        columns = ("start_us", "fct_us", "messages")
+        done, several = [], 0
+        for i, (start_us, fct_us, messages) in enumerate(
+            zip(*(flows[c].tolist() for c in columns), strict=True)
+        ):
+            if messages != 1 or not math.isfinite(fct_us):
+                several += messages > 1
+                continue
+            done.append((i, round(start_us * 1e6), round(fct_us * 1e6)))
+    src, dst, size = (flows[c].tolist() for c in ("src", "dst", "size_bytes"))
+    rows = []
+    for i, start_ps, fct_ps in done:
+        a, b = nodes[src[i]], nodes[dst[i]]
+        end_ps = start_ps + fct_ps
         start_ns = start_ps // 1000  # ns-3 Times at the nanosecond, as HPCC's
         line = (
-            f"{node_ip(src):08x} {node_ip(dst):08x} {(FIRST_SPORT + n) % 65536} {ports[i]} {size} "
+            f"{node_ip(a):08x} {node_ip(b):08x} {flow_sport[i]} {ports[i]} {size[i]} "
             f"{start_ns} {end_ps // 1000 - start_ns} "
-            f"{standalone_fct(fabric, src, dst, size, payload, cache)}\n"
+            f"{standalone_fct(fabric, a, b, size[i], payload, cache)}\n"
         )
         rows.append((end_ps, i, line))
     rows.sort()

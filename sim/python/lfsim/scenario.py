@@ -358,7 +358,7 @@ class Scenario:
         if "topology" in cfg:
             shared["topology"] = parts.topology_core(cfg["topology"], classes)
             shared["workloads"] = parts.workloads_core(cfg.get("workload") or {})
-        return {
+        core = {
             **shared,
             "fabric": cfg["fabric"],
             "seed": cfg["seed"],
@@ -373,6 +373,11 @@ class Scenario:
                 for cls, tid in _core.fabric_classes(cfg["fabric"], cfg.get("workload")).items()
             },
         }
+        if "fct" in (cfg.get("hpcc_output") or {}) and "ns3::Report" in core["attributes"]:
+            # fct.txt has a line per message (a flow of several has one each): the messages
+            # table, which config.yaml need not show.
+            core["attributes"]["ns3::Report"]["MessageTable"] = "true"
+        return core
 
 
 def _hidden_recorders(cfg: dict) -> list[str]:
