@@ -1,6 +1,8 @@
 #include "powertcp.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -45,7 +47,9 @@ PowerWindow::Update(bool newRtt)
         return;
     }
     // Γ > 0: every sample counts at least MIN_CURRENT of the line.
-    const double w = m_c.gamma * (m_wOld / m_power + Beta()) + (1 - m_c.gamma) * m_w;
+    const double base = m_c.update == UPDATE_FROM_LAST_RTT ? m_wOld : m_w;
+    const double w
+        = m_c.gamma * (m_wOld * m_c.targetUtil / m_power + Beta()) + (1 - m_c.gamma) * base;
     // A window beyond B τ could only queue; below minRate τ the QP would all but stop.
     m_w = std::clamp(w, m_c.minRate / 8 * m_c.baseRtt, m_c.lineRate / 8 * m_c.baseRtt);
     if (newRtt)
@@ -57,6 +61,12 @@ PowerWindow::Update(bool newRtt)
 void
 PowerWindow::SetBaseRtt(double tau)
 {
+    if (m_c.update == UPDATE_FROM_LAST_RTT)
+    {
+        // ns3-datacenter keeps the rate; its window is the rate x τ.
+        m_w *= tau / m_c.baseRtt;
+        m_wOld *= tau / m_c.baseRtt;
+    }
     m_c.baseRtt = tau;
 }
 
@@ -137,6 +147,30 @@ PowerTcp::GetTypeId()
                             "ns3-datacenter's MIN_RATE).",
                             DataRateValue(DataRate("100Mbps")),
                             MakeDataRateAccessor(&PowerTcp::m_minRate), MakeDataRateChecker())
+              .AddAttribute("BaseRtt",
+                            "τ: the base RTT (no queues) the power is normalized by, W_init = "
+                            "line rate x τ, the pacing rate W / τ. 0: each queue pair's own path "
+                            "base RTT (the paper's τ; the HPCC simulator's GLOBAL_T 0); a time: "
+                            "that τ for every queue pair (GLOBAL_T 1 sets the largest pair RTT, "
+                            "as ns3-datacenter's programs do).",
+                            TimeValue(Time(0)), MakeTimeAccessor(&PowerTcp::m_baseRtt),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("TargetUtilization",
+                            "η: the update divides the window by Γ / η, holding the bottleneck "
+                            "at η of its line (1: the paper's Γ; ns3-datacenter's "
+                            "UpdateRatePower divides by HPCC's U_TARGET, 0.95 in its examples).",
+                            DoubleValue(1.0), MakeDoubleAccessor(&PowerTcp::m_targetUtil),
+                            MakeDoubleChecker<double>(0.01, 1.0))
+              .AddAttribute("WindowUpdate",
+                            "Paper: every ACK W = γ (W_old / Γ + β) + (1 - γ) W (the paper's "
+                            "Algorithm 1, the authors' Linux module). FromLastRtt: every ACK W "
+                            "= γ (W_old / Γ + β) + (1 - γ) W_old, the window of the last "
+                            "per-RTT update in both terms (ns3-datacenter's rdma-hw.cc "
+                            "UpdateRatePower, on hp.m_curRate).",
+                            EnumValue(PowerWindow::UPDATE_PAPER),
+                            MakeEnumAccessor(&PowerTcp::m_update),
+                            MakeEnumChecker(PowerWindow::UPDATE_PAPER, "Paper",
+                                            PowerWindow::UPDATE_FROM_LAST_RTT, "FromLastRtt"))
               .AddAttribute("IntHops",
                             "INT records each data packet reserves: at least the switch hops "
                             "of the longest path (8 B each on the wire; 5: the HPCC "
@@ -147,10 +181,9 @@ PowerTcp::GetTypeId()
 }
 
 PowerWindow::Config
-PowerTcp::MakeConfig(const RdmaQueuePair& qp, const char* cls, double gamma, const DataRate& ai,
-                     const DataRate& minRate)
+PowerTcp::MakeConfig(const RdmaQueuePair& qp, const char* cls, const Attributes& a)
 {
-    if (minRate.GetBitRate() == 0)
+    if (a.minRate.GetBitRate() == 0)
     {
         // A window of MinRate x τ = 0 can shrink to nothing and pace at 0 b/s: never again.
         throw std::invalid_argument(std::string(cls)
@@ -159,13 +192,15 @@ PowerTcp::MakeConfig(const RdmaQueuePair& qp, const char* cls, double gamma, con
     }
     PowerWindow::Config c;
     c.lineRate = qp.GetLineRate();
-    c.minRate = std::min(double(minRate.GetBitRate()), c.lineRate);
+    c.minRate = std::min(double(a.minRate.GetBitRate()), c.lineRate);
     // A queue pair without a path (connected outside a fabric) has no base RTT: 10 us, as HPCC
     // takes for it.
-    const Time tau = qp.GetBaseRtt();
+    const Time tau = a.baseRtt.IsStrictlyPositive() ? a.baseRtt : qp.GetBaseRtt();
     c.baseRtt = tau.IsStrictlyPositive() ? tau.GetSeconds() : 10e-6;
-    c.gamma = gamma;
-    c.aiRate = double(ai.GetBitRate());
+    c.gamma = a.gamma;
+    c.aiRate = double(a.ai.GetBitRate());
+    c.targetUtil = a.targetUtil;
+    c.update = a.update;
     return c;
 }
 
@@ -177,7 +212,8 @@ PowerTcp::OnConnect(RdmaQueuePair& qp)
     {
         m_flows.resize(i + 1);
     }
-    m_flows[i] = Flow{PowerTcpWindow(MakeConfig(qp, "PowerTcp", m_gamma, m_ai, m_minRate))};
+    const Attributes a{m_gamma, m_ai, m_minRate, m_baseRtt, m_targetUtil, m_update};
+    m_flows[i] = Flow{PowerTcpWindow(MakeConfig(qp, "PowerTcp", a))};
     const PowerWindow& w = m_flows[i].w.Window();
     qp.SetRate(w.Rate());
     qp.SetWindow(uint64_t(w.Window()));

@@ -40,13 +40,26 @@ namespace ns3
 class PowerWindow
 {
   public:
+    /// How UPDATE_WINDOW runs (the attribute WindowUpdate of both controllers).
+    enum UpdateRule
+    {
+        /// The paper's: W = γ (W_old / Γ + β) + (1 - γ) W, the window on τ.
+        UPDATE_PAPER,
+        /// ns3-datacenter's (rdma-hw.cc UpdateRatePower): at every ACK from the window of the
+        /// last per-RTT update in both terms, W = γ (W_old / Γ + β) + (1 - γ) W_old; its state
+        /// is the rate, so a lower τ keeps the rate and shrinks the window.
+        UPDATE_FROM_LAST_RTT,
+    };
+
     struct Config
     {
-        double lineRate = 0; ///< B of the host's NIC, bit/s
-        double minRate = 0;  ///< bit/s: the window is at least minRate x τ
-        double baseRtt = 0;  ///< τ, seconds
-        double gamma = 0.9;  ///< γ: the EWMA weight of the new window
-        double aiRate = 0;   ///< bit/s: β = aiRate x τ / 8 bytes
+        double lineRate = 0;   ///< B of the host's NIC, bit/s
+        double minRate = 0;    ///< bit/s: the window is at least minRate x τ
+        double baseRtt = 0;    ///< τ, seconds
+        double gamma = 0.9;    ///< γ: the EWMA weight of the new window
+        double aiRate = 0;     ///< bit/s: β = aiRate x τ / 8 bytes
+        double targetUtil = 1; ///< η: the update divides by Γ / η (1: the paper's Γ)
+        UpdateRule update = UPDATE_PAPER;
     };
 
     /// The current (the arrival rate over the line rate, dRTT/dt + 1 for θ-PowerTCP) counts at
@@ -66,8 +79,15 @@ class PowerWindow
     /// UPDATE_WINDOW from the smoothed power, W within [minRate τ, B τ]; `newRtt`: W_old = the
     /// new W. Nothing before the first power sample (`norm` > 0 in every sample).
     void Update(bool newRtt);
-    /// τ from now on (θ-PowerTCP lowers it to the smallest RTT it has seen).
+    /// τ from now on (θ-PowerTCP lowers it to the smallest RTT it has seen). With
+    /// UPDATE_FROM_LAST_RTT the rates stay and W, W_old scale with τ.
     void SetBaseRtt(double tau);
+    /// Whether every ACK updates the window (UPDATE_FROM_LAST_RTT), not only a new RTT's.
+    bool
+    EveryAck() const
+    {
+        return m_c.update == UPDATE_FROM_LAST_RTT;
+    }
 
     double
     Window() const
@@ -170,11 +190,22 @@ class PowerTcp : public RdmaCongestionControl
         return m_flows[qp.GetIndex()].w;
     }
 
+    /// What the two controllers' attributes set (θ-PowerTCP's targetUtil is always 1).
+    struct Attributes
+    {
+        double gamma;
+        DataRate ai;
+        DataRate minRate;
+        Time baseRtt;
+        double targetUtil;
+        PowerWindow::UpdateRule update;
+    };
+
     /// The window configuration of a QP from a controller's attributes (θ-PowerTCP's too):
-    /// B the QP's line rate, τ its base RTT. Throws std::invalid_argument naming `cls`.MinRate
-    /// when it is 0.
-    static PowerWindow::Config MakeConfig(const RdmaQueuePair& qp, const char* cls, double gamma,
-                                          const DataRate& ai, const DataRate& minRate);
+    /// B the QP's line rate, τ BaseRtt or else its path's base RTT. Throws
+    /// std::invalid_argument naming `cls`.MinRate when it is 0.
+    static PowerWindow::Config MakeConfig(const RdmaQueuePair& qp, const char* cls,
+                                          const Attributes& a);
 
   private:
     struct Flow
@@ -190,6 +221,9 @@ class PowerTcp : public RdmaCongestionControl
     double m_gamma;
     DataRate m_ai;
     DataRate m_minRate;
+    Time m_baseRtt;
+    double m_targetUtil;
+    PowerWindow::UpdateRule m_update;
     uint8_t m_intHops;
 };
 

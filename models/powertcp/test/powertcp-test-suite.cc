@@ -10,6 +10,7 @@
 #include "roce-cc-check.h"
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 using namespace ns3;
@@ -92,6 +93,58 @@ class PowerTcpEquationsTest : public TestCase
         NS_TEST_EXPECT_MSG_EQ_TOL(p.LastPower(), 0.5, 1e-12, "the current at least B / 2");
         NS_TEST_EXPECT_MSG_EQ_TOL(w.Power(), (1.1232 * (10240 - 1024) + 0.5 * 1024) / 10240.0,
                                   1e-12, "smoothed over dt = 1.024 us");
+    }
+};
+
+class PowerTcpNs3DatacenterTest : public TestCase
+{
+  public:
+    PowerTcpNs3DatacenterTest()
+        : TestCase("PowerTCP as ns3-datacenter runs it (TargetUtilization 0.95, WindowUpdate "
+                   "FromLastRtt): every ACK W = gamma (W_old eta over Gamma + beta) + (1 - gamma) "
+                   "W_old, W_old taken on a new RTT")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        PowerWindow::Config c = Config25G();
+        c.targetUtil = 0.95;
+        c.update = PowerWindow::UPDATE_FROM_LAST_RTT;
+        PowerTcpWindow p(c);
+        const PowerWindow& w = p.Window();
+        IntHop a = Hop(1000, 0, 0);
+        p.OnAck(&a, 1, true);
+        // The step of PowerTcpEquationsTest: Gamma = 1.1664, the update divides by Gamma / 0.95.
+        IntHop b = Hop(1000 + 10240, 32000, 2560);
+        p.OnAck(&b, 1, true);
+        const double w1 = 0.9 * (32000 * 0.95 / 1.1664 + 256) + 0.1 * 32000;
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.Window(), w1, 1e-9, "divided by Gamma / eta");
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.OldWindow(), w1, 1e-9, "W_old taken on a new RTT");
+        // Two ACKs inside the RTT, the queue steady: Gamma 1.08 over tau/2, then over 1.024 us.
+        IntHop c1 = Hop(1000 + 15360, 48000, 2560);
+        p.OnAck(&c1, 1, false);
+        double g = (1.1664 + 1.08) / 2;
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.Window(), 0.9 * (w1 * 0.95 / g + 256) + 0.1 * w1, 1e-9,
+                                  "inside the RTT");
+        IntHop d = Hop(1000 + 16384, 48000 + 3200, 2560);
+        p.OnAck(&d, 1, false);
+        g = (g * (10240 - 1024) + 1.08 * 1024) / 10240;
+        // The paper's would take 0.1 x the window of the previous ACK; this takes W_old.
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.Window(), 0.9 * (w1 * 0.95 / g + 256) + 0.1 * w1, 1e-9,
+                                  "(1 - gamma) W_old, not the previous ACK's W");
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.OldWindow(), w1, 1e-9, "W_old kept inside the RTT");
+        // A lower tau keeps the rate (ns3-datacenter's state is the rate): W and W_old scale.
+        PowerWindow v(c);
+        v.AddPower(2.0, TAU);
+        v.Update(true);
+        const double rate = v.Rate();
+        NS_TEST_EXPECT_MSG_LT(rate, 25e9, "below the line");
+        v.SetBaseRtt(TAU / 2);
+        NS_TEST_EXPECT_MSG_EQ_TOL(v.Rate(), rate, 1e-3, "the rate kept");
+        NS_TEST_EXPECT_MSG_EQ_TOL(v.Window(), rate / 8 * TAU / 2, 1e-9, "W = R x the new tau");
+        NS_TEST_EXPECT_MSG_EQ_TOL(v.OldWindow(), rate / 8 * TAU / 2, 1e-9, "W_old too");
     }
 };
 
@@ -297,6 +350,40 @@ class PowerTcpIncastTest : public lfsim::ModelTestCase
     }
 };
 
+class PowerTcpBaseRttTest : public lfsim::ModelTestCase
+{
+  public:
+    PowerTcpBaseRttTest()
+        : lfsim::ModelTestCase("PowerTCP: BaseRtt 0 takes each queue pair's path base RTT for "
+                               "tau, a time takes that tau for every pair (W_init = B tau)")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        for (const char* tau : {"0s", "20us"})
+        {
+            auto run = CcIncast("PowerTcp", 2, "2us", "0s");
+            run.Class("ns3::PowerTcp", "BaseRtt", tau);
+            run.config.record = {"cc"};
+            run.config.sampleInterval = NanoSeconds(100);
+            const auto r = run.Run();
+            const double w0 = r.series.at("cc").Column("window_KiB").front() * 1024;
+            if (std::string(tau) == "20us")
+            {
+                NS_TEST_EXPECT_MSG_EQ_TOL(w0, 25e9 / 8 * 20e-6, 1e-6, "B x 20 us");
+            }
+            else
+            {
+                // A Star of 1 m cables: a path base RTT of a few us, far from 20.
+                NS_TEST_EXPECT_MSG_LT(w0, 25e9 / 8 * 10e-6, "B x the pair's own, shorter");
+                NS_TEST_EXPECT_MSG_GT(w0, 25e9 / 8 * 1e-6, "a path's, not nothing");
+            }
+        }
+    }
+};
+
 } // namespace
 
 class PowerTcpTestSuite : public TestSuite
@@ -306,10 +393,12 @@ class PowerTcpTestSuite : public TestSuite
         : TestSuite("powertcp", UNIT)
     {
         AddTestCase(new PowerTcpEquationsTest, TestCase::QUICK);
+        AddTestCase(new PowerTcpNs3DatacenterTest, TestCase::QUICK);
         AddTestCase(new PowerTcpHopsTest, TestCase::QUICK);
         AddTestCase(new PowerTcpFixedPointTest, TestCase::QUICK);
         AddTestCase(new PowerTcpEquilibriumTest, TestCase::QUICK);
         AddTestCase(new PowerTcpBoundsTest, TestCase::QUICK);
+        AddTestCase(new PowerTcpBaseRttTest, TestCase::QUICK);
         AddTestCase(new PowerTcpIncastTest, TestCase::QUICK);
     }
 };

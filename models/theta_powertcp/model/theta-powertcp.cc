@@ -2,6 +2,7 @@
 
 #include "lfsim-clock.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 
 #include <algorithm>
 
@@ -39,11 +40,12 @@ ThetaPowerTcpWindow::OnRtt(double now, double rtt, bool newRtt)
         m_prevRtt = rtt;
         m_prevTime = now;
     }
-    if (!newRtt || !m_w.HasPower())
+    // The paper's Algorithm 2 updates once per RTT; ns3-datacenter at every ACK.
+    if (!m_w.HasPower() || !(newRtt || m_w.EveryAck()))
     {
         return false;
     }
-    m_w.Update(true);
+    m_w.Update(newRtt);
     return true;
 }
 
@@ -73,7 +75,25 @@ ThetaPowerTcp::GetTypeId()
                             "Lowest pacing rate (and window MinRate x τ) (100 Mb/s: "
                             "ns3-datacenter's MIN_RATE).",
                             DataRateValue(DataRate("100Mbps")),
-                            MakeDataRateAccessor(&ThetaPowerTcp::m_minRate), MakeDataRateChecker());
+                            MakeDataRateAccessor(&ThetaPowerTcp::m_minRate), MakeDataRateChecker())
+              .AddAttribute("BaseRtt",
+                            "τ before any RTT sample is lower: the power's reference, W_init = "
+                            "line rate x τ, the pacing rate W / τ. 0: each queue pair's own path "
+                            "base RTT (the HPCC simulator's GLOBAL_T 0); a time: that τ for "
+                            "every queue pair (GLOBAL_T 1 sets the largest pair RTT, as "
+                            "ns3-datacenter's programs do).",
+                            TimeValue(Time(0)), MakeTimeAccessor(&ThetaPowerTcp::m_baseRtt),
+                            MakeTimeChecker(Time(0)))
+              .AddAttribute("WindowUpdate",
+                            "Paper: once per RTT W = γ (W_old / Γ + β) + (1 - γ) W (the paper's "
+                            "Algorithm 2, the authors' Linux module). FromLastRtt: every ACK W "
+                            "= γ (W_old / Γ + β) + (1 - γ) W_old, the window of the last "
+                            "per-RTT update in both terms, and a lower τ keeps the rate "
+                            "(ns3-datacenter's rdma-hw.cc UpdateRatePower, on hp.m_curRate).",
+                            EnumValue(PowerWindow::UPDATE_PAPER),
+                            MakeEnumAccessor(&ThetaPowerTcp::m_update),
+                            MakeEnumChecker(PowerWindow::UPDATE_PAPER, "Paper",
+                                            PowerWindow::UPDATE_FROM_LAST_RTT, "FromLastRtt"));
     return tid;
 }
 
@@ -85,8 +105,9 @@ ThetaPowerTcp::OnConnect(RdmaQueuePair& qp)
     {
         m_flows.resize(i + 1);
     }
-    m_flows[i] = Flow{
-        ThetaPowerTcpWindow(PowerTcp::MakeConfig(qp, "ThetaPowerTcp", m_gamma, m_ai, m_minRate))};
+    // ns3-datacenter's delay form takes Γ itself, not Γ / U_TARGET: η stays 1.
+    const PowerTcp::Attributes a{m_gamma, m_ai, m_minRate, m_baseRtt, 1.0, m_update};
+    m_flows[i] = Flow{ThetaPowerTcpWindow(PowerTcp::MakeConfig(qp, "ThetaPowerTcp", a))};
     const PowerWindow& w = m_flows[i].w.Window();
     qp.SetRate(w.Rate());
     qp.SetWindow(uint64_t(w.Window()));

@@ -105,6 +105,8 @@ class ThetaPowerTcp : public RdmaCongestionControl
     double m_gamma;
     DataRate m_ai;
     DataRate m_minRate;
+    Time m_baseRtt;
+    PowerWindow::UpdateRule m_update;
 };
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 #include "theta-powertcp.h"
 
 #include <cmath>
+#include <string>
 
 using namespace ns3;
 
@@ -107,6 +108,46 @@ class ThetaPowerTcpBaseRttTest : public TestCase
     }
 };
 
+class ThetaPowerTcpNs3DatacenterTest : public TestCase
+{
+  public:
+    ThetaPowerTcpNs3DatacenterTest()
+        : TestCase("θ-PowerTCP as ns3-datacenter runs it (WindowUpdate FromLastRtt): the window "
+                   "updated at every ACK from W_old in both terms, and a lower tau keeping the "
+                   "rate")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        PowerWindow::Config c = Config25G();
+        c.update = PowerWindow::UPDATE_FROM_LAST_RTT;
+        ThetaPowerTcpWindow t(c);
+        const PowerWindow& w = t.Window();
+        t.OnRtt(0, 12e-6, true);
+        // The samples of ThetaPowerTcpEquationsTest: Gamma = 4 inside the RTT, updated now.
+        NS_TEST_EXPECT_MSG_EQ(t.OnRtt(1e-6, 14e-6, false), true, "every ACK updates");
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.Window(), 0.9 * (BDP / 4 + 250) + 0.1 * BDP, 1e-9,
+                                  "from W_old = B tau");
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.OldWindow(), BDP, 1e-9, "W_old kept inside the RTT");
+        t.OnRtt(3e-6, 14e-6, true);
+        const double g = (4.0 * 8 + 14 / 10.5 * 2) / 10;
+        const double w2 = 0.9 * (BDP / g + 250) + 0.1 * BDP; // (1 - gamma) W_old, W_old = B tau
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.Window(), w2, 1e-9, "W_old in both terms");
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.OldWindow(), w2, 1e-9, "taken on a new RTT");
+        // 8 us: tau lowered, the rate kept (W and W_old x 0.8), then this ACK's update: the
+        // current 1/2 (dRTT/dt = -6), Gamma = 0.5 x 8 / 8.4 smoothed over 1 of 8 us, beta =
+        // 200 B.
+        t.OnRtt(4e-6, 8e-6, false);
+        const double g2 = (g * 7 + 0.5 * 8 / 8.4) / 8;
+        const double wOld = w2 * 0.8;
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.OldWindow(), wOld, 1e-9, "W_old x tau'/tau: its rate kept");
+        NS_TEST_EXPECT_MSG_EQ_TOL(w.Window(), 0.9 * (wOld / g2 + 200) + 0.1 * wOld, 1e-9,
+                                  "updated from it");
+    }
+};
+
 class ThetaPowerTcpFixedPointTest : public TestCase
 {
   public:
@@ -172,6 +213,39 @@ class ThetaPowerTcpIncastTest : public lfsim::ModelTestCase
     }
 };
 
+class ThetaPowerTcpBaseRttAttributeTest : public lfsim::ModelTestCase
+{
+  public:
+    ThetaPowerTcpBaseRttAttributeTest()
+        : lfsim::ModelTestCase("θ-PowerTCP: BaseRtt a time takes that tau for every pair "
+                               "(W_init = B tau), 0 the pair's path base RTT")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        for (const char* tau : {"0s", "20us"})
+        {
+            auto run = CcIncast("ThetaPowerTcp", 2, "2us", "0s");
+            run.Class("ns3::ThetaPowerTcp", "BaseRtt", tau);
+            run.config.record = {"cc"};
+            run.config.sampleInterval = NanoSeconds(100);
+            const auto r = run.Run();
+            const double w0 = r.series.at("cc").Column("window_KiB").front() * 1024;
+            if (std::string(tau) == "20us")
+            {
+                NS_TEST_EXPECT_MSG_EQ_TOL(w0, 25e9 / 8 * 20e-6, 1e-6, "B x 20 us");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_LT(w0, 25e9 / 8 * 10e-6, "B x the pair's own, shorter");
+                NS_TEST_EXPECT_MSG_GT(w0, 25e9 / 8 * 1e-6, "a path's, not nothing");
+            }
+        }
+    }
+};
+
 } // namespace
 
 class ThetaPowerTcpTestSuite : public TestSuite
@@ -182,7 +256,9 @@ class ThetaPowerTcpTestSuite : public TestSuite
     {
         AddTestCase(new ThetaPowerTcpEquationsTest, TestCase::QUICK);
         AddTestCase(new ThetaPowerTcpBaseRttTest, TestCase::QUICK);
+        AddTestCase(new ThetaPowerTcpNs3DatacenterTest, TestCase::QUICK);
         AddTestCase(new ThetaPowerTcpFixedPointTest, TestCase::QUICK);
+        AddTestCase(new ThetaPowerTcpBaseRttAttributeTest, TestCase::QUICK);
         AddTestCase(new ThetaPowerTcpIncastTest, TestCase::QUICK);
     }
 };
