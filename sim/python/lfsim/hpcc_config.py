@@ -842,7 +842,8 @@ def _powertcp_attributes(
 ) -> dict[str, Any]:
     """PowerTcp's or ThetaPowerTcp's attributes as ns3-datacenter's rdma-hw.cc sets them
     (UpdateRatePower: m_minRate; 150 Mb/s added to the rate; the new rate weighed 0.9 with
-    PowerTCP, 0.7 with theta-PowerTCP; PowerTCP divides by U_TARGET; qp->m_baseRtt), those the
+    PowerTCP, 0.7 with theta-PowerTCP; PowerTCP divides by U_TARGET; qp->m_baseRtt; at every
+    ACK from hp.m_curRate, the rate of the last per-RTT update, in both terms), those the
     model has."""
     from .core import attributes
     from .errors import CoreUnavailable
@@ -856,6 +857,7 @@ def _powertcp_attributes(
         "MinRate": min_rate,
         "AdditiveIncrease": "150Mbps",
         "Gamma": 0.9 if name == "PowerTcp" else 0.7,
+        "WindowUpdate": "FromLastRtt",
     }
     if name == "PowerTcp":
         wanted["TargetUtilization"] = float(u_target)

@@ -570,29 +570,38 @@ def test_qcn_off_clamp_on_and_keys_without_effect(tmp_path, capsys):
 
 def test_powertcp_parameters_as_ns3_datacenter_sets_them(tmp_path):
     """rdma-hw.cc UpdateRatePower: MIN_RATE the floor, 150 Mb/s added, the new rate weighed 0.9
-    (PowerTCP) or 0.7 (theta-PowerTCP). Set where lfsim's models take them; a model not in
-    this build: its name alone (loading it is the scenario check's, once it is registered)."""
-    from lfsim.core import choices
-
+    (PowerTCP) or 0.7 (theta-PowerTCP), at every ACK from the rate of the last per-RTT update
+    (hp.m_curRate) in both terms; PowerTCP divides by U_TARGET, theta-PowerTCP does not;
+    qp->m_baseRtt the largest pair RTT with GLOBAL_T 1, each pair's own with GLOBAL_T 0."""
     cfg = edit(
-        DATA / "ns3dc-config-burst.txt", tmp_path, PACKET_PAYLOAD_SIZE="1024", MIN_RATE="200Mb/s"
+        DATA / "ns3dc-config-burst.txt",
+        tmp_path,
+        PACKET_PAYLOAD_SIZE="1024",
+        MIN_RATE="200Mb/s",
+        U_TARGET="0.9",
     )
-    registered = choices("ns3::RdmaNic", "CongestionControl")
+    # incast8's star, 100 Gb/s and 1 us links: 2 x (1 + 1) us and 1024 B at 100 Gb/s twice.
+    max_rtt = f"{2 * 2000 + 2 * 81}ns"
     for flags, name, gamma in (
         (Flags(wien=True), "PowerTcp", 0.9),
         (Flags(wien=True, delay_wien=True), "ThetaPowerTcp", 0.7),
     ):
         s = convert(tmp_path, config=cfg, flags=flags)
         assert s["RdmaNic"]["CongestionControl"] == name
-        if name not in registered:
-            assert name not in s
-            continue
-        assert s[name]["MinRate"] == "200Mbps"
-        if "Gamma" in s[name]:
-            assert s[name]["Gamma"] == gamma
-        if "AdditiveIncrease" in s[name]:
-            assert s[name]["AdditiveIncrease"] == "150Mbps"
+        want = {
+            "BaseRtt": max_rtt,
+            "MinRate": "200Mbps",
+            "AdditiveIncrease": "150Mbps",
+            "Gamma": gamma,
+            "WindowUpdate": "FromLastRtt",
+        }
+        if name == "PowerTcp":
+            want["TargetUtilization"] = 0.9
+        assert s[name] == want
         lfsim.load_scenario({**s, "hpcc_output": {**s["hpcc_output"], "flow_file": str(FLOW8)}})
+        (tmp_path / "each").mkdir(exist_ok=True)
+        each = edit(cfg, tmp_path / "each", GLOBAL_T="0")
+        assert convert(tmp_path, config=each, flags=flags)[name]["BaseRtt"] == "0s"
 
 
 def test_a_switch_without_links_needs_no_buffer(tmp_path):
