@@ -36,6 +36,14 @@ spread, in README.md, was looked at):
   and 30 ms spans 0.965-0.981 (HPCC), twice that spread rounded up.
 - Incast, the slowest and the fastest flow's goodput, relative 20 %: the reference's slowest
   HPCC flow moves by 6 % and its fastest by 11 % between those windows.
+- PowerTCP's reference differs from run to run with the same files (README.md: each flow's
+  first ACK is compared with INT records that code leaves uninitialised): on the incast
+  six runs gave Jain 0.835-0.975, the slowest flow -20 % to +36 % and the fastest -28 % to
+  +10 % of the committed run, so its Jain is compared within 0.14 (that range) and its
+  extremes within 40 %; on the fat-tree a second run moved its statistics by at most 7 %,
+  inside the tolerances above, which stand. theta-PowerTCP gives the same output every run and
+  takes the tolerances above; on the incast its outcome moves with a flow started 1 ns late
+  (README.md, Diagnostics), and its total and slowest flow are named misses.
 """
 
 from __future__ import annotations
@@ -59,6 +67,8 @@ TOL = {  # (p50, p99), relative: see the module docstring
     "all": (0.20, 0.30),
 }
 TOL_TOTAL, TOL_JAIN, TOL_EXTREME = 0.03, 0.03, 0.20
+# PowerTCP's reference is not the same from run to run: the range of its runs (docstring)
+TOL_INCAST = {"powertcp": (TOL_TOTAL, 0.14, 0.40)}
 WINDOW = ("30ms", "15ms")  # stop time and warm-up: goodput over 15-30 ms
 
 # name, reference folder, ns3-datacenter's flags (as in README.md's command lines)
@@ -67,6 +77,10 @@ CCS = (
                         "--windowCheck", "0"]),
     ("HPCC", "hpcc", ["--algorithm", "3", "--wien", "false", "--delayWien", "false",
                       "--windowCheck", "1"]),
+    ("PowerTCP", "powertcp", ["--algorithm", "3", "--wien", "true", "--delayWien", "false",
+                              "--windowCheck", "1"]),
+    ("theta-PowerTCP", "thetapowertcp", ["--algorithm", "3", "--wien", "true",
+                                         "--delayWien", "true", "--windowCheck", "1"]),
 )  # fmt: skip
 
 _HPCC_SHARES = (
@@ -80,6 +94,45 @@ _HPCC_SHARES = (
     "ratios), so how long an excursion lasts depends on what feeds it; what makes "
     "ns3-datacenter's last longer was not traced"
 )
+
+# PowerTCP on the fat-tree: the rows the reference's first-ACK comparison moves (README.md,
+# "Diagnostics"). Keyed by (reference folder, bucket, percentile).
+_FIRST_ACK = (
+    "ns3-datacenter compares each flow's first ACK's INT records with RdmaQueuePair::hp.hop[], "
+    "which that class's constructor leaves uninitialised (heap contents, which is also why its "
+    "PowerTCP runs differ from run to run and repeat exactly with ASLR off). On these files that "
+    "first sample reads a normalized power of 162 (median of the 1,710 flows) and cuts 91 % of "
+    "the flows to 20 Gb/s or less of their 100 at once (5 % with those records zeroed); a flow "
+    "of 10 KB-1 MB then spends its life climbing back. The same program with those records "
+    "zeroed (fat_tree/powertcp-zeroed-int/fct.txt, the same in three runs) gives 10-100 KB p99 "
+    "2.33, 100 KB-1 MB p50 1.77 and p99 5.38 where its committed run gives 5.30, 2.84 and "
+    "8.23. lfsim's first ACK only stores its records, as the paper's and the authors' Linux "
+    "module's first sample does; reading memory that was never written is no behaviour to "
+    "reproduce"
+)
+_FAT_TREE_NOTES = {
+    ("powertcp", "10-100 KB", 0.99): _FIRST_ACK,
+    ("powertcp", "100 KB-1 MB", 0.5): _FIRST_ACK,
+    ("powertcp", "100 KB-1 MB", 0.99): _FIRST_ACK,
+}
+
+_THETA_LOCK = (
+    "Eight flows share B tau = 28 KB, 3.5 KB each, less than one 4,186 B packet: every flow has "
+    "one paced packet in flight, and where its packet falls among the others' decides its RTT "
+    "samples and the state the flows lock into, to the nanosecond. In ns3-datacenter's run "
+    "flow 2 holds 2.71 Gb/s (paced) with an RTT of 6,265-6,268 ns on all its 1,222 samples in "
+    "15-30 ms, the others 5.0-5.2 Gb/s. Starting one flow 1 ns late, each of the eight in turn, "
+    "that program gives totals of 29.64-39.15 Gb/s and slowest flows of 2.61-4.89 (README.md, "
+    "Diagnostics); lfsim with one flow 1 ns late gives eight equal flows, 39.14 in all, and "
+    "unshifted another locked state. Not a difference of the two codes' algorithms: one sample "
+    "of a state each code picks by the order of its events"
+)
+_INCAST_NOTES = {  # (reference folder, statistic): the named miss
+    ("hpcc", "jain"): _HPCC_SHARES,
+    ("hpcc", "fastest"): _HPCC_SHARES,
+    ("thetapowertcp", "total"): _THETA_LOCK,
+    ("thetapowertcp", "slowest"): _THETA_LOCK,
+}
 
 
 def _data() -> Path:
@@ -180,6 +233,7 @@ def _fat_tree(ctx) -> list[Row]:
                             t,
                             evidence="reference",
                             point=point,
+                            known_deviation=_FAT_TREE_NOTES.get((cc, label, p), ""),
                         )
                     )
             figure.append((name, fig))
@@ -190,9 +244,10 @@ def _fat_tree(ctx) -> list[Row]:
 def _plot_fat_tree(ctx, figure) -> None:
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(10, 3.8))
-    axes = fig.subplots(1, len(figure), sharey=True)
-    for ax, (name, points) in zip(np.atleast_1d(axes), figure, strict=True):
+    rows = (len(figure) + 1) // 2  # two panels a row
+    fig = Figure(figsize=(10, 3.8 * rows))
+    axes = np.atleast_1d(fig.subplots(rows, 2, sharey=True, squeeze=False)).ravel()
+    for ax, (name, points) in zip(axes, figure, strict=False):
         labels = list(dict.fromkeys(p[0] for p in points))
         x = np.arange(len(labels))
         for p, marker in ((0.5, "o"), (0.99, "s")):
@@ -205,8 +260,11 @@ def _plot_fat_tree(ctx, figure) -> None:
         ax.set_yscale("log")
         ax.set_title(f"k=4 fat-tree, web search 30 %, {name}", fontsize=9)
         ax.grid(alpha=0.3)
-    np.atleast_1d(axes)[0].set_ylabel("FCT slowdown")
-    np.atleast_1d(axes)[0].legend(fontsize=7)
+    for ax in axes[len(figure) :]:
+        ax.set_visible(False)
+    for ax in axes[::2]:
+        ax.set_ylabel("FCT slowdown")
+    axes[0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(ctx.plot_path("fat_tree"), dpi=110)
 
@@ -232,46 +290,53 @@ def _incast(ctx) -> list[Row]:
             got = np.asarray(r.metrics["per_flow_goodput_Gbps"], dtype=float)
             point = f"{FOLDER}/fairness8/{cc}/throughput.csv"
             head = f"incast 8 to 1, 40 GbE, {name}, 15-30 ms:"
-            note = _HPCC_SHARES if cc == "hpcc" else ""
+            note = {
+                k: _INCAST_NOTES.get((cc, k), "") for k in ("total", "jain", "slowest", "fastest")
+            }
+            tol_total, tol_jain, tol_extreme = TOL_INCAST.get(
+                cc, (TOL_TOTAL, TOL_JAIN, TOL_EXTREME)
+            )
             rows += [
                 Row(
                     f"{head} total goodput of the 8 flows",
                     "Gb/s",
                     float(want.sum()),
                     float(got.sum()),
-                    TOL_TOTAL,
+                    tol_total,
                     evidence="reference",
                     point=point,
+                    known_deviation=note["total"],
                 ),
                 Row(
                     f"{head} Jain's index of the flows' goodput",
                     "",
                     _jain(want),
                     _jain(got),
-                    TOL_JAIN,
+                    tol_jain,
                     kind="absolute",
                     evidence="reference",
                     point=point,
-                    known_deviation=note,
+                    known_deviation=note["jain"],
                 ),
                 Row(
                     f"{head} the slowest flow's goodput",
                     "Gb/s",
                     float(want.min()),
                     float(got.min()),
-                    TOL_EXTREME,
+                    tol_extreme,
                     evidence="reference",
                     point=point,
+                    known_deviation=note["slowest"],
                 ),
                 Row(
                     f"{head} the fastest flow's goodput",
                     "Gb/s",
                     float(want.max()),
                     float(got.max()),
-                    TOL_EXTREME,
+                    tol_extreme,
                     evidence="reference",
                     point=point,
-                    known_deviation=note,
+                    known_deviation=note["fastest"],
                 ),
             ]
             bars.append((name, np.sort(want), np.sort(got)))
@@ -282,9 +347,10 @@ def _incast(ctx) -> list[Row]:
 def _plot_incast(ctx, bars) -> None:
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(9, 3.4))
-    axes = fig.subplots(1, len(bars), sharey=True)
-    for ax, (name, want, got) in zip(np.atleast_1d(axes), bars, strict=True):
+    rows = (len(bars) + 1) // 2  # two panels a row
+    fig = Figure(figsize=(9, 3.4 * rows))
+    axes = np.atleast_1d(fig.subplots(rows, 2, sharey=True, squeeze=False)).ravel()
+    for ax, (name, want, got) in zip(axes, bars, strict=False):
         x = np.arange(len(want))
         ax.bar(x - 0.2, want, 0.4, label="ns3-datacenter")
         ax.bar(x + 0.2, got, 0.4, label="lfsim")
@@ -292,8 +358,11 @@ def _plot_incast(ctx, bars) -> None:
         ax.set_xlabel("flows, slowest to fastest")
         ax.set_title(f"8 long flows into 40 GbE, {name}, 15-30 ms", fontsize=9)
         ax.grid(axis="y", alpha=0.3)
-    np.atleast_1d(axes)[0].set_ylabel("goodput (Gb/s)")
-    np.atleast_1d(axes)[0].legend(fontsize=8)
+    for ax in axes[len(bars) :]:
+        ax.set_visible(False)
+    for ax in axes[::2]:
+        ax.set_ylabel("goodput (Gb/s)")
+    axes[0].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(ctx.plot_path("incast"), dpi=110)
 
@@ -301,14 +370,16 @@ def _plot_incast(ctx, bars) -> None:
 CASES = [
     Case(
         "ns3_datacenter_fat_tree",
-        source="ns3_datacenter/fat_tree/{dcqcn,hpcc}/fct.txt: ns3-datacenter 6ddb4a4, "
+        source="ns3_datacenter/fat_tree/{dcqcn,hpcc,powertcp,thetapowertcp}/fct.txt: "
+        "ns3-datacenter 6ddb4a4, "
         "powertcp-evaluation-burst on fat_tree/{topology,flow,config}.txt",
         note="nothing calibrated: the scenario is what lfsim convert hpcc makes of the files",
         evaluate=_fat_tree,
     ),
     Case(
         "ns3_datacenter_incast",
-        source="ns3_datacenter/fairness8/{dcqcn,hpcc}/throughput.csv: ns3-datacenter 6ddb4a4, "
+        source="ns3_datacenter/fairness8/{dcqcn,hpcc,powertcp,thetapowertcp}/throughput.csv: "
+        "ns3-datacenter 6ddb4a4, "
         "powertcp-evaluation-fairness on fairness8/{topology,flow,config}.txt",
         note="nothing calibrated: the scenario is what lfsim convert hpcc makes of the files",
         evaluate=_incast,
