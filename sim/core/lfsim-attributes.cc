@@ -111,13 +111,77 @@ RegisterChoice(Choice choice)
     return true;
 }
 
-// The class that declares `attribute`: `typeId` or an ancestor (a choice is registered on the
-// declaring class and offered by its subclasses too, as FioWorkload's Stack is StorageWorkload's).
+static std::vector<std::pair<std::string, std::vector<std::string>>>&
+PartsRegistry()
+{
+    static std::vector<std::pair<std::string, std::vector<std::string>>> r;
+    return r;
+}
+
+bool
+RegisterParts(const std::string& typeId, std::vector<std::string> parts)
+{
+    PartsRegistry().emplace_back(typeId, std::move(parts));
+    return true;
+}
+
+std::vector<std::string>
+Parts(const std::string& typeId)
+{
+    for (const auto& [whole, parts] : PartsRegistry())
+    {
+        if (whole == typeId)
+        {
+            return parts;
+        }
+    }
+    return {};
+}
+
+// Whether the TypeId itself (not an ancestor) declares `attribute`: what ns-3's
+// Config::SetDefault can set on it.
+static bool
+Declares(const ns3::TypeId& tid, const std::string& attribute)
+{
+    for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+    {
+        if (tid.GetAttribute(i).name == attribute)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string
+AttributeClass(const std::string& typeId, const std::string& attribute)
+{
+    ns3::TypeId tid;
+    ns3::TypeId::AttributeInformation info;
+    if (!ns3::TypeId::LookupByNameFailSafe(typeId, &tid)
+        || tid.LookupAttributeByName(attribute, &info))
+    {
+        return typeId; // its own or an ancestor's (the caller's business), or unknown
+    }
+    for (const auto& part : Parts(typeId))
+    {
+        ns3::TypeId p;
+        if (ns3::TypeId::LookupByNameFailSafe(part, &p) && Declares(p, attribute))
+        {
+            return part;
+        }
+    }
+    return typeId;
+}
+
+// The class that declares `attribute`: `typeId`, an ancestor or a part (a choice is registered
+// on the declaring class and offered by its subclasses too, as FioWorkload's Stack is
+// StorageWorkload's).
 static std::string
 DeclaringClass(const std::string& typeId, const std::string& attribute)
 {
     ns3::TypeId tid;
-    if (!ns3::TypeId::LookupByNameFailSafe(typeId, &tid))
+    if (!ns3::TypeId::LookupByNameFailSafe(AttributeClass(typeId, attribute), &tid))
     {
         return typeId;
     }
@@ -182,16 +246,17 @@ Originals()
 void
 SetDefault(const std::string& typeId, const std::string& attribute, const std::string& value)
 {
-    const auto key = std::make_pair(typeId, attribute);
+    const std::string owner = AttributeClass(typeId, attribute);
+    const auto key = std::make_pair(owner, attribute);
     if (!Originals().count(key))
     {
         ns3::TypeId::AttributeInformation info;
-        if (Lookup(typeId).LookupAttributeByName(attribute, &info))
+        if (Lookup(owner).LookupAttributeByName(attribute, &info))
         {
             Originals()[key] = info.initialValue->SerializeToString(info.checker);
         }
     }
-    ns3::Config::SetDefault(typeId + "::" + attribute,
+    ns3::Config::SetDefault(owner + "::" + attribute,
                             ns3::StringValue(ChoiceValue(typeId, attribute, value)));
 }
 
@@ -208,25 +273,33 @@ std::vector<AttributeInfo>
 Attributes(const std::string& typeId)
 {
     EnsureTimeResolution();
-    ns3::TypeId tid = Lookup(typeId);
     std::vector<AttributeInfo> out;
-    for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+    std::vector<std::string> owners{typeId};
+    for (const auto& part : Parts(typeId))
     {
-        ns3::TypeId::AttributeInformation a = tid.GetAttribute(i);
-        std::string def = a.initialValue->SerializeToString(a.checker);
-        if (auto t = ns3::DynamicCast<const ns3::TimeValue>(a.initialValue))
+        owners.push_back(part);
+    }
+    for (const auto& owner : owners)
+    {
+        ns3::TypeId tid = Lookup(owner);
+        for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
         {
-            def = TimeText(t->Get()); // ns-3 prints 6 significant digits
-        }
-        for (const auto& c : Choices(typeId, a.name))
-        {
-            if (c.value == def)
+            ns3::TypeId::AttributeInformation a = tid.GetAttribute(i);
+            std::string def = a.initialValue->SerializeToString(a.checker);
+            if (auto t = ns3::DynamicCast<const ns3::TimeValue>(a.initialValue))
             {
-                def = c.name; // scenarios write the choice's name
+                def = TimeText(t->Get()); // ns-3 prints 6 significant digits
             }
+            for (const auto& c : Choices(owner, a.name))
+            {
+                if (c.value == def)
+                {
+                    def = c.name; // scenarios write the choice's name
+                }
+            }
+            out.push_back({a.name, a.checker->GetValueTypeName(),
+                           a.checker->GetUnderlyingTypeInformation(), def, a.help, owner});
         }
-        out.push_back({a.name, a.checker->GetValueTypeName(),
-                       a.checker->GetUnderlyingTypeInformation(), def, a.help});
     }
     return out;
 }
@@ -338,7 +411,8 @@ std::string
 CheckValue(const std::string& typeId, const std::string& attribute, const std::string& value)
 {
     EnsureTimeResolution();
-    ns3::TypeId tid = Lookup(typeId);
+    Lookup(typeId); // an unknown class throws, whatever the attribute
+    ns3::TypeId tid = Lookup(AttributeClass(typeId, attribute));
     ns3::TypeId::AttributeInformation a;
     if (!tid.LookupAttributeByName(attribute, &a))
     {

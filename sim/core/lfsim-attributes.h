@@ -24,12 +24,31 @@ struct AttributeInfo
     std::string info;
     std::string defaultValue;
     std::string help;
+    std::string typeId; ///< the class that declares it (a part's, in a whole's list)
 };
 
-/// The TypeId's own attributes. Throws std::invalid_argument for an unknown TypeId.
+/// The TypeId's own attributes, then its parts' (RegisterParts). Throws std::invalid_argument
+/// for an unknown TypeId.
 std::vector<AttributeInfo> Attributes(const std::string& typeId);
 
-/// Empty when accepted, else what is accepted. Never aborts (Time strings are checked first).
+/**
+ * A class built of parts, each an ns-3 Object with attributes of its own (RoceSwitch: its
+ * SwitchMmu, SwitchMarker and PfcWatchdog). A scenario, `--set` and Python name a part's
+ * attribute under the class (RoceSwitch.Kmin), as before the class was split: Attributes lists
+ * the parts' attributes after the class's own, and CheckValue, SetDefault and Choices find a
+ * name in the class, then in its parts, in order. Each attribute is declared once, by its part,
+ * so ns3::Config::SetDefault (C++) names the part: ns3::SwitchMarker::Kmin. Used by the class's
+ * static registrar; returns true.
+ */
+bool RegisterParts(const std::string& typeId, std::vector<std::string> parts);
+/// The parts of a class, in order (empty if it has none).
+std::vector<std::string> Parts(const std::string& typeId);
+/// The class that declares `attribute` of `typeId` as a scenario section names it: `typeId`
+/// itself unless one of its parts declares it and it does not.
+std::string AttributeClass(const std::string& typeId, const std::string& attribute);
+
+/// Empty when accepted, else what is accepted. Never aborts (Time strings are checked first). A
+/// part's attribute may be named under its class (RegisterParts).
 std::string CheckValue(const std::string& typeId, const std::string& attribute,
                        const std::string& value);
 
@@ -120,8 +139,9 @@ std::vector<Choice> Choices(const std::string& typeId, const std::string& attrib
 /// any other value unchanged.
 std::string ChoiceValue(const std::string& typeId, const std::string& attribute,
                         const std::string& value);
-/// ns3::Config::SetDefault(typeId::attribute, value), a choice's name given as its TypeId. The
-/// attribute's value before the first such call is kept for RestoreDefaults.
+/// ns3::Config::SetDefault(typeId::attribute, value), a choice's name given as its TypeId, and
+/// a part's attribute named under its class set in the part's TypeId. The attribute's value
+/// before the first such call is kept for RestoreDefaults.
 void SetDefault(const std::string& typeId, const std::string& attribute, const std::string& value);
 /// Every attribute SetDefault has changed back to its value before (the model's default).
 void RestoreDefaults();

@@ -375,6 +375,9 @@ PYBIND11_MODULE(_core, m)
                       d["info"] = a.info;
                       d["default"] = a.defaultValue;
                       d["help"] = a.help;
+                      // A part's attribute listed under its whole (RoceSwitch's Kmin): the
+                      // part that declares it (ns3::SwitchMarker).
+                      d["declared_by"] = a.typeId;
                       out.append(d);
                   }
               }
