@@ -1,5 +1,6 @@
 #include "roce-switch.h"
 
+#include "lfsim-attributes.h"
 #include "lfsim-clock.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -18,6 +19,13 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
+
+namespace
+{
+// A scenario's RoceSwitch section sets its parts' attributes too, by the names they had when
+// the switch declared them itself (RoceSwitch.PfcWatchdog*): see lfsim::RegisterParts.
+const bool g_parts = lfsim::RegisterParts("ns3::RoceSwitch", {"ns3::PfcWatchdog"});
+} // namespace
 
 TypeId
 RoceSwitch::GetTypeId()
@@ -105,47 +113,18 @@ RoceSwitch::GetTypeId()
                             "to DSCP >> 3 (class selector).",
                             StringValue(""), MakeStringAccessor(&RoceSwitch::m_dscpMapText),
                             MakeStringChecker())
-              .AddAttribute("PfcWatchdog",
-                            "PFC watchdog: a lossless egress queue held by PFC continuously for "
-                            "PfcWatchdogDetectionTime while holding frames enters the storm "
-                            "state (its port ignores PFC for it; PfcWatchdogAction) until no "
-                            "XOFF has come for PfcWatchdogRestorationTime (SONiC pfcwd).",
-                            BooleanValue(false), MakeBooleanAccessor(&RoceSwitch::m_pfcWatchdog),
-                            MakeBooleanChecker())
-              .AddAttribute("PfcWatchdogDetectionTime",
-                            "Continuous PFC pause of a queue holding frames that starts the "
-                            "storm state (SONiC's default detection_time, 200 ms).",
-                            TimeValue(MilliSeconds(200)),
-                            MakeTimeAccessor(&RoceSwitch::m_wdDetection),
-                            MakeTimeChecker(PicoSeconds(1)))
-              .AddAttribute("PfcWatchdogRestorationTime",
-                            "A queue in the storm state is restored once no XOFF for its "
-                            "priority has arrived for this long (SONiC's default "
-                            "restoration_time, 200 ms).",
-                            TimeValue(MilliSeconds(200)),
-                            MakeTimeAccessor(&RoceSwitch::m_wdRestoration),
-                            MakeTimeChecker(PicoSeconds(1)))
-              .AddAttribute("PfcWatchdogAction",
-                            "Storm state: Drop discards the queue's frames (queued and arriving), "
-                            "Forward transmits them ignoring PFC (SONiC's default: drop).",
-                            EnumValue(PFCWD_DROP), MakeEnumAccessor(&RoceSwitch::m_wdAction),
-                            MakeEnumChecker(PFCWD_DROP, "Drop", PFCWD_FORWARD, "Forward"))
               .AddTraceSource("Drop", "A frame dropped (ingress port, priority, DropReason).",
                               MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
                               "ns3::RoceSwitch::DropTracedCallback")
               .AddTraceSource("EcnMark", "A frame marked CE (egress port, priority).",
                               MakeTraceSourceAccessor(&RoceSwitch::m_markTrace),
-                              "ns3::RoceSwitch::MarkTracedCallback")
-              .AddTraceSource("PfcWatchdog",
-                              "A lossless egress queue entered (true) or left (false) the PFC "
-                              "watchdog's storm state (port, priority, storm).",
-                              MakeTraceSourceAccessor(&RoceSwitch::m_wdTrace),
-                              "ns3::RoceSwitch::PfcWatchdogTracedCallback");
+                              "ns3::RoceSwitch::MarkTracedCallback");
     return tid;
 }
 
 RoceSwitch::RoceSwitch()
     : m_uniform(CreateObject<UniformRandomVariable>())
+    , m_watchdog(CreateObject<PfcWatchdog>())
 {
 }
 
@@ -262,18 +241,24 @@ RoceSwitch::Setup(uint32_t id)
     m_sharedPool = m_bufferSize - fixed;
     m_fixedBytes = fixed;
     InstallDequeueHooks();
-    m_wd.clear();
-    m_wdOn = m_pfcWatchdog;
-    if (m_pfcWatchdog)
+    uint8_t losslessMask = 0;
+    for (uint8_t p = 0; p < ETH_CLASSES; ++p)
     {
-        m_wd.assign(n * ETH_CLASSES, Watchdog());
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            // PFC frames only: the watchdog costs nothing per data frame.
-            m_ports[i]->TraceConnectWithoutContext(
-                "PauseRx", MakeCallback(&RoceSwitch::WdPauseRx, this).Bind(i));
-        }
+        losslessMask |= IsLossless(p) ? uint8_t(1u << p) : 0;
     }
+    m_watchdog->Setup(m_ports, losslessMask, MakeCallback(&RoceSwitch::WatchdogDiscard, this));
+    m_wdOn = m_watchdog->IsEnabled();
+}
+
+RoceSwitch::Counters
+RoceSwitch::GetCounters() const
+{
+    Counters c = m_c;
+    const PfcWatchdog::Counters& wd = m_watchdog->GetCounters();
+    c.wdStorms = wd.storms;
+    c.wdRestored = wd.restored;
+    c.wdDrops = wd.drops;
+    return c;
 }
 
 double
@@ -369,7 +354,7 @@ void
 RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect,
                    const Ptr<Packet>& frame)
 {
-    if (m_wdOn && WdDiscard(inPort, outPort, prio, frame->GetSize()))
+    if (m_wdOn && m_watchdog->Discard(inPort, outPort, prio, frame->GetSize()))
     {
         return;
     }
@@ -530,108 +515,11 @@ RoceSwitch::RefreshPause(uint32_t port, uint8_t prio)
                           &RoceSwitch::RefreshPause, this, port, prio);
 }
 
-bool
-RoceSwitch::WdDiscard(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes)
+void
+RoceSwitch::WatchdogDiscard(uint32_t inPort, uint8_t prio, uint32_t bytes)
 {
-    if (m_wdAction != PFCWD_DROP || !m_wd[outPort * ETH_CLASSES + prio].storm)
-    {
-        return false;
-    }
-    ++m_c.wdDrops;
     m_dropTrace(inPort, prio, uint8_t(DropReason::WATCHDOG));
-    Release(inPort, prio, bytes);
-    return true;
-}
-
-void
-RoceSwitch::WdPauseRx(uint32_t port, uint8_t prio, uint16_t quanta)
-{
-    if (quanta == 0 || !IsLossless(prio))
-    {
-        return;
-    }
-    Watchdog& w = m_wd[port * ETH_CLASSES + prio];
-    w.lastXoff = lfsim::Now();
-    // One check per pause spell: refreshes of a running spell find it pending.
-    if (!w.storm && !w.check.IsRunning())
-    {
-        WdArm(port, prio);
-    }
-}
-
-void
-RoceSwitch::WdArm(uint32_t port, uint8_t prio)
-{
-    Watchdog& w = m_wd[port * ETH_CLASSES + prio];
-    const Time now = lfsim::Now();
-    const Time due = std::max(m_ports[port]->GetPauseStart(prio), w.restoredAt) + m_wdDetection;
-    w.check
-        = lfsim::Schedule(due > now ? due - now : Time(0), &RoceSwitch::WdDetect, this, port, prio);
-}
-
-void
-RoceSwitch::WdDetect(uint32_t port, uint8_t prio)
-{
-    Watchdog& w = m_wd[port * ETH_CLASSES + prio];
-    Ptr<RoceNetDevice> dev = m_ports[port];
-    const Time now = lfsim::Now();
-    const Time pauseStart = dev->GetPauseStart(prio);
-    if (!dev->IsPaused(prio) && pauseStart <= now)
-    {
-        return; // the spell ended; the next XOFF arms a new check
-    }
-    // The device moves the pause start only when a new spell begins, so an unchanged start
-    // means the class has been held without a break.
-    const Time due = std::max(pauseStart, w.restoredAt) + m_wdDetection;
-    if (now < due)
-    {
-        w.check = lfsim::Schedule(due - now, &RoceSwitch::WdDetect, this, port, prio);
-        return;
-    }
-    if (dev->GetQueueBytes(prio) == 0)
-    {
-        // Paused but nothing held: look again after another DetectionTime (a poll).
-        w.check = lfsim::Schedule(m_wdDetection, &RoceSwitch::WdDetect, this, port, prio);
-        return;
-    }
-    w.storm = true;
-    ++m_c.wdStorms;
-    if (m_wdAction == PFCWD_DROP)
-    {
-        // Flush before ignoring PFC, or the port would start one of these frames first.
-        for (const RoceNetDevice::Item& item : dev->TakeQueue(prio))
-        {
-            ++m_c.wdDrops;
-            m_dropTrace(uint32_t(item.inPort), prio, uint8_t(DropReason::WATCHDOG));
-            Release(uint32_t(item.inPort), prio, item.bytes); // as TxDone: XON may go upstream
-        }
-    }
-    dev->SetPfcIgnored(prio, true);
-    m_wdTrace(port, prio, true);
-    w.check = lfsim::Schedule(m_wdRestoration, &RoceSwitch::WdRestore, this, port, prio);
-}
-
-void
-RoceSwitch::WdRestore(uint32_t port, uint8_t prio)
-{
-    Watchdog& w = m_wd[port * ETH_CLASSES + prio];
-    Ptr<RoceNetDevice> dev = m_ports[port];
-    const Time now = lfsim::Now();
-    const Time quiet = w.lastXoff + m_wdRestoration;
-    if (now < quiet)
-    {
-        w.check = lfsim::Schedule(quiet - now, &RoceSwitch::WdRestore, this, port, prio);
-        return;
-    }
-    w.storm = false;
-    w.restoredAt = now;
-    ++m_c.wdRestored;
-    dev->SetPfcIgnored(prio, false);
-    m_wdTrace(port, prio, false);
-    if (dev->IsPaused(prio) || dev->GetPauseStart(prio) > now)
-    {
-        WdArm(port, prio); // the last XOFF's timer still runs: the detection clock restarts
-    }
+    Release(inPort, prio, bytes); // as TxDone: XON may go upstream
 }
 
 int64_t
@@ -648,10 +536,7 @@ RoceSwitch::DoDispose()
     {
         r.Cancel();
     }
-    for (auto& w : m_wd)
-    {
-        w.check.Cancel();
-    }
+    m_watchdog->Dispose();
     m_ports.clear();
     m_forwarding.clear();
     m_egressEvent = nullptr;

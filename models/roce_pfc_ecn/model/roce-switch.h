@@ -12,10 +12,7 @@
  *    (EcnMarkingPoint);
  *  - INT (HPCC's in-band telemetry) stamped into the frames that carry it as they leave;
  *  - L3 forwarding from tables the helper fills, ECMP by a hash of the 5-tuple;
- *  - optionally a PFC watchdog (as SONiC's pfcwd): an egress queue of a lossless priority
- *    held by PFC continuously for PfcWatchdogDetectionTime while it holds frames enters the
- *    storm state, in which its port ignores PFC for that priority and the queue's frames are
- *    dropped (or forwarded), until no XOFF has come for PfcWatchdogRestorationTime.
+ *  - optionally a PFC watchdog (pfc-watchdog.h, a part of its own).
  */
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
@@ -26,6 +23,7 @@
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
+#include "pfc-watchdog.h"
 #include "roce-header.h"
 #include "roce-net-device.h"
 
@@ -49,14 +47,6 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
   public:
     static TypeId GetTypeId();
     RoceSwitch();
-
-    /// What the PFC watchdog does with a queue in the storm state (attribute PfcWatchdogAction;
-    /// unscoped so that ns-3's EnumValue accessor converts it).
-    enum PfcWatchdogAction
-    {
-        PFCWD_DROP = 0,    ///< discard the queue's frames, queued and arriving
-        PFCWD_FORWARD = 1, ///< transmit them, ignoring the peer's PFC
-    };
 
     /// Where ECN marking looks at the queue (attribute EcnMarkingPoint).
     enum EcnMarkingPoint
@@ -136,21 +126,25 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         uint64_t wdDrops = 0;    ///< PFC watchdog: frames discarded (action Drop)
     };
 
-    const Counters&
-    GetCounters() const
-    {
-        return m_c;
-    }
+    /// The switch's counters and its parts'.
+    Counters GetCounters() const;
     uint64_t
     GetDrops() const
     {
-        return m_c.dropsHeadroom + m_c.dropsBuffer + m_c.dropsNoRoute + m_c.wdDrops;
+        return m_c.dropsHeadroom + m_c.dropsBuffer + m_c.dropsNoRoute
+               + m_watchdog->GetCounters().drops;
     }
     /// The PFC watchdog holds (port, priority) in the storm state.
     bool
     IsPfcStorm(uint32_t port, uint8_t prio) const
     {
-        return !m_wd.empty() && m_wd[port * ETH_CLASSES + prio].storm;
+        return m_watchdog->IsStorm(port, prio);
+    }
+    /// The part that watches PFC (attributes of its own, set as RoceSwitch's in scenarios).
+    Ptr<PfcWatchdog>
+    GetPfcWatchdog() const
+    {
+        return m_watchdog;
     }
     uint64_t
     GetBufferedBytes() const
@@ -160,7 +154,6 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
 
     typedef void (*DropTracedCallback)(uint32_t port, uint8_t prio, uint8_t reason);
     typedef void (*MarkTracedCallback)(uint32_t port, uint8_t prio);
-    typedef void (*PfcWatchdogTracedCallback)(uint32_t port, uint8_t prio, bool storm);
 
     int64_t AssignStreams(int64_t stream);
 
@@ -174,15 +167,6 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         uint32_t shared = 0;
         uint32_t headroom = 0;
         bool xoff = false;
-    };
-
-    /// PFC watchdog state of one (egress port, lossless priority).
-    struct Watchdog
-    {
-        EventId check;   ///< the pending detection or restoration check
-        Time lastXoff;   ///< last XOFF received for the class on the port
-        Time restoredAt; ///< the detection clock does not start before the last restoration
-        bool storm = false;
     };
 
     // RoceNetDevice::User: frames in, frames leaving their queue and done.
@@ -200,11 +184,8 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     void Xoff(uint32_t port, uint8_t prio);
     void RefreshPause(uint32_t port, uint8_t prio);
     uint32_t EcmpPick(const FrameView& v, uint32_t n) const;
-    void WdPauseRx(uint32_t port, uint8_t prio, uint16_t quanta);
-    void WdArm(uint32_t port, uint8_t prio);
-    void WdDetect(uint32_t port, uint8_t prio);
-    void WdRestore(uint32_t port, uint8_t prio);
-    bool WdDiscard(uint32_t inPort, uint32_t outPort, uint8_t prio, uint32_t bytes);
+    /// A frame the PFC watchdog discards: its buffer freed as when it leaves, the drop traced.
+    void WatchdogDiscard(uint32_t inPort, uint8_t prio, uint32_t bytes);
     void ParseDscpMap();
     Account&
     Acc(uint32_t port, uint8_t prio)
@@ -240,7 +221,7 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     uint8_t m_losslessMask;
     bool m_ecnEnabled;
     bool m_int = false;
-    bool m_wdOn = false; ///< m_wd is not empty (the watchdog is on)
+    bool m_wdOn = false; ///< the PFC watchdog is on
     // Line 1: routing.
     std::vector<uint32_t> m_routeStart; ///< first address of each interval
     std::vector<RouteSpan> m_routeSpan; ///< per interval: its ports
@@ -269,24 +250,19 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     alignas(64) std::array<uint8_t, 64> m_dscpToPrio{};
     Counters m_c;
 
-    // Set-up, PFC watchdog
+    // Set-up, the parts
+    Ptr<PfcWatchdog> m_watchdog;
     std::vector<uint32_t> m_headroom;
     /// Per (port, priority) as m_acc: the pending XOFF refresh. Apart from the accounts, which
     /// every frame reads: four of them then fit a cache line.
     std::vector<EventId> m_refresh;
-    std::vector<Watchdog> m_wd; ///< per (port, priority); empty when the watchdog is off
     uint64_t m_bufferSize;
     uint32_t m_headroomAttr;
     uint64_t m_fixedBytes = 0; ///< reserved and headroom bytes, outside the shared pool
     std::string m_dscpMapText;
-    bool m_pfcWatchdog;
-    Time m_wdDetection;
-    Time m_wdRestoration;
-    PfcWatchdogAction m_wdAction;
 
     TracedCallback<uint32_t, uint8_t, uint8_t> m_dropTrace;
     TracedCallback<uint32_t, uint8_t> m_markTrace;
-    TracedCallback<uint32_t, uint8_t, bool> m_wdTrace;
 };
 
 } // namespace ns3

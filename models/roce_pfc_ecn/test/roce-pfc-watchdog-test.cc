@@ -32,10 +32,10 @@ constexpr uint8_t RDMA_PRIO = 3; // DSCP 26 >> 3, the lossless class by default
 void
 EnableWatchdog(Time detection, Time restoration, const std::string& action)
 {
-    Config::SetDefault("ns3::RoceSwitch::PfcWatchdog", BooleanValue(true));
-    Config::SetDefault("ns3::RoceSwitch::PfcWatchdogDetectionTime", TimeValue(detection));
-    Config::SetDefault("ns3::RoceSwitch::PfcWatchdogRestorationTime", TimeValue(restoration));
-    Config::SetDefault("ns3::RoceSwitch::PfcWatchdogAction", StringValue(action));
+    Config::SetDefault("ns3::PfcWatchdog::PfcWatchdog", BooleanValue(true));
+    Config::SetDefault("ns3::PfcWatchdog::PfcWatchdogDetectionTime", TimeValue(detection));
+    Config::SetDefault("ns3::PfcWatchdog::PfcWatchdogRestorationTime", TimeValue(restoration));
+    Config::SetDefault("ns3::PfcWatchdog::PfcWatchdogAction", StringValue(action));
 }
 
 /**
@@ -60,7 +60,8 @@ class StuckReceiver
                    + toHost0->GetRoceChannel()->GetPropagationDelay();
         toHost0->TraceConnectWithoutContext("PauseRx", MakeCallback(&StuckReceiver::PauseRx, this));
         toHost0->TraceConnectWithoutContext("Sniffer", MakeCallback(&StuckReceiver::Sniff, this));
-        sw->TraceConnectWithoutContext("PfcWatchdog", MakeCallback(&StuckReceiver::Wd, this));
+        sw->GetPfcWatchdog()->TraceConnectWithoutContext("PfcWatchdog",
+                                                         MakeCallback(&StuckReceiver::Wd, this));
         auto [a, b] = t.nics[1]->Connect(t.nics[0]);
         requester = a;
         responder = b;
