@@ -95,6 +95,27 @@ def rows(type_id: str, origin: str = "") -> list[str]:
     return out
 
 
+def parts_note(type_id: str) -> list[str]:
+    """A class built of parts (lfsim::RegisterParts: RoceSwitch of SwitchMmu, ...): which part
+    declares which of the attributes listed under the class, and the name C++ gives them."""
+    parts: dict[str, list[str]] = {}
+    for a in core.attributes(type_id):
+        owner = a.get("declared_by", type_id)
+        if owner != type_id:
+            parts.setdefault(owner, []).append(a["name"])
+    if not parts:
+        return []
+    listed = "; ".join(f"{short(p)}: {', '.join(names)}" for p, names in parts.items())
+    first = next(iter(parts))
+    return [
+        f"{short(type_id)} is built of parts, each declaring its own attributes ({listed}). "
+        f"Scenarios, `--set` and Python set them as {short(type_id)}'s, as listed here; C++ "
+        f"`Config::SetDefault` names the part that declares them (`{first}::"
+        f"{parts[first][0]}`).",
+        "",
+    ]
+
+
 def presets(type_id: str) -> list[str]:
     found = core.presets(type_id)
     if not found:
@@ -229,7 +250,7 @@ def fabric_block(fabric: str) -> str:
     info = fabrics()[fabric]
     out = []
     for tid in info["type_ids"]:
-        out += [f"**{short(tid)}**", "", *HEADER, *rows(tid), *presets(tid), ""]
+        out += [f"**{short(tid)}**", "", *parts_note(tid), *HEADER, *rows(tid), *presets(tid), ""]
     if info.get("open"):
         shared = ", ".join(f"`{short(t)}`" for t in SHARED_CLASSES)
         out += [
@@ -337,6 +358,7 @@ def class_pages() -> dict[str, str]:
         if attrs:
             lines += ["", how_to_set(tid, attrs[0]["name"])]
         lines.append("")
+        lines += parts_note(tid)
         table = class_table(
             tid, "## Attributes", set(used), lambda p: f"[{short(p)}]({short(p)}.md)"
         )

@@ -24,12 +24,12 @@ main(int argc, char** argv)
     CommandLine cmd;
     cmd.AddValue("senders", "incast degree", senders);
     cmd.AddValue("message", "bytes per RDMA WRITE", message);
-    cmd.AddValue("buffer", "RoceSwitch::BufferSize", buffer);
-    cmd.AddValue("pfc", "RoceSwitch::PfcEnabled", pfc);
+    cmd.AddValue("buffer", "switch buffer, bytes (SwitchMmu::BufferSize)", buffer);
+    cmd.AddValue("pfc", "PFC on (SwitchMmu::PfcEnabled)", pfc);
     cmd.AddValue("stop", "simulated time", stop);
     cmd.Parse(argc, argv);
-    Config::SetDefault("ns3::RoceSwitch::BufferSize", UintegerValue(buffer));
-    Config::SetDefault("ns3::RoceSwitch::PfcEnabled", BooleanValue(pfc));
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(buffer));
+    Config::SetDefault("ns3::SwitchMmu::PfcEnabled", BooleanValue(pfc));
 
     RoceHelper helper;
     RoceTopology t = helper.Leaf(senders + 1, EthSpeed::GBE25);

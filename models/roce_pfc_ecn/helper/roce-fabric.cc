@@ -326,12 +326,10 @@ class RoceFabric : public lfsim::Fabric
         for (uint32_t s = 0; s < t.switches.size(); ++s)
         {
             ctx.nodeFaults[g.Nodes()[g.Switches()[s]].name + ":buffer"]
-                = [sw = t.switches[s]](bool on, const lfsim::FaultSpec& f)
-            {
-                UintegerValue full;
-                sw->GetAttribute("BufferSize", full);
-                sw->SetBufferBytes(on ? uint64_t(std::stod(f.at("size"))) : full.Get());
-            };
+                = [sw = t.switches[s]](bool on, const lfsim::FaultSpec& f) {
+                      sw->SetBufferBytes(on ? uint64_t(std::stod(f.at("size")))
+                                            : sw->GetMmu()->GetBufferSize());
+                  };
         }
 
         lfsim::WorkloadEnv env;

@@ -1,12 +1,8 @@
 /*
- * A shared-buffer Ethernet switch as merchant silicon builds it (ingress accounting):
- *  - every (ingress port, priority) owns ReservedBytes; beyond that it draws from a shared pool
- *    while its shared use stays under the dynamic threshold Alpha x (free shared bytes);
- *  - lossless priorities also own a headroom per (port, priority). When a (port, priority)
- *    reaches its threshold the switch sends PFC XOFF upstream; what is still on the cable lands
- *    in headroom. XON goes out once the use falls XonOffset below the threshold. Headroom too
- *    small for the cable: drops, counted per reason, never silent;
- *  - lossy priorities tail-drop at the threshold;
+ * A shared-buffer Ethernet switch as merchant silicon builds it:
+ *  - a shared buffer with ingress accounting, dynamic thresholds, headroom and PFC (the MMU,
+ *    switch-mmu.h, a part of its own); what it refuses is dropped, counted per reason, never
+ *    silently;
  *  - egress ECN marking RED-style per (port, priority) on the instantaneous queue (Kmin, Kmax,
  *    Pmax), as DCQCN's congestion point, as a frame joins the queue or as it leaves
  *    (EcnMarkingPoint);
@@ -26,6 +22,7 @@
 #include "pfc-watchdog.h"
 #include "roce-header.h"
 #include "roce-net-device.h"
+#include "switch-mmu.h"
 
 #include <array>
 #include <string>
@@ -78,36 +75,58 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
                    const std::vector<uint32_t>& start, const std::vector<uint32_t>& setOf,
                    uint32_t addresses, uint32_t hostIpBase);
 
-    /// Sizes the MMU once every port is attached (headroom from the cable and speeds).
+    /// Sizes the MMU and starts the watchdog once every port is attached.
     void Setup(uint32_t id);
 
-    /// Headroom of a lossless (port, priority) by the documented formula, bytes.
-    uint32_t HeadroomFormula(uint32_t port) const;
+    /// The parts (each with attributes of its own, set as RoceSwitch's in scenarios).
+    Ptr<SwitchMmu>
+    GetMmu() const
+    {
+        return m_mmu;
+    }
+
+    Ptr<PfcWatchdog>
+    GetPfcWatchdog() const
+    {
+        return m_watchdog;
+    }
+
+    // The MMU's, for the fabric and the tests.
+    uint32_t
+    HeadroomFormula(uint32_t port) const
+    {
+        return m_mmu->HeadroomFormula(port);
+    }
+
     uint32_t
     GetHeadroom(uint32_t port) const
     {
-        return m_headroom[port];
+        return m_mmu->GetHeadroom(port);
     }
+
     uint64_t
     GetSharedPoolBytes() const
     {
-        return m_sharedPool;
+        return m_mmu->GetSharedPoolBytes();
     }
-    /// The buffer is now `bytes` (a fault of the timeline: a shrink, or back to BufferSize):
-    /// the shared pool is what is left after the reserved and headroom bytes.
-    void SetBufferBytes(uint64_t bytes);
-    uint64_t
-    GetSharedUsed() const
+
+    /// The buffer is now `bytes` (a fault of the timeline: a shrink, or back to BufferSize).
+    void
+    SetBufferBytes(uint64_t bytes)
     {
-        return m_sharedUsed;
+        m_mmu->SetBufferBytes(bytes);
     }
-    /// Current dynamic threshold for one (port, priority)'s shared use.
-    double GetThreshold() const;
-    uint32_t GetIngressBytes(uint32_t port, uint8_t prio) const;
+
     bool
     IsLossless(uint8_t prio) const
     {
-        return m_pfcEnabled && (m_losslessMask >> prio & 1);
+        return m_mmu->IsLossless(prio);
+    }
+
+    uint64_t
+    GetBufferedBytes() const
+    {
+        return m_mmu->GetBufferedBytes();
     }
 
     struct Counters
@@ -140,17 +159,6 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     {
         return m_watchdog->IsStorm(port, prio);
     }
-    /// The part that watches PFC (attributes of its own, set as RoceSwitch's in scenarios).
-    Ptr<PfcWatchdog>
-    GetPfcWatchdog() const
-    {
-        return m_watchdog;
-    }
-    uint64_t
-    GetBufferedBytes() const
-    {
-        return m_bufferUsed;
-    }
 
     typedef void (*DropTracedCallback)(uint32_t port, uint8_t prio, uint8_t reason);
     typedef void (*MarkTracedCallback)(uint32_t port, uint8_t prio);
@@ -161,14 +169,6 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     void DoDispose() override;
 
   private:
-    struct Account
-    {
-        uint32_t reserved = 0;
-        uint32_t shared = 0;
-        uint32_t headroom = 0;
-        bool xoff = false;
-    };
-
     // RoceNetDevice::User: frames in, frames leaving their queue and done.
     void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
     void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect,
@@ -179,24 +179,15 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     void Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
     void InstallDequeueHooks();
     void TxDone(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
-    bool Admit(uint32_t port, uint8_t prio, uint32_t bytes);
-    void Release(uint32_t port, uint8_t prio, uint32_t bytes);
-    void Xoff(uint32_t port, uint8_t prio);
-    void RefreshPause(uint32_t port, uint8_t prio);
     uint32_t EcmpPick(const FrameView& v, uint32_t n) const;
     /// A frame the PFC watchdog discards: its buffer freed as when it leaves, the drop traced.
     void WatchdogDiscard(uint32_t inPort, uint8_t prio, uint32_t bytes);
     void ParseDscpMap();
-    Account&
-    Acc(uint32_t port, uint8_t prio)
-    {
-        return m_acc[port * ETH_CLASSES + prio];
-    }
 
     // Members in the order a frame's forwarding touches them (route, admission, egress), what
-    // PFC, the watchdog and set-up use after them: on a large fabric a frame meets its switch
-    // cold in the cache and then reads a few lines of it, not all of them (the class is
-    // aligned to a cache line, so where they fall does not depend on malloc).
+    // set-up uses after them: on a large fabric a frame meets its switch cold in the cache and
+    // then reads a few lines of it, not all of them (the class is aligned to a cache line, so
+    // where they fall does not depend on malloc). The MMU's per-frame state is the MMU's own.
     struct RouteSpan
     {
         uint32_t first; ///< in m_routePorts
@@ -211,54 +202,36 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         Ptr<Packet> frame;
     };
     // Line 0, after the object's header and the port user's vtable pointer: classification,
-    // routing and admission constants.
+    // routing constants, the MMU.
     uint32_t m_addresses = 0;
     uint32_t m_hostIpBase = 0;
     uint32_t m_id = 0; ///< in the ECMP hash
-    uint32_t m_reservedBytes;
     bool m_trustPcp;
-    bool m_pfcEnabled;
-    uint8_t m_losslessMask;
     bool m_ecnEnabled;
     bool m_int = false;
     bool m_wdOn = false; ///< the PFC watchdog is on
+    Ptr<SwitchMmu> m_mmu;
     // Line 1: routing.
     std::vector<uint32_t> m_routeStart; ///< first address of each interval
     std::vector<RouteSpan> m_routeSpan; ///< per interval: its ports
     Time m_forwardingLatency;
-    EcnMarkingPoint m_markingPoint;
-    uint32_t m_xonOffset;
-    // Line 2: ports and ingress accounts.
-    std::vector<uint32_t> m_routePorts; ///< every interval's ports, one after another
-    std::vector<Account> m_acc;
     Ptr<EventImpl> m_egressEvent;
+    // Line 2: ports, frames within the forwarding latency.
+    std::vector<uint32_t> m_routePorts; ///< every interval's ports, one after another
+    std::vector<Ptr<RoceNetDevice>> m_ports;
+    lfsim::Fifo<Forwarding> m_forwarding; ///< frames within their ForwardingLatency, in order
+    // Line 3: RED.
+    EcnMarkingPoint m_markingPoint;
     uint32_t m_kmin;
     uint32_t m_kmax;
-    // Line 3: the shared buffer.
-    uint64_t m_sharedPool = 0;
-    uint64_t m_sharedUsed = 0;
-    uint64_t m_bufferUsed = 0;
-    uint64_t m_headroomUsed = 0;
-    double m_alpha;
-    std::vector<Ptr<RoceNetDevice>> m_ports;
-    // Line 4: frames within the forwarding latency, RED.
-    lfsim::Fifo<Forwarding> m_forwarding; ///< frames within their ForwardingLatency, in order
     double m_pmax;
     Ptr<UniformRandomVariable> m_uniform;
-    uint16_t m_pauseQuanta;
-    // Lines 5 to 7: DSCP to class, counters.
+    // Lines 4 to 6: DSCP to class, counters.
     alignas(64) std::array<uint8_t, 64> m_dscpToPrio{};
     Counters m_c;
 
     // Set-up, the parts
     Ptr<PfcWatchdog> m_watchdog;
-    std::vector<uint32_t> m_headroom;
-    /// Per (port, priority) as m_acc: the pending XOFF refresh. Apart from the accounts, which
-    /// every frame reads: four of them then fit a cache line.
-    std::vector<EventId> m_refresh;
-    uint64_t m_bufferSize;
-    uint32_t m_headroomAttr;
-    uint64_t m_fixedBytes = 0; ///< reserved and headroom bytes, outside the shared pool
     std::string m_dscpMapText;
 
     TracedCallback<uint32_t, uint8_t, uint8_t> m_dropTrace;

@@ -156,7 +156,7 @@ class TcpIncastTest : public lfsim::ModelTestCase
         // 160 kB - 3 ports x 8 classes x 3072 reserved - 3 x 12873 headroom (class 3) leaves
         // 47.6 kB of shared pool, of which one ingress may hold Alpha = 1/8 of the free part:
         // the two windows (up to 128 KiB of socket buffer each) do not fit.
-        Config::SetDefault("ns3::RoceSwitch::BufferSize", UintegerValue(160000));
+        Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(160000));
         Config::SetDefault("ns3::RoceHostIp::Dscp", UintegerValue(m_lossless ? 26 : 0));
         // Linux's timers (TCP_RTO_MIN 200 ms, delayed ACK at most 40 ms) instead of ns-3's 1 s
         // and 200 ms: a lost tail costs less simulated time; the RTO stays above the delayed

@@ -578,8 +578,8 @@ class ConservationTest : public RoceTestCase
     {
         for (bool pfc : {true, false})
         {
-            Config::SetDefault("ns3::RoceSwitch::PfcEnabled", BooleanValue(pfc));
-            Config::SetDefault("ns3::RoceSwitch::BufferSize", UintegerValue(400000));
+            Config::SetDefault("ns3::SwitchMmu::PfcEnabled", BooleanValue(pfc));
+            Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(400000));
             RoceHelper h;
             std::vector<uint32_t> leafOf{0, 1, 1, 1, 1, 1, 1};
             RoceTopology t = h.LeafSpine(leafOf, 2, 2, EthSpeed::GBE25, EthSpeed::GBE25);

@@ -417,7 +417,7 @@ struct IncastOutcome
 IncastOutcome
 RunIncast()
 {
-    Config::SetDefault("ns3::RoceSwitch::BufferSize", UintegerValue(1000000));
+    Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(1000000));
     RoceHelper h;
     std::vector<uint32_t> leafOf{0};
     for (int i = 0; i < 16; ++i)
@@ -617,7 +617,7 @@ class WatchdogDeadlockTest : public lfsim::ModelTestCase
         const Time stagger = MicroSeconds(100);
         const Time stop = MilliSeconds(100);
         {
-            Config::SetDefault("ns3::RoceSwitch::BufferSize", UintegerValue(400000));
+            Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(400000));
             Ring r(messages, size, stagger);
             uint64_t movedBy50 = 0;
             Simulator::Schedule(MilliSeconds(50), [&]() { movedBy50 = r.RingDataFrames(); });
@@ -637,7 +637,7 @@ class WatchdogDeadlockTest : public lfsim::ModelTestCase
         }
         for (const char* action : {"Drop", "Forward"})
         {
-            Config::SetDefault("ns3::RoceSwitch::BufferSize", UintegerValue(400000));
+            Config::SetDefault("ns3::SwitchMmu::BufferSize", UintegerValue(400000));
             EnableWatchdog(MilliSeconds(1), MilliSeconds(1), action);
             const bool drop = std::string(action) == "Drop";
             Ring r(messages, size, stagger);
