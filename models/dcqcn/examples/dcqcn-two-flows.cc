@@ -74,7 +74,7 @@ main(int argc, char** argv)
     cmd.Parse(argc, argv);
 
     Config::SetDefault("ns3::RdmaNic::CongestionControl", TypeIdValue(Dcqcn::GetTypeId()));
-    Config::SetDefault("ns3::RoceSwitch::EcnEnabled", BooleanValue(true));
+    Config::SetDefault("ns3::SwitchMarker::EcnEnabled", BooleanValue(true));
     lfsim::ApplyPreset("ns3::Dcqcn", preset);
 
     RoceHelper h;

@@ -488,7 +488,7 @@ void
 UseDcqcn(const std::string& preset)
 {
     Config::SetDefault("ns3::RdmaNic::CongestionControl", TypeIdValue(Dcqcn::GetTypeId()));
-    Config::SetDefault("ns3::RoceSwitch::EcnEnabled", BooleanValue(true));
+    Config::SetDefault("ns3::SwitchMarker::EcnEnabled", BooleanValue(true));
     lfsim::ApplyPreset("ns3::Dcqcn", preset);
 }
 

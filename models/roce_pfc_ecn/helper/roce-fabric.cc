@@ -757,7 +757,7 @@ class RoceFabric : public lfsim::Fabric
         m_marksAt.assign(t.ports.size(), 0);
         for (uint32_t s = 0; s < t.switches.size(); ++s)
         {
-            t.switches[s]->TraceConnectWithoutContext(
+            t.switches[s]->GetMarker()->TraceConnectWithoutContext(
                 "EcnMark", MakeCallback(&RoceFabric::CountMark, this).Bind(s));
         }
         if (sampled)
@@ -839,7 +839,7 @@ class RoceFabric : public lfsim::Fabric
             ctx.SetLabels("ecn", t.portLabels);
             for (uint32_t s = 0; s < t.switches.size(); ++s)
             {
-                t.switches[s]->TraceConnectWithoutContext(
+                t.switches[s]->GetMarker()->TraceConnectWithoutContext(
                     "EcnMark", MakeBoundCallback(&OnMark, tab, &m_onSwitch[s]));
             }
         }

@@ -3,15 +3,9 @@
 #include "lfsim-attributes.h"
 #include "lfsim-clock.h"
 #include "ns3/boolean.h"
-#include "ns3/double.h"
-#include "ns3/enum.h"
-#include "ns3/simulator.h"
 #include "ns3/string.h"
-#include "ns3/uinteger.h"
-#include "roce-channel.h"
 
 #include <algorithm>
-#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -23,10 +17,10 @@ NS_OBJECT_ENSURE_REGISTERED(RoceSwitch);
 namespace
 {
 // A scenario's RoceSwitch section sets its parts' attributes too, by the names they had when
-// the switch declared them itself (RoceSwitch.BufferSize, RoceSwitch.PfcWatchdog*): see
-// lfsim::RegisterParts.
-const bool g_parts
-    = lfsim::RegisterParts("ns3::RoceSwitch", {"ns3::SwitchMmu", "ns3::PfcWatchdog"});
+// the switch declared them itself (RoceSwitch.BufferSize, RoceSwitch.Kmin,
+// RoceSwitch.PfcWatchdog*): see lfsim::RegisterParts. In the order a frame meets them.
+const bool g_parts = lfsim::RegisterParts(
+    "ns3::RoceSwitch", {"ns3::SwitchMmu", "ns3::SwitchMarker", "ns3::PfcWatchdog"});
 } // namespace
 
 TypeId
@@ -37,28 +31,6 @@ RoceSwitch::GetTypeId()
               .SetParent<Object>()
               .SetGroupName("RocePfcEcn")
               .AddConstructor<RoceSwitch>()
-              .AddAttribute("EcnEnabled",
-                            "Mark ECN-capable packets at egress (RED on the instantaneous queue).",
-                            BooleanValue(false), MakeBooleanAccessor(&RoceSwitch::m_ecnEnabled),
-                            MakeBooleanChecker())
-              .AddAttribute("Kmin", "Egress queue bytes (per port, priority) where marking starts.",
-                            UintegerValue(5 * 1024), MakeUintegerAccessor(&RoceSwitch::m_kmin),
-                            MakeUintegerChecker<uint32_t>())
-              .AddAttribute("Kmax",
-                            "Egress queue bytes above which every ECN-capable packet is marked.",
-                            UintegerValue(200 * 1024), MakeUintegerAccessor(&RoceSwitch::m_kmax),
-                            MakeUintegerChecker<uint32_t>())
-              .AddAttribute("Pmax", "Marking probability at Kmax (linear from 0 at Kmin).",
-                            DoubleValue(0.01), MakeDoubleAccessor(&RoceSwitch::m_pmax),
-                            MakeDoubleChecker<double>(0.0, 1.0))
-              .AddAttribute("EcnMarkingPoint",
-                            "Where RED looks at the egress queue: Enqueue (as a frame joins it: "
-                            "the queue ahead of the frame; DCTCP marks arriving packets) or "
-                            "Dequeue (as it leaves for the line: the queue behind it, as some "
-                            "switch ASICs and the HPCC simulator mark).",
-                            EnumValue(ECN_AT_ENQUEUE),
-                            MakeEnumAccessor(&RoceSwitch::m_markingPoint),
-                            MakeEnumChecker(ECN_AT_ENQUEUE, "Enqueue", ECN_AT_DEQUEUE, "Dequeue"))
               .AddAttribute("ForwardingLatency",
                             "Time from a frame fully received to its availability at the egress "
                             "queue (store and forward).",
@@ -76,16 +48,13 @@ RoceSwitch::GetTypeId()
                             MakeStringChecker())
               .AddTraceSource("Drop", "A frame dropped (ingress port, priority, DropReason).",
                               MakeTraceSourceAccessor(&RoceSwitch::m_dropTrace),
-                              "ns3::RoceSwitch::DropTracedCallback")
-              .AddTraceSource("EcnMark", "A frame marked CE (egress port, priority).",
-                              MakeTraceSourceAccessor(&RoceSwitch::m_markTrace),
-                              "ns3::RoceSwitch::MarkTracedCallback");
+                              "ns3::RoceSwitch::DropTracedCallback");
     return tid;
 }
 
 RoceSwitch::RoceSwitch()
     : m_mmu(CreateObject<SwitchMmu>())
-    , m_uniform(CreateObject<UniformRandomVariable>())
+    , m_marker(CreateObject<SwitchMarker>())
     , m_watchdog(CreateObject<PfcWatchdog>())
 {
 }
@@ -153,15 +122,11 @@ RoceSwitch::ParseDscpMap()
 void
 RoceSwitch::Setup(uint32_t id)
 {
-    if (m_kmin > m_kmax)
-    {
-        throw std::invalid_argument("RoceSwitch.Kmin: got " + std::to_string(m_kmin)
-                                    + " above Kmax " + std::to_string(m_kmax)
-                                    + "; accepted: Kmin <= Kmax (bytes)");
-    }
+    m_marker->Setup();
     m_id = id;
     ParseDscpMap();
     m_mmu->Setup(m_ports);
+    m_markEnqueue = m_marker->MarksAtEnqueue();
     InstallDequeueHooks();
     m_watchdog->Setup(m_ports, m_mmu->GetLosslessMask(),
                       MakeCallback(&RoceSwitch::WatchdogDiscard, this));
@@ -171,7 +136,12 @@ RoceSwitch::Setup(uint32_t id)
 RoceSwitch::Counters
 RoceSwitch::GetCounters() const
 {
-    Counters c = m_c;
+    Counters c;
+    c.forwarded = m_c.forwarded;
+    c.dropsHeadroom = m_c.dropsHeadroom;
+    c.dropsBuffer = m_c.dropsBuffer;
+    c.dropsNoRoute = m_c.dropsNoRoute;
+    c.ecnMarked = m_marker->GetMarked();
     const SwitchMmu::Counters& mmu = m_mmu->GetCounters();
     c.xoffSent = mmu.xoffSent;
     c.xonSent = mmu.xonSent;
@@ -262,35 +232,17 @@ RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect,
         return;
     }
     const Ptr<RoceNetDevice>& out = m_ports[outPort];
-    if (m_ecnEnabled && ect && m_markingPoint == ECN_AT_ENQUEUE
-        && RedMark(out->GetQueueBytes(prio)))
+    if (m_markEnqueue && ect)
     {
-        MarkCe(frame);
-        ++m_c.ecnMarked;
-        m_markTrace(outPort, prio);
+        m_marker->Enqueue(outPort, prio, out->GetQueueBytes(prio), frame);
     }
     out->Enqueue(frame, prio, int32_t(inPort));
-}
-
-bool
-RoceSwitch::RedMark(uint32_t q)
-{
-    if (q > m_kmax)
-    {
-        return true;
-    }
-    if (q > m_kmin)
-    {
-        const double p = m_pmax * double(q - m_kmin) / double(m_kmax - m_kmin);
-        return m_uniform->GetValue() < p;
-    }
-    return false;
 }
 
 void
 RoceSwitch::EnableInt()
 {
-    m_int = true;
+    m_marker->EnableInt();
     InstallDequeueHooks();
 }
 
@@ -298,7 +250,7 @@ void
 RoceSwitch::InstallDequeueHooks()
 {
     // Only when something happens at dequeue: otherwise the ports call nothing more per frame.
-    if ((m_ecnEnabled && m_markingPoint == ECN_AT_DEQUEUE) || m_int)
+    if (m_marker->NeedsDequeue())
     {
         for (auto& port : m_ports)
         {
@@ -310,23 +262,7 @@ RoceSwitch::InstallDequeueHooks()
 void
 RoceSwitch::Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item)
 {
-    const uint32_t q = port->GetQueueBytes(item.prio); // behind the frame
-    if (m_ecnEnabled && m_markingPoint == ECN_AT_DEQUEUE)
-    {
-        const FrameView v = PeekFrame(item.packet);
-        if ((v.ecn == 1 || v.ecn == 2) && RedMark(q))
-        {
-            MarkCe(item.packet);
-            ++m_c.ecnMarked;
-            m_markTrace(port->GetUserIndex(), item.prio);
-        }
-    }
-    if (m_int)
-    {
-        StampInt(item.packet,
-                 IntHop::Make(uint8_t(port->GetSpeed()), uint64_t(lfsim::Now().GetNanoSeconds()),
-                              port->GetCounters().lineBytesTx, q));
-    }
+    m_marker->Dequeue(port, item);
 }
 
 void
@@ -345,14 +281,14 @@ RoceSwitch::WatchdogDiscard(uint32_t inPort, uint8_t prio, uint32_t bytes)
 int64_t
 RoceSwitch::AssignStreams(int64_t stream)
 {
-    m_uniform->SetStream(stream);
-    return 1;
+    return m_marker->AssignStreams(stream);
 }
 
 void
 RoceSwitch::DoDispose()
 {
     m_mmu->Dispose();
+    m_marker->Dispose();
     m_watchdog->Dispose();
     m_ports.clear();
     m_forwarding.clear();

@@ -1,27 +1,27 @@
 /*
- * A shared-buffer Ethernet switch as merchant silicon builds it:
- *  - a shared buffer with ingress accounting, dynamic thresholds, headroom and PFC (the MMU,
- *    switch-mmu.h, a part of its own); what it refuses is dropped, counted per reason, never
- *    silently;
- *  - egress ECN marking RED-style per (port, priority) on the instantaneous queue (Kmin, Kmax,
- *    Pmax), as DCQCN's congestion point, as a frame joins the queue or as it leaves
- *    (EcnMarkingPoint);
- *  - INT (HPCC's in-band telemetry) stamped into the frames that carry it as they leave;
- *  - L3 forwarding from tables the helper fills, ECMP by a hash of the 5-tuple;
- *  - optionally a PFC watchdog (pfc-watchdog.h, a part of its own).
+ * A shared-buffer Ethernet switch as merchant silicon builds it: L3 forwarding from tables the
+ * helper fills, ECMP by a hash of the 5-tuple, and the parts it ties together, each an ns-3
+ * Object with attributes of its own (set as RoceSwitch's in scenarios: lfsim::RegisterParts):
+ *  - SwitchMmu (switch-mmu.h): the shared buffer with ingress accounting, dynamic thresholds,
+ *    headroom, PFC XOFF/XON; what it refuses is dropped, counted per reason, never silently;
+ *  - SwitchMarker (switch-marker.h): ECN marking RED-style on the egress queue (DCQCN's
+ *    congestion point) and INT stamping (HPCC);
+ *  - PfcWatchdog (pfc-watchdog.h): SONiC's pfcwd, off by default.
+ * A frame goes through it in one direction: Receive (classify, route, admit), after
+ * ForwardingLatency Egress (watchdog, ECN at enqueue, the port's queue), Dequeue as it leaves
+ * its queue (ECN at dequeue, INT), TxDone once it has left (its buffer freed).
  */
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
 
-#include "ns3/event-id.h"
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
-#include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 #include "pfc-watchdog.h"
 #include "roce-header.h"
 #include "roce-net-device.h"
+#include "switch-marker.h"
 #include "switch-mmu.h"
 
 #include <array>
@@ -45,28 +45,20 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     static TypeId GetTypeId();
     RoceSwitch();
 
-    /// Where ECN marking looks at the queue (attribute EcnMarkingPoint).
-    enum EcnMarkingPoint
-    {
-        ECN_AT_ENQUEUE = 0, ///< as the frame joins its egress queue (the queue ahead of it)
-        ECN_AT_DEQUEUE = 1, ///< as it leaves for the line (the queue behind it)
-    };
-
     void AddPort(Ptr<RoceNetDevice> port);
-    /// Stamp an INT record (roce-header.h) into every frame that carries INT as it leaves an
-    /// egress port: what HPCC needs from the switches. The fabric turns it on when the NICs'
-    /// congestion control asks for INT.
-    void EnableInt();
+
     Ptr<RoceNetDevice>
     GetPort(uint32_t i) const
     {
         return m_ports[i];
     }
+
     uint32_t
     GetNPorts() const
     {
         return m_ports.size();
     }
+
     /// The forwarding table: the equal-cost egress ports toward the host at address
     /// hostIpBase + a, for a < `addresses`, as intervals of addresses: addresses from
     /// `start[i]` (ascending, start[0] == 0) to the next start use `sets[setOf[i]]` (an empty
@@ -75,14 +67,25 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
                    const std::vector<uint32_t>& start, const std::vector<uint32_t>& setOf,
                    uint32_t addresses, uint32_t hostIpBase);
 
-    /// Sizes the MMU and starts the watchdog once every port is attached.
+    /// Sets up the parts once every port is attached (the MMU sizes its buffer from them).
     void Setup(uint32_t id);
 
-    /// The parts (each with attributes of its own, set as RoceSwitch's in scenarios).
+    /// Stamp an INT record (roce-header.h) into every frame that carries INT as it leaves an
+    /// egress port: what HPCC needs from the switches. The fabric turns it on when the NICs'
+    /// congestion control asks for INT.
+    void EnableInt();
+
+    // The parts.
     Ptr<SwitchMmu>
     GetMmu() const
     {
         return m_mmu;
+    }
+
+    Ptr<SwitchMarker>
+    GetMarker() const
+    {
+        return m_marker;
     }
 
     Ptr<PfcWatchdog>
@@ -129,6 +132,14 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         return m_mmu->GetBufferedBytes();
     }
 
+    /// The PFC watchdog holds (port, priority) in the storm state.
+    bool
+    IsPfcStorm(uint32_t port, uint8_t prio) const
+    {
+        return m_watchdog->IsStorm(port, prio);
+    }
+
+    /// The switch's counters and its parts', together.
     struct Counters
     {
         uint64_t forwarded = 0;
@@ -145,23 +156,16 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         uint64_t wdDrops = 0;    ///< PFC watchdog: frames discarded (action Drop)
     };
 
-    /// The switch's counters and its parts'.
     Counters GetCounters() const;
+
     uint64_t
     GetDrops() const
     {
         return m_c.dropsHeadroom + m_c.dropsBuffer + m_c.dropsNoRoute
                + m_watchdog->GetCounters().drops;
     }
-    /// The PFC watchdog holds (port, priority) in the storm state.
-    bool
-    IsPfcStorm(uint32_t port, uint8_t prio) const
-    {
-        return m_watchdog->IsStorm(port, prio);
-    }
 
     typedef void (*DropTracedCallback)(uint32_t port, uint8_t prio, uint8_t reason);
-    typedef void (*MarkTracedCallback)(uint32_t port, uint8_t prio);
 
     int64_t AssignStreams(int64_t stream);
 
@@ -169,30 +173,37 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     void DoDispose() override;
 
   private:
-    // RoceNetDevice::User: frames in, frames leaving their queue and done.
+    // RoceNetDevice::User, in the order a frame meets them: it arrives, leaves its egress
+    // queue, has left.
     void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
+    void EgressNext(); ///< the frame at the head of m_forwarding has waited ForwardingLatency
     void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect,
                 const Ptr<Packet>& frame);
-    void EgressNext(); ///< the frame at the head of m_forwarding has waited ForwardingLatency
-    /// RED on a queue of `q` bytes (Kmin, Kmax, Pmax): mark this frame?
-    bool RedMark(uint32_t q);
     void Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
-    void InstallDequeueHooks();
     void TxDone(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
+
     uint32_t EcmpPick(const FrameView& v, uint32_t n) const;
     /// A frame the PFC watchdog discards: its buffer freed as when it leaves, the drop traced.
     void WatchdogDiscard(uint32_t inPort, uint8_t prio, uint32_t bytes);
+    /// The ports call Dequeue only when the marker does something then.
+    void InstallDequeueHooks();
     void ParseDscpMap();
 
-    // Members in the order a frame's forwarding touches them (route, admission, egress), what
-    // set-up uses after them: on a large fabric a frame meets its switch cold in the cache and
-    // then reads a few lines of it, not all of them (the class is aligned to a cache line, so
-    // where they fall does not depend on malloc). The MMU's per-frame state is the MMU's own.
+    /// The switch's own counters (the parts count theirs).
+    struct OwnCounters
+    {
+        uint64_t forwarded = 0;
+        uint64_t dropsHeadroom = 0;
+        uint64_t dropsBuffer = 0;
+        uint64_t dropsNoRoute = 0;
+    };
+
     struct RouteSpan
     {
         uint32_t first; ///< in m_routePorts
         uint32_t count; ///< 0: no route
     };
+
     struct Forwarding
     {
         uint32_t in;
@@ -201,41 +212,39 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         bool ect;
         Ptr<Packet> frame;
     };
+
+    // Members in the order a frame's forwarding touches them (classify, route, admit, egress),
+    // what set-up uses after them: on a large fabric a frame meets its switch cold in the
+    // cache and then reads a few lines of it, not all of them (the class is aligned to a cache
+    // line, so where they fall does not depend on malloc). Each part keeps its per-frame state
+    // on its own first lines.
     // Line 0, after the object's header and the port user's vtable pointer: classification,
-    // routing constants, the MMU.
+    // routing constants, the parts a frame may meet.
     uint32_t m_addresses = 0;
     uint32_t m_hostIpBase = 0;
     uint32_t m_id = 0; ///< in the ECMP hash
     bool m_trustPcp;
-    bool m_ecnEnabled;
-    bool m_int = false;
-    bool m_wdOn = false; ///< the PFC watchdog is on
+    bool m_markEnqueue = false; ///< the marker marks ECN at enqueue
+    bool m_wdOn = false;        ///< the PFC watchdog is on
     Ptr<SwitchMmu> m_mmu;
     // Line 1: routing.
     std::vector<uint32_t> m_routeStart; ///< first address of each interval
     std::vector<RouteSpan> m_routeSpan; ///< per interval: its ports
     Time m_forwardingLatency;
     Ptr<EventImpl> m_egressEvent;
-    // Line 2: ports, frames within the forwarding latency.
+    // Line 2: ports, frames within the forwarding latency, the marker.
     std::vector<uint32_t> m_routePorts; ///< every interval's ports, one after another
     std::vector<Ptr<RoceNetDevice>> m_ports;
     lfsim::Fifo<Forwarding> m_forwarding; ///< frames within their ForwardingLatency, in order
-    // Line 3: RED.
-    EcnMarkingPoint m_markingPoint;
-    uint32_t m_kmin;
-    uint32_t m_kmax;
-    double m_pmax;
-    Ptr<UniformRandomVariable> m_uniform;
-    // Lines 4 to 6: DSCP to class, counters.
+    Ptr<SwitchMarker> m_marker;
+    // Lines 3 and 4: DSCP to class, counters.
     alignas(64) std::array<uint8_t, 64> m_dscpToPrio{};
-    Counters m_c;
+    OwnCounters m_c;
 
-    // Set-up, the parts
+    // Set-up, drops
     Ptr<PfcWatchdog> m_watchdog;
     std::string m_dscpMapText;
-
     TracedCallback<uint32_t, uint8_t, uint8_t> m_dropTrace;
-    TracedCallback<uint32_t, uint8_t> m_markTrace;
 };
 
 } // namespace ns3

@@ -214,16 +214,16 @@ class IntStampTest : public TestCase
 std::pair<Time, Time>
 FirstMarkAndCnp(const std::string& point)
 {
-    Config::SetDefault("ns3::RoceSwitch::EcnEnabled", BooleanValue(true));
-    Config::SetDefault("ns3::RoceSwitch::Kmin", UintegerValue(100000));
-    Config::SetDefault("ns3::RoceSwitch::Kmax", UintegerValue(100000));
-    Config::SetDefault("ns3::RoceSwitch::EcnMarkingPoint", StringValue(point));
+    Config::SetDefault("ns3::SwitchMarker::EcnEnabled", BooleanValue(true));
+    Config::SetDefault("ns3::SwitchMarker::Kmin", UintegerValue(100000));
+    Config::SetDefault("ns3::SwitchMarker::Kmax", UintegerValue(100000));
+    Config::SetDefault("ns3::SwitchMarker::EcnMarkingPoint", StringValue(point));
     RoceHelper h;
     RoceTopology t = h.Leaf(3, EthSpeed::GBE25);
     h.AssignStreams(t, 1);
     Time mark = Time::Max();
     Time cnp = Time::Max();
-    t.switches[0]->TraceConnectWithoutContext(
+    t.switches[0]->GetMarker()->TraceConnectWithoutContext(
         "EcnMark",
         MakeBoundCallback(
             +[](Time* at, uint32_t, uint8_t) { *at = std::min(*at, Simulator::Now()); }, &mark));
