@@ -551,6 +551,7 @@ ParseFrame(const FrameBytes& f)
     {
         return v;
     }
+    v.ip = uint8_t(o);
     v.dscp = b[o + 1] >> 2;
     v.ecn = b[o + 1] & 3;
     v.proto = b[o + 9];
@@ -639,63 +640,94 @@ FillRoceIcrc(uint8_t* frame, uint32_t len)
     lfsim::PutCrc32(frame + f.end - IB_ICRC, crc.checksum());
 }
 
+FrameEdit
+EditOf(const FrameBytes& f, const FrameView& v, bool intSlot)
+{
+    FrameEdit e;
+    e.ip = v.ip;
+    e.flags = (v.ecn == 1 || v.ecn == 2) ? FrameEdit::ECT : 0;
+    if (!intSlot || !v.ip || v.proto != 17 || v.dport != ROCEV2_UDP_PORT)
+    {
+        return e;
+    }
+    const uint8_t* b = f.b;
+    const uint32_t bth = v.ip + IPV4_HEADER + UDP_HEADER;
+    if (f.n < bth + IB_BTH)
+    {
+        return e;
+    }
+    const uint8_t opcode = b[bth];
+    const uint8_t flags = b[bth + 4] & (TEL_TIMESTAMP | TEL_INT);
+    if (!(flags & TEL_INT) || opcode == IbOpcode::ACKNOWLEDGE || opcode == IbOpcode::CNP)
+    {
+        return e;
+    }
+    const uint32_t at = bth + IB_BTH + ExtFor(opcode) + (flags & TEL_TIMESTAMP ? 8 : 0);
+    if (f.n < at + INT_HEADER_BYTES)
+    {
+        return e;
+    }
+    const uint8_t filled = b[at];
+    if (filled >= std::min(b[at + 1], INT_MAX_HOPS))
+    {
+        return e;
+    }
+    e.intAt = uint8_t(at);
+    e.intFilled = filled;
+    return e;
+}
+
+void
+EditFrame(const Ptr<Packet>& p, const FrameEdit& e, bool ce, const IntHop* hop)
+{
+    ce = ce && e.ip;
+    hop = e.intAt ? hop : nullptr;
+    if (!ce && !hop)
+    {
+        return;
+    }
+    // Up to the end of what changes: the IPv4 header, or the INT record (after it).
+    RawBytesHeader h;
+    const uint32_t rec = e.intAt + INT_HEADER_BYTES + INT_HOP_BYTES * e.intFilled;
+    h.m_len = hop ? rec + INT_HOP_BYTES : e.ip + IPV4_HEADER;
+    p->CopyData(h.m_b, h.m_len);
+    if (ce)
+    {
+        uint8_t* ip = h.m_b + e.ip;
+        ip[1] |= 3;
+        ip[10] = ip[11] = 0;
+        const uint16_t sum = Ipv4Checksum(ip);
+        ip[10] = sum >> 8;
+        ip[11] = sum & 0xFF;
+    }
+    if (hop)
+    {
+        for (int k = 0; k < 8; ++k)
+        {
+            h.m_b[rec + k] = uint8_t(hop->word >> (56 - 8 * k));
+        }
+        h.m_b[e.intAt] = e.intFilled + 1;
+    }
+    p->RemoveAtStart(h.m_len);
+    p->AddHeader(h);
+}
+
 void
 MarkCe(Ptr<Packet> p)
 {
-    RawBytesHeader h;
-    h.m_len = p->CopyData(h.m_b, ETH_HEADER + VLAN_TAG + IPV4_HEADER);
-    uint32_t o = (uint32_t(h.m_b[12]) << 8 | h.m_b[13]) == ETHERTYPE_VLAN ? 18 : 14;
-    h.m_len = o + IPV4_HEADER;
-    uint8_t* ip = h.m_b + o;
-    ip[1] |= 3;
-    ip[10] = ip[11] = 0;
-    uint16_t sum = Ipv4Checksum(ip);
-    ip[10] = sum >> 8;
-    ip[11] = sum & 0xFF;
-    p->RemoveAtStart(h.m_len);
-    p->AddHeader(h);
+    FrameEdit e;
+    e.ip = PeekFrame(p).ip;
+    EditFrame(p, e, true, nullptr);
 }
 
 bool
 StampInt(Ptr<Packet> p, IntHop hop)
 {
-    RawBytesHeader f;
-    const uint32_t n = p->CopyData(f.m_b, sizeof(f.m_b));
-    const uint32_t o
-        = n >= 14 && (uint32_t(f.m_b[12]) << 8 | f.m_b[13]) == ETHERTYPE_VLAN ? 18 : 14;
-    const uint32_t bth = o + IPV4_HEADER + UDP_HEADER;
-    if (n < bth + IB_BTH || (uint32_t(f.m_b[o - 2]) << 8 | f.m_b[o - 1]) != ETHERTYPE_IPV4
-        || f.m_b[o + 9] != 17 || (uint32_t(f.m_b[o + 22]) << 8 | f.m_b[o + 23]) != ROCEV2_UDP_PORT)
-    {
-        return false;
-    }
-    const uint8_t opcode = f.m_b[bth];
-    const uint8_t flags = f.m_b[bth + 4] & (TEL_TIMESTAMP | TEL_INT);
-    if (!(flags & TEL_INT) || opcode == IbOpcode::ACKNOWLEDGE || opcode == IbOpcode::CNP)
-    {
-        return false;
-    }
-    const uint32_t at = bth + IB_BTH + ExtFor(opcode) + (flags & TEL_TIMESTAMP ? 8 : 0);
-    if (n < at + INT_HEADER_BYTES)
-    {
-        return false;
-    }
-    const uint8_t filled = f.m_b[at];
-    const uint8_t slots = std::min(f.m_b[at + 1], INT_MAX_HOPS);
-    if (filled >= slots)
-    {
-        return false;
-    }
-    const uint32_t rec = at + INT_HEADER_BYTES + INT_HOP_BYTES * filled;
-    for (int k = 0; k < 8; ++k)
-    {
-        f.m_b[rec + k] = uint8_t(hop.word >> (56 - 8 * k));
-    }
-    f.m_b[at] = filled + 1;
-    f.m_len = rec + INT_HOP_BYTES;
-    p->RemoveAtStart(f.m_len);
-    p->AddHeader(f);
-    return true;
+    FrameBytes f;
+    f.n = p->CopyData(f.b, ROCE_HEADER_MAX);
+    const FrameEdit e = EditOf(f, ParseFrame(f), true);
+    EditFrame(p, e, false, &hop);
+    return e.intAt != 0;
 }
 
 void

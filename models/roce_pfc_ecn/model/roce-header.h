@@ -314,10 +314,24 @@ struct FrameView
     uint8_t dscp = 0;
     uint8_t ecn = 0;
     uint8_t proto = 0;
+    uint8_t ip = 0; ///< where the IPv4 header starts (0: not IPv4, or too short to read)
     uint32_t ipSrc = 0;
     uint32_t ipDst = 0;
     uint16_t sport = 0;
     uint16_t dport = 0;
+};
+
+/// What a switch may write into a frame as it leaves, found by the hop's one parse (ParseFrame,
+/// then EditOf): 4 bytes that go with the frame through the switch (in its egress queue's
+/// RoceNetDevice::Item), so that the frame is read once and rewritten at most once per hop.
+struct FrameEdit
+{
+    static constexpr uint8_t ECT = 1; ///< ECN-capable (ECT(0) or ECT(1)): RED may mark it
+    static constexpr uint8_t CE = 2;  ///< marked as it joined its queue, written as it leaves
+    uint8_t ip = 0;                   ///< where the IPv4 header starts (0: nothing to mark)
+    uint8_t intAt = 0; ///< where the INT header of a data frame with a free slot starts (0: none)
+    uint8_t intFilled = 0; ///< the records already filled there
+    uint8_t flags = 0;     ///< ECT | CE
 };
 
 /// The first bytes of a frame (up to ROCE_HEADER_MAX), copied out of the packet once per hop:
@@ -331,6 +345,15 @@ struct FrameBytes
 FrameView PeekFrame(Ptr<const Packet> p);
 /// The same from bytes already copied out of the frame.
 FrameView ParseFrame(const FrameBytes& f);
+/// What a switch may write into the frame of `f` (parsed as `v`): its IPv4 header and ECT, and
+/// with `intSlot` where its next INT record goes, read on from where ParseFrame stopped (the
+/// BTH and the telemetry after it; no header read twice). Where StampInt would write: a RoCE
+/// data frame (not an ACK or CNP, whose records are an echo) carrying TEL_INT with a free slot.
+FrameEdit EditOf(const FrameBytes& f, const FrameView& v, bool intSlot);
+/// The one rewrite of a frame's first bytes at a switch: CE into its IPv4 header (`ce`; the
+/// header checksum recomputed) and `*hop` into its next INT slot (`hop` not null and e.intAt
+/// set), with one copy out of the packet and one back.
+void EditFrame(const Ptr<Packet>& p, const FrameEdit& e, bool ce, const IntHop* hop);
 /// A RoCEv2 packet: the header's bytes in front of `h.trailing` bytes (payload, pad and ICRC)
 /// left as zeros, which ns-3 keeps as a virtual area (no bytes allocated).
 Ptr<Packet> MakeRocePacket(const RoceHeader& h);
@@ -351,11 +374,12 @@ FrameOffsets FindOffsets(const uint8_t* frame, uint32_t len);
 /// resv8a byte (FECN, BECN, resv6a) as ones, and everything after up to the ICRC (IBTA Vol. 1
 /// Annex A17, as Linux's rdma_rxe computes it). Its low byte goes first, as an Ethernet FCS.
 void FillRoceIcrc(uint8_t* frame, uint32_t len);
-/// Sets the IPv4 ECN field to CE (and fixes the header checksum) in a RoCE frame.
+/// Sets the IPv4 ECN field to CE (and fixes the header checksum) in a RoCE frame (parses and
+/// rewrites it: a switch uses EditOf and EditFrame instead).
 void MarkCe(Ptr<Packet> p);
-/// A switch egress: writes `hop` into the next free INT slot of a RoCE data frame that carries
-/// INT (TEL_INT; not an ACK, whose records are an echo). False when the frame has no INT or
-/// no free slot.
+/// Writes `hop` into the next free INT slot of a RoCE data frame that carries INT (TEL_INT; not
+/// an ACK, whose records are an echo). False when the frame has no INT or no free slot. (Parses
+/// and rewrites it: a switch uses EditOf and EditFrame instead.)
 bool StampInt(Ptr<Packet> p, IntHop hop);
 
 /// Host IP output: puts Ethernet II (with an 802.1Q tag of priority `pcp` and id `vid` if

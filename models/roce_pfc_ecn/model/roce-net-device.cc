@@ -169,7 +169,7 @@ RoceNetDevice::SetSourceReady(uint8_t prio, bool ready)
 }
 
 void
-RoceNetDevice::Enqueue(const Ptr<Packet>& frame, uint8_t prio, int32_t inPort)
+RoceNetDevice::Enqueue(const Ptr<Packet>& frame, uint8_t prio, int32_t inPort, FrameEdit edit)
 {
     Item it;
     const uint32_t bytes = frame->GetSize();
@@ -177,6 +177,7 @@ RoceNetDevice::Enqueue(const Ptr<Packet>& frame, uint8_t prio, int32_t inPort)
     it.packet = frame;
     it.inPort = inPort;
     it.prio = prio;
+    it.edit = edit;
     m_tc[prio].q.push_back(std::move(it));
     m_queued |= uint8_t(1u << prio);
     m_tc[prio].bytes += bytes;

@@ -49,6 +49,7 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
         uint32_t bytes = 0;  ///< frame bytes without FCS (the MMU's accounting unit)
         int32_t inPort = -1; ///< switch ingress port holding the buffer, -1 on hosts
         uint8_t prio = 0;
+        FrameEdit edit; ///< a switch's: what its Dequeue writes into the frame (in the padding)
     };
 
     /**
@@ -80,7 +81,7 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
 
         /// With SetDequeueHook(true): a queued frame leaves its queue for the line (its
         /// class's queue bytes already without it); the frame may still be edited (a switch's
-        /// dequeue ECN marking, INT stamping).
+        /// dequeue ECN marking, INT stamping: item.edit says where).
         virtual void
         Dequeue(RoceNetDevice* port, const Item& item)
         {
@@ -132,8 +133,9 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
     /// The NIC has (or no longer has) packets of `prio` to pull.
     void SetSourceReady(uint8_t prio, bool ready);
 
-    /// Queue a frame in class `prio`.
-    void Enqueue(const Ptr<Packet>& frame, uint8_t prio, int32_t inPort = -1);
+    /// Queue a frame in class `prio` (`edit`: kept with it for the user's Dequeue).
+    void Enqueue(const Ptr<Packet>& frame, uint8_t prio, int32_t inPort = -1,
+                 FrameEdit edit = FrameEdit());
     /// Send a PFC frame for the classes in `classMask`, all with the same timer (0 = XON).
     void SendPause(uint8_t classMask, uint16_t quanta);
     /// Try to start a transmission (after the NIC's rate limiter releases a queue pair).
@@ -338,6 +340,7 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
         int64_t deficit = 0;
     };
     static_assert(sizeof(TrafficClass) == 64, "a class's queue, its first frame, bytes, deficit");
+    static_assert(sizeof(Item) == 24, "a frame, its bytes, ingress port, class and edit");
 
     std::array<TrafficClass, ETH_CLASSES> m_tc;
     lfsim::Fifo<Ptr<Packet>> m_control; ///< PFC frames, ahead of every class

@@ -170,6 +170,7 @@ void
 RoceSwitch::Receive(RoceNetDevice* dev, const Ptr<Packet>& frame, const FrameBytes& head)
 {
     const uint32_t in = dev->GetUserIndex();
+    // The hop's one parse of the frame's headers (copied out of it by the port).
     const FrameView v = ParseFrame(head);
     const uint8_t prio = (m_trustPcp && v.vlan) ? v.pcp : m_dscpToPrio[v.dscp];
     const uint32_t host = v.ipDst - m_hostIpBase;
@@ -196,7 +197,7 @@ RoceSwitch::Receive(RoceNetDevice* dev, const Ptr<Packet>& frame, const FrameByt
         return;
     }
     ++m_c.forwarded;
-    const bool ect = v.ecn == 1 || v.ecn == 2;
+    const FrameEdit edit = EditOf(head, v, m_int);
     if (m_forwardingLatency.IsStrictlyPositive())
     {
         // Every frame waits the same latency, so they reach egress in the order they came: one
@@ -205,13 +206,13 @@ RoceSwitch::Receive(RoceNetDevice* dev, const Ptr<Packet>& frame, const FrameByt
         {
             m_egressEvent = lfsim::MakeLineEvent(&RoceSwitch::EgressNext, this);
         }
-        m_forwarding.push_back({in, out, prio, ect, frame});
+        m_forwarding.push_back({in, out, prio, edit, frame});
         m_egressEvent->Ref(); // as the port's TransmitDone: Schedule's key, no EventId
         lfsim::ScheduleHere(m_forwardingLatency, PeekPointer(m_egressEvent));
     }
     else
     {
-        Egress(in, out, prio, ect, frame);
+        Egress(in, out, prio, edit, frame);
     }
 }
 
@@ -220,11 +221,11 @@ RoceSwitch::EgressNext()
 {
     const Forwarding f = std::move(m_forwarding.front());
     m_forwarding.pop_front();
-    Egress(f.in, f.out, f.prio, f.ect, f.frame);
+    Egress(f.in, f.out, f.prio, f.edit, f.frame);
 }
 
 void
-RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect,
+RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, FrameEdit edit,
                    const Ptr<Packet>& frame)
 {
     if (m_wdOn && m_watchdog->Discard(inPort, outPort, prio, frame->GetSize()))
@@ -232,17 +233,18 @@ RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect,
         return;
     }
     const Ptr<RoceNetDevice>& out = m_ports[outPort];
-    if (m_markEnqueue && ect)
+    if (m_markEnqueue && (edit.flags & FrameEdit::ECT))
     {
-        m_marker->Enqueue(outPort, prio, out->GetQueueBytes(prio), frame);
+        m_marker->Enqueue(outPort, prio, out->GetQueueBytes(prio), edit, frame);
     }
-    out->Enqueue(frame, prio, int32_t(inPort));
+    out->Enqueue(frame, prio, int32_t(inPort), edit);
 }
 
 void
 RoceSwitch::EnableInt()
 {
     m_marker->EnableInt();
+    m_int = true;
     InstallDequeueHooks();
 }
 

@@ -7,9 +7,10 @@
  *  - SwitchMarker (switch-marker.h): ECN marking RED-style on the egress queue (DCQCN's
  *    congestion point) and INT stamping (HPCC);
  *  - PfcWatchdog (pfc-watchdog.h): SONiC's pfcwd, off by default.
- * A frame goes through it in one direction: Receive (classify, route, admit), after
- * ForwardingLatency Egress (watchdog, ECN at enqueue, the port's queue), Dequeue as it leaves
- * its queue (ECN at dequeue, INT), TxDone once it has left (its buffer freed).
+ * A frame goes through it in one direction: Receive (its headers parsed, once: classify,
+ * route, admit, what the marker may write), after ForwardingLatency Egress (watchdog, ECN at
+ * enqueue, the port's queue), Dequeue as it leaves its queue (ECN at dequeue, INT: the frame's
+ * one rewrite), TxDone once it has left (its buffer freed).
  */
 #ifndef ROCE_SWITCH_H
 #define ROCE_SWITCH_H
@@ -177,7 +178,7 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     // queue, has left.
     void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
     void EgressNext(); ///< the frame at the head of m_forwarding has waited ForwardingLatency
-    void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, bool ect,
+    void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, FrameEdit edit,
                 const Ptr<Packet>& frame);
     void Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
     void TxDone(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
@@ -209,7 +210,7 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         uint32_t in;
         uint32_t out;
         uint8_t prio;
-        bool ect;
+        FrameEdit edit;
         Ptr<Packet> frame;
     };
 
@@ -225,6 +226,7 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     uint32_t m_id = 0; ///< in the ECMP hash
     bool m_trustPcp;
     bool m_markEnqueue = false; ///< the marker marks ECN at enqueue
+    bool m_int = false;         ///< the marker stamps INT: the parse finds the INT slot
     bool m_wdOn = false;        ///< the PFC watchdog is on
     Ptr<SwitchMmu> m_mmu;
     // Line 1: routing.

@@ -91,11 +91,19 @@ SwitchMarker::Marked(uint32_t port, uint8_t prio)
 }
 
 void
-SwitchMarker::Enqueue(uint32_t outPort, uint8_t prio, uint32_t queued, const Ptr<Packet>& frame)
+SwitchMarker::Enqueue(uint32_t outPort, uint8_t prio, uint32_t queued, FrameEdit& edit,
+                      const Ptr<Packet>& frame)
 {
     if (RedMark(queued))
     {
-        MarkCe(frame);
+        if (m_int)
+        {
+            edit.flags |= FrameEdit::CE; // Dequeue writes it with the INT record
+        }
+        else
+        {
+            EditFrame(frame, edit, true, nullptr);
+        }
         Marked(outPort, prio);
     }
 }
@@ -104,20 +112,23 @@ void
 SwitchMarker::Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item)
 {
     const uint32_t q = port->GetQueueBytes(item.prio); // behind the frame
-    if (m_ecnEnabled && m_point == ECN_AT_DEQUEUE)
+    const FrameEdit& e = item.edit;
+    bool ce = e.flags & FrameEdit::CE;
+    if (m_ecnEnabled && m_point == ECN_AT_DEQUEUE && (e.flags & FrameEdit::ECT) && RedMark(q))
     {
-        const FrameView v = PeekFrame(item.packet);
-        if ((v.ecn == 1 || v.ecn == 2) && RedMark(q))
-        {
-            MarkCe(item.packet);
-            Marked(port->GetUserIndex(), item.prio);
-        }
+        ce = true;
+        Marked(port->GetUserIndex(), item.prio);
     }
-    if (m_int)
+    if (m_int && e.intAt)
     {
-        StampInt(item.packet,
-                 IntHop::Make(uint8_t(port->GetSpeed()), uint64_t(lfsim::Now().GetNanoSeconds()),
-                              port->GetCounters().lineBytesTx, q));
+        const IntHop hop
+            = IntHop::Make(uint8_t(port->GetSpeed()), uint64_t(lfsim::Now().GetNanoSeconds()),
+                           port->GetCounters().lineBytesTx, q);
+        EditFrame(item.packet, e, ce, &hop);
+    }
+    else if (ce)
+    {
+        EditFrame(item.packet, e, true, nullptr);
     }
 }
 

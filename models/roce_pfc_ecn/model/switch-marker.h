@@ -5,9 +5,12 @@
  *    (EcnMarkingPoint); a marked frame gets CE;
  *  - INT (HPCC's in-band telemetry): a record of the egress port stamped into the frames that
  *    carry INT as they leave (EnableInt).
- * The switch calls Enqueue as an ECN-capable frame joins its egress queue (only with marking at
- * enqueue) and the ports call Dequeue (through the switch) as a frame leaves its queue (only
- * when something happens then: NeedsDequeue).
+ * The switch parses a frame once as it arrives (ParseFrame, EditOf: its FrameEdit, which then
+ * goes with the frame), calls Enqueue as an ECN-capable frame joins its egress queue (only with
+ * marking at enqueue), and the ports call Dequeue (through the switch) as a frame leaves its
+ * queue (only when something happens then: NeedsDequeue). The frame's bytes are rewritten at
+ * most once per hop (EditFrame): a CE mark made at enqueue is written as the frame leaves when
+ * INT is stamped then too.
  */
 #ifndef SWITCH_MARKER_H
 #define SWITCH_MARKER_H
@@ -60,10 +63,12 @@ class alignas(64) SwitchMarker : public Object
     }
 
     /// An ECN-capable frame joins the queue of (egress port, priority), `queued` bytes ahead of
-    /// it: RED decides whether it is marked CE.
-    void Enqueue(uint32_t outPort, uint8_t prio, uint32_t queued, const Ptr<Packet>& frame);
+    /// it: RED decides whether it is marked CE (written now, or noted in `edit` and written
+    /// with the INT record as it leaves).
+    void Enqueue(uint32_t outPort, uint8_t prio, uint32_t queued, FrameEdit& edit,
+                 const Ptr<Packet>& frame);
     /// A frame leaves its queue at `port` (the queue's bytes already without it): ECN at
-    /// dequeue on the queue behind it, and INT.
+    /// dequeue on the queue behind it, INT, and the frame's one rewrite.
     void Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item);
 
     uint64_t

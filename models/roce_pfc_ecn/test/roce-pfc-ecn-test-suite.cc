@@ -252,7 +252,7 @@ class PfcTimingTest : public TestCase, public RoceNetDevice::User
         const Time pauseAt = MicroSeconds(2);
         Simulator::Schedule(pauseAt, &RoceNetDevice::SendPause, b, uint8_t(0x08), m_quanta);
         Simulator::Schedule(pauseAt, &RoceNetDevice::Enqueue, a, Create<Packet>(900), uint8_t(1),
-                            -1);
+                            -1, FrameEdit());
         const Time xonAt = pauseAt + NanoSeconds(700);
         if (m_xon)
         {
