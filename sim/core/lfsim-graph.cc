@@ -498,6 +498,75 @@ Graph::Adjacency(uint32_t without) const
     return g;
 }
 
+namespace
+{
+
+/// Appends a switch's routes address by address, each distinct port set stored once.
+class TableBuilder
+{
+  public:
+    explicit TableBuilder(RouteTable& t)
+        : m_t(t)
+        , m_index(t.m_switch.size())
+    {
+    }
+
+    /// From address `a` on (and until the next call for `s`), switch `s` sends out of `ports`.
+    void
+    Append(uint32_t s, uint32_t a, const std::vector<uint32_t>& ports)
+    {
+        SwitchRoutes& r = m_t.m_switch[s];
+        // Most calls repeat the set in force: compare with it before any lookup.
+        if (!r.set.empty() && r.sets[r.set.back()] == ports)
+        {
+            return;
+        }
+        uint32_t id = 0;
+        if (!ports.empty())
+        {
+            const auto [it, added] = m_index[s].emplace(ports, r.sets.size());
+            if (added)
+            {
+                r.sets.push_back(ports);
+            }
+            id = it->second;
+        }
+        if (r.set.empty() || r.set.back() != id)
+        {
+            r.start.push_back(a);
+            r.set.push_back(id);
+        }
+    }
+
+  private:
+    RouteTable& m_t;
+    std::vector<std::map<std::vector<uint32_t>, uint32_t>> m_index; ///< per switch: set -> id
+};
+
+/// Hop counts to `home` over every inter-switch link (NONE: unreachable).
+void
+HopsTo(const SwitchGraph& g, uint32_t home, std::vector<uint32_t>& dist, std::vector<uint32_t>& q)
+{
+    dist.assign(g.size(), NONE);
+    q.clear();
+    q.push_back(home);
+    dist[home] = 0;
+    for (size_t i = 0; i < q.size(); ++i)
+    {
+        const uint32_t s = q[i];
+        for (auto [n, port] : g[s])
+        {
+            if (dist[n] == NONE)
+            {
+                dist[n] = dist[s] + 1;
+                q.push_back(n);
+            }
+        }
+    }
+}
+
+} // namespace
+
 RouteTable
 Graph::Routes(Routing routing, uint32_t failed, bool stale) const
 {
@@ -516,80 +585,150 @@ Graph::Routes(Routing routing, uint32_t failed, bool stale) const
     RouteTable t;
     t.m_switch.resize(ns);
     t.m_addresses = na;
+    TableBuilder table(t);
+    const std::vector<uint32_t> none;
     // UpDown's root in each plane (switch component): its first switch.
-    std::vector<uint32_t> root(ns, NONE);
-    for (uint32_t s = 0; s < ns; ++s)
+    std::vector<uint32_t> root;
+    if (routing == UP_DOWN)
     {
-        if (root[s] != NONE)
+        root.assign(ns, NONE);
+        for (uint32_t s = 0; s < ns; ++s)
         {
-            continue;
-        }
-        std::vector<uint32_t> stack{s};
-        root[s] = s;
-        while (!stack.empty())
-        {
-            const uint32_t x = stack.back();
-            stack.pop_back();
-            for (auto [nb, port] : adj[x])
+            if (root[s] != NONE)
             {
-                if (root[nb] == NONE)
+                continue;
+            }
+            std::vector<uint32_t> stack{s};
+            root[s] = s;
+            while (!stack.empty())
+            {
+                const uint32_t x = stack.back();
+                stack.pop_back();
+                for (auto [nb, port] : adj[x])
                 {
-                    root[nb] = s;
-                    stack.push_back(nb);
+                    if (root[nb] == NONE)
+                    {
+                        root[nb] = s;
+                        stack.push_back(nb);
+                    }
                 }
             }
         }
     }
-    // Per home switch, computed once: each switch's ports toward it.
-    std::map<uint32_t, std::vector<std::vector<uint32_t>>> toward;
-    const std::vector<uint32_t> none;
-    // Per switch, while building: each distinct port set's index in its `sets`.
-    std::vector<std::map<std::vector<uint32_t>, uint32_t>> setIndex(ns, {{none, 0}});
-    // Address `a` (the next one, in order) goes out of `ports` at switch `s`.
-    auto append = [&](uint32_t s, uint32_t a, const std::vector<uint32_t>& ports)
+    // Shortest paths on the intact graph are computed once per class of twin switches: those
+    // with the same set of neighbour switches (a fat-tree pod's edge switches, every leaf of a
+    // leaf-spine). Seen from any other switch, two twins are equally far, so a switch's ports
+    // toward them differ only on the twins themselves and their neighbours: from one home to
+    // its twin, only those tables change. One search per class instead of per home switch, and
+    // per home only its neighbourhood: time and memory grow with the links, not with hosts
+    // times switches. Other routings (and failed links) take one search per home switch.
+    const bool twins = routing == SHORTEST_PATH && failed == NONE;
+    std::vector<uint32_t> twinOf(ns); // per switch: the first switch of its class
+    std::iota(twinOf.begin(), twinOf.end(), 0);
+    if (twins)
     {
-        SwitchRoutes& r = t.m_switch[s];
-        const auto [it, added] = setIndex[s].emplace(ports, r.sets.size());
-        if (added)
+        std::map<std::vector<uint32_t>, uint32_t> first;
+        std::vector<uint32_t> nbs;
+        for (uint32_t s = 0; s < ns; ++s)
         {
-            r.sets.push_back(ports);
+            nbs.clear();
+            for (auto [n, port] : adj[s])
+            {
+                nbs.push_back(n);
+            }
+            std::sort(nbs.begin(), nbs.end());
+            nbs.erase(std::unique(nbs.begin(), nbs.end()), nbs.end());
+            if (!std::binary_search(nbs.begin(), nbs.end(), s)) // a switch cabled to itself
+            {
+                twinOf[s] = first.emplace(nbs, s).first->second;
+            }
         }
-        if (r.set.empty() || r.set.back() != it->second)
+    }
+    std::vector<uint32_t> dist;  // hops to the class's first switch
+    std::vector<uint32_t> queue; // for HopsTo
+    uint32_t distFrom = NONE;    // the switch `dist` was computed for
+    std::vector<uint32_t> ports; // one switch's ports, reused
+    // Switch `s`'s ports toward `home` (ShortestPath): those to a neighbour one hop closer.
+    // `dist` is from the class's first switch; `home` and it swap places.
+    auto shortest = [&](uint32_t s, uint32_t home) -> const std::vector<uint32_t>&
+    {
+        const uint32_t rep = twinOf[home];
+        auto hops = [&](uint32_t x) { return x == home ? 0 : x == rep ? dist[home] : dist[x]; };
+        ports.clear();
+        const uint32_t d = hops(s);
+        if (d != NONE)
         {
-            r.start.push_back(a);
-            r.set.push_back(it->second);
+            for (auto [n, port] : adj[s])
+            {
+                if (hops(n) + 1 == d)
+                {
+                    ports.push_back(port);
+                }
+            }
         }
+        return ports;
     };
-    for (uint32_t a = 0; a < na; ++a)
+    uint32_t prevHome = NONE; // home switch of the previous run of addresses (NONE: none)
+    for (uint32_t a = 0; a < na;)
     {
         const uint32_t peer = Peer(addresses[a]);
-        const GraphPort& hp = m_ports[peer];
-        if (m_nodes[hp.node].host)
+        const uint32_t node = m_ports[peer].node;
+        if (m_nodes[node].host)
         {
             for (uint32_t s = 0; s < ns; ++s)
             {
-                append(s, a, none); // cabled to another host: no switch routes it
+                table.Append(s, a, none); // cabled to another host: no switch routes it
             }
+            prevHome = NONE;
+            ++a;
             continue;
         }
-        const uint32_t home = m_rank[hp.node];
-        auto it = toward.find(home);
-        if (it == toward.end())
+        const uint32_t home = m_rank[node];
+        if (twins && prevHome != NONE && twinOf[prevHome] == twinOf[home])
         {
-            const auto before = RoutePorts(routing, adj, home, root[home]);
-            const auto now = failed == NONE ? before : RoutePorts(routing, after, home, root[home]);
-            std::vector<std::vector<uint32_t>> ports(ns);
+            // A twin of the previous home: only the two homes and their neighbours change.
+            table.Append(prevHome, a, shortest(prevHome, home));
+            for (auto [n, port] : adj[home])
+            {
+                table.Append(n, a, shortest(n, home));
+            }
+        }
+        else if (twins)
+        {
+            if (distFrom != twinOf[home])
+            {
+                distFrom = twinOf[home];
+                HopsTo(adj, distFrom, dist, queue);
+            }
+            for (uint32_t s = 0; s < ns; ++s)
+            {
+                if (s != home)
+                {
+                    table.Append(s, a, shortest(s, home));
+                }
+            }
+        }
+        else
+        {
+            const uint32_t r = root.empty() ? 0 : root[home];
+            const auto before = RoutePorts(routing, adj, home, r);
+            const auto now = failed == NONE ? before : RoutePorts(routing, after, home, r);
             for (uint32_t s = 0; s < ns; ++s)
             {
                 const bool reconverged = s == endA || s == endB || !stale;
-                ports[s] = (failed != NONE && reconverged) ? now[s] : before[s];
+                if (s != home)
+                {
+                    table.Append(s, a, (failed != NONE && reconverged) ? now[s] : before[s]);
+                }
             }
-            it = toward.emplace(home, std::move(ports)).first;
         }
-        for (uint32_t s = 0; s < ns; ++s)
+        // The home switch: each address out of its own port, for the run of addresses there.
+        for (; a < na && m_ports[Peer(addresses[a])].node == node; ++a)
         {
-            append(s, a, s == home ? std::vector<uint32_t>{hp.number} : it->second[s]);
+            ports.assign(1, m_ports[Peer(addresses[a])].number);
+            table.Append(home, a, ports);
         }
+        prevHome = home;
     }
     return t;
 }

@@ -10,10 +10,54 @@
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
+#include <cstdlib>
+#include <malloc.h>
 #include <map>
+#include <new>
 #include <set>
 
 using namespace ns3;
+
+// The heap in use while a test counts (HeapPeak): every allocation through operator new in this
+// program, by its usable size. Not counting, it is plain malloc and free.
+namespace
+{
+bool g_counting = false;
+int64_t g_live = 0;
+int64_t g_peak = 0;
+} // namespace
+
+void*
+operator new(std::size_t n)
+{
+    void* p = std::malloc(n ? n : 1);
+    if (!p)
+    {
+        throw std::bad_alloc();
+    }
+    if (g_counting)
+    {
+        g_live += malloc_usable_size(p);
+        g_peak = std::max(g_peak, g_live);
+    }
+    return p;
+}
+
+void
+operator delete(void* p) noexcept
+{
+    if (p && g_counting)
+    {
+        g_live -= malloc_usable_size(p);
+    }
+    std::free(p);
+}
+
+void
+operator delete(void* p, std::size_t) noexcept
+{
+    operator delete(p);
+}
 using simtest::Build;
 using simtest::Name;
 
@@ -133,6 +177,140 @@ EveryPair(const lfsim::Graph& g, const lfsim::RouteTable& routes)
         }
     }
     return all;
+}
+
+/// The most heap `fn` held at once (what it frees of older allocations lowers the count).
+int64_t
+HeapPeak(const std::function<void()>& fn)
+{
+    g_live = 0;
+    g_peak = 0;
+    g_counting = true;
+    fn();
+    g_counting = false;
+    return g_peak;
+}
+
+/// Graph::Routes as first written, address by address: every switch's ports toward every
+/// address, each home switch's search kept for all its addresses. The reference the faster
+/// Routes must reproduce exactly (intervals, set numbers, the order of equal-cost ports).
+lfsim::RouteTable
+RoutesWrittenOut(const lfsim::Graph& g, lfsim::Routing routing, uint32_t failed, bool stale)
+{
+    const auto& nodes = g.Nodes();
+    const auto& gports = g.Ports();
+    const uint32_t ns = g.Switches().size();
+    const std::vector<uint32_t> addresses = g.HostPorts();
+    const uint32_t na = addresses.size();
+    const lfsim::SwitchGraph adj = g.Adjacency();
+    const lfsim::SwitchGraph after
+        = failed == lfsim::NONE ? lfsim::SwitchGraph() : g.Adjacency(failed);
+    uint32_t endA = lfsim::NONE;
+    uint32_t endB = lfsim::NONE;
+    if (failed != lfsim::NONE)
+    {
+        endA = g.Rank(gports[g.Links()[failed].a].node);
+        endB = g.Rank(gports[g.Links()[failed].b].node);
+    }
+    lfsim::RouteTable t;
+    t.m_switch.resize(ns);
+    t.m_addresses = na;
+    std::vector<uint32_t> root(ns, lfsim::NONE);
+    for (uint32_t s = 0; s < ns; ++s)
+    {
+        if (root[s] != lfsim::NONE)
+        {
+            continue;
+        }
+        std::vector<uint32_t> stack{s};
+        root[s] = s;
+        while (!stack.empty())
+        {
+            const uint32_t x = stack.back();
+            stack.pop_back();
+            for (auto [nb, port] : adj[x])
+            {
+                if (root[nb] == lfsim::NONE)
+                {
+                    root[nb] = s;
+                    stack.push_back(nb);
+                }
+            }
+        }
+    }
+    std::map<uint32_t, std::vector<std::vector<uint32_t>>> toward;
+    const std::vector<uint32_t> none;
+    std::vector<std::map<std::vector<uint32_t>, uint32_t>> setIndex(ns, {{none, 0}});
+    auto append = [&](uint32_t s, uint32_t a, const std::vector<uint32_t>& ports)
+    {
+        lfsim::SwitchRoutes& r = t.m_switch[s];
+        const auto [it, added] = setIndex[s].emplace(ports, r.sets.size());
+        if (added)
+        {
+            r.sets.push_back(ports);
+        }
+        if (r.set.empty() || r.set.back() != it->second)
+        {
+            r.start.push_back(a);
+            r.set.push_back(it->second);
+        }
+    };
+    for (uint32_t a = 0; a < na; ++a)
+    {
+        const lfsim::GraphPort& hp = gports[g.Peer(addresses[a])];
+        if (nodes[hp.node].host)
+        {
+            for (uint32_t s = 0; s < ns; ++s)
+            {
+                append(s, a, none);
+            }
+            continue;
+        }
+        const uint32_t home = g.Rank(hp.node);
+        auto it = toward.find(home);
+        if (it == toward.end())
+        {
+            const auto before = lfsim::RoutePorts(routing, adj, home, root[home]);
+            const auto now = failed == lfsim::NONE
+                                 ? before
+                                 : lfsim::RoutePorts(routing, after, home, root[home]);
+            std::vector<std::vector<uint32_t>> ports(ns);
+            for (uint32_t s = 0; s < ns; ++s)
+            {
+                const bool reconverged = s == endA || s == endB || !stale;
+                ports[s] = (failed != lfsim::NONE && reconverged) ? now[s] : before[s];
+            }
+            it = toward.emplace(home, std::move(ports)).first;
+        }
+        for (uint32_t s = 0; s < ns; ++s)
+        {
+            append(s, a, s == home ? std::vector<uint32_t>{hp.number} : it->second[s]);
+        }
+    }
+    return t;
+}
+
+/// Whether two tables are the same to the last interval, set number and port order; `what`
+/// names the first difference.
+bool
+SameTables(const lfsim::RouteTable& x, const lfsim::RouteTable& y, std::string& what)
+{
+    if (x.Switches() != y.Switches() || x.Addresses() != y.Addresses())
+    {
+        what = "sizes";
+        return false;
+    }
+    for (uint32_t s = 0; s < x.Switches(); ++s)
+    {
+        const lfsim::SwitchRoutes& a = x.m_switch[s];
+        const lfsim::SwitchRoutes& b = y.m_switch[s];
+        if (a.start != b.start || a.set != b.set || a.sets != b.sets)
+        {
+            what = "switch " + std::to_string(s);
+            return false;
+        }
+    }
+    return true;
 }
 
 /// The port numbers of `node` whose cable leads to a node whose name starts with `prefix`.
@@ -387,6 +565,172 @@ class LargeFabricTest : public lfsim::ModelTestCase
     }
 };
 
+class RoutesAsWrittenTest : public lfsim::ModelTestCase
+{
+  public:
+    RoutesAsWrittenTest()
+        : lfsim::ModelTestCase("Routes gives the tables of the address-by-address definition, "
+                               "interval for interval and port for port in the same order: "
+                               "fat-trees, leaf-spines with hosts placed back and forth, two "
+                               "planes, a failed link (stale or not), rings, and 300 random "
+                               "graphs with parallel cables, switches cabled to themselves, "
+                               "multi-port hosts in random "
+                               "order")
+    {
+    }
+
+    void
+    Same(const lfsim::Graph& g, lfsim::Routing routing, const std::string& name,
+         uint32_t failed = lfsim::NONE, bool stale = false)
+    {
+        std::string what;
+        const bool same = SameTables(g.Routes(routing, failed, stale),
+                                     RoutesWrittenOut(g, routing, failed, stale), what);
+        NS_TEST_EXPECT_MSG_EQ(same, true, name << ": " << what);
+        ++m_cases;
+    }
+
+    void
+    DoRun() override
+    {
+        for (const lfsim::Routing r : {lfsim::SHORTEST_PATH, lfsim::UP_DOWN})
+        {
+            for (const char* k : {"2", "4", "6", "8"})
+            {
+                Same(Build("FatTree", {{"K", k}}), r, std::string("fat-tree k=") + k);
+            }
+            Same(Build("LeafSpine",
+                       {{"Leaves", "4"}, {"Spines", "3"}, {"HostLeaves", "0,1,0,2,2,3,1,0"}}),
+                 r, "leaf-spine, hosts back and forth");
+            Same(Build("LeafSpine",
+                       {{"Leaves", "3"}, {"Spines", "2"}, {"HostsPerLeaf", "2"}, {"Planes", "2"}}),
+                 r, "two planes");
+            Same(Build("Star", {{"Hosts", "5"}, {"Planes", "2"}}), r, "two stars");
+            Same(Build("PointToPoint", {}), r, "two hosts, no switch");
+        }
+        for (uint32_t n = 3; n <= 6; ++n)
+        {
+            const lfsim::Graph ring = Build("Ring", {{"Switches", std::to_string(n)}});
+            for (const lfsim::Routing r : {lfsim::SHORTEST_PATH, lfsim::UP_DOWN, lfsim::CLOCKWISE})
+            {
+                Same(ring, r, "ring " + std::to_string(n));
+            }
+        }
+        for (const bool stale : {false, true})
+        {
+            Ptr<Topology> t
+                = simtest::MakeTopology("FatTree", {{"K", "4"},
+                                                    {"LinkFailure", "agg0-core0"},
+                                                    {"StaleRoutes", stale ? "true" : "false"}});
+            const lfsim::Graph g = t->Build();
+            Same(g, lfsim::SHORTEST_PATH, "fat-tree, a failed link", t->GetFailedLink(), stale);
+            Same(g, lfsim::UP_DOWN, "fat-tree up/down, a failed link", t->GetFailedLink(), stale);
+        }
+        // Random graphs: switches joined at random (parallel cables too) on a random spanning
+        // tree; some switches with the same neighbours (twins), hosts with one to three ports
+        // on random switches, hosts added in random order between the switches.
+        Ptr<UniformRandomVariable> rv = CreateObject<UniformRandomVariable>();
+        rv->SetStream(77);
+        auto pick = [&](uint32_t n) { return uint32_t(rv->GetInteger(0, n - 1)); };
+        for (uint32_t trial = 0; trial < 300; ++trial)
+        {
+            lfsim::Graph g;
+            const uint32_t ns = 1 + pick(9);
+            const uint32_t nh = 2 + pick(12);
+            std::vector<uint32_t> sw;
+            std::vector<uint32_t> hosts;
+            uint32_t made = 0;
+            while (sw.size() < ns || hosts.size() < nh)
+            {
+                const bool host = sw.size() == ns || (hosts.size() < nh && pick(2));
+                const std::string name = (host ? "h" : "s") + std::to_string(made++);
+                (host ? hosts : sw).push_back(g.AddNode(name, host));
+            }
+            for (uint32_t s = 1; s < ns; ++s)
+            {
+                g.Connect(sw[pick(s)], sw[s]);
+            }
+            for (uint32_t e = pick(ns + 2); e > 0; --e)
+            {
+                const uint32_t a = pick(ns);
+                const uint32_t b = pick(ns);
+                g.Connect(sw[a], sw[b]); // a switch cabled to itself at times (Check refuses it)
+            }
+            // A twin of a switch: cabled to the same neighbours.
+            if (ns > 1 && pick(2))
+            {
+                const uint32_t of = sw[pick(ns)];
+                const uint32_t twin = g.AddNode("t" + std::to_string(trial), false);
+                std::vector<uint32_t> nbs;
+                for (uint32_t p : g.Nodes()[of].ports)
+                {
+                    const uint32_t peer = g.Ports()[g.Peer(p)].node;
+                    if (!g.Nodes()[peer].host)
+                    {
+                        nbs.push_back(peer);
+                    }
+                }
+                for (uint32_t nb : nbs)
+                {
+                    g.Connect(twin, nb);
+                }
+                sw.push_back(twin);
+            }
+            for (uint32_t h : hosts)
+            {
+                for (uint32_t k = 1 + pick(3); k > 0; --k)
+                {
+                    g.Connect(h, sw[pick(sw.size())]);
+                }
+            }
+            for (const lfsim::Routing r : {lfsim::SHORTEST_PATH, lfsim::UP_DOWN})
+            {
+                Same(g, r, "random graph " + std::to_string(trial));
+            }
+            if (!g.Links().empty())
+            {
+                const uint32_t l = pick(g.Links().size());
+                if (!g.Nodes()[g.Ports()[g.Links()[l].a].node].host
+                    && !g.Nodes()[g.Ports()[g.Links()[l].b].node].host)
+                {
+                    Same(g, lfsim::SHORTEST_PATH, "random graph, failed link", l, trial % 2);
+                }
+            }
+        }
+        NS_TEST_EXPECT_MSG_GT(m_cases, 600u, "every case compared");
+    }
+
+  private:
+    uint32_t m_cases = 0;
+};
+
+class RoutesLinearTest : public lfsim::ModelTestCase
+{
+  public:
+    RoutesLinearTest()
+        : lfsim::ModelTestCase("Routes of a fat-tree holds heap in proportion to its links: from "
+                               "k = 16 to k = 32 (8 times the links) the peak per link stays "
+                               "under 512 bytes and grows by less than a fifth")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        // Tables per home switch made the peak grow with hosts times switches: 1,051 bytes a
+        // link at k = 16, 2,513 at k = 32.
+        double perLink[2];
+        for (const uint32_t k : {16u, 32u})
+        {
+            const lfsim::Graph g = Build("FatTree", {{"K", std::to_string(k)}});
+            const int64_t peak = HeapPeak([&] { g.Routes(lfsim::SHORTEST_PATH); });
+            perLink[k / 32] = double(peak) / g.Links().size();
+            NS_TEST_EXPECT_MSG_LT(perLink[k / 32], 512.0, "k = " << k << ": bytes a link");
+        }
+        NS_TEST_EXPECT_MSG_LT(perLink[1], 1.2 * perLink[0], "k = 32 against k = 16, per link");
+    }
+};
+
 } // namespace
 
 class SimcoreRoutingTestSuite : public TestSuite
@@ -399,6 +743,8 @@ class SimcoreRoutingTestSuite : public TestSuite
         AddTestCase(new UpDownTest, TestCase::QUICK);
         AddTestCase(new LinkFailureTest, TestCase::QUICK);
         AddTestCase(new LargeFabricTest, TestCase::QUICK);
+        AddTestCase(new RoutesAsWrittenTest, TestCase::QUICK);
+        AddTestCase(new RoutesLinearTest, TestCase::QUICK);
     }
 };
 
