@@ -10,6 +10,24 @@
 #include <boost/graph/strong_components.hpp>
 #include <queue>
 
+namespace lfsim
+{
+
+MayWait
+MayWait::PerQueue(std::vector<std::vector<uint32_t>> lists)
+{
+    MayWait m;
+    m.groupOf.resize(lists.size());
+    for (uint32_t q = 0; q < lists.size(); ++q)
+    {
+        m.groupOf[q] = q;
+    }
+    m.groups = std::move(lists);
+    return m;
+}
+
+} // namespace lfsim
+
 namespace ns3
 {
 
@@ -69,21 +87,32 @@ void
 DeadlockDetector::Attach(lfsim::RunContext& ctx, std::vector<std::string> labels,
                          const lfsim::WaitForSource* source)
 {
+    const uint32_t n = labels.size();
+    Attach(
+        ctx, n, [labels = std::move(labels)](uint32_t q) { return labels[q]; }, source);
+}
+
+void
+DeadlockDetector::Attach(lfsim::RunContext& ctx, uint32_t queues,
+                         std::function<std::string(uint32_t)> label,
+                         const lfsim::WaitForSource* source)
+{
     m_ctx = &ctx;
-    m_labels = std::move(labels);
+    m_queues = queues;
+    m_label = std::move(label);
     m_source = source;
-    m_mayWaitOn = source->MayWaitOn();
-    const size_t n = m_labels.size();
-    m_state.blocked.assign(n, 0);
-    m_state.since.assign(n, Time(0));
-    m_state.bytes.assign(n, 0);
-    m_recorded.assign(n, 0);
+    const size_t n = m_queues;
     if (ctx.Records("blocked"))
     {
         // One row per change: blocked 1 from the start of the spell, 0 when first seen free.
         m_blockedSeries
             = &ctx.Series("blocked", {lfsim::BoolColumn("blocked"), lfsim::IntColumn("bytes")});
-        ctx.SetLabels("blocked", m_labels);
+        std::vector<std::string> labels(n);
+        for (uint32_t q = 0; q < n; ++q)
+        {
+            labels[q] = m_label(q);
+        }
+        ctx.SetLabels("blocked", std::move(labels));
     }
 }
 
@@ -95,6 +124,16 @@ DeadlockDetector::Arm()
         return;
     }
     m_armed = true;
+    if (m_recorded.size() != m_queues)
+    {
+        // The first pause of the run: what the checks use is made now (a run that never pauses
+        // never holds it; 10 bytes a queue and the lists of MayWaitOn).
+        m_mayWaitOn = m_source->MayWaitOn();
+        m_state.blocked.assign(m_queues, 0);
+        m_state.since.assign(m_queues, Time(0));
+        m_state.bytes.assign(m_queues, 0);
+        m_recorded.assign(m_queues, 0);
+    }
     m_event = Simulator::Schedule(m_interval, &DeadlockDetector::Check, this);
 }
 
@@ -119,7 +158,7 @@ DeadlockDetector::CycleIn(const std::vector<uint32_t>& component,
 {
     // Shortest cycle through the component's first member (BFS inside the component).
     const uint32_t start = component.front();
-    std::vector<std::vector<uint32_t>> out(m_labels.size());
+    std::vector<std::vector<uint32_t>> out(m_queues);
     for (auto [a, b] : m_state.edges)
     {
         if (componentOf[a] == c && componentOf[b] == c)
@@ -127,7 +166,7 @@ DeadlockDetector::CycleIn(const std::vector<uint32_t>& component,
             out[a].push_back(b);
         }
     }
-    std::vector<int64_t> parent(m_labels.size(), -1);
+    std::vector<int64_t> parent(m_queues, -1);
     std::queue<uint32_t> bfs;
     bfs.push(start);
     while (!bfs.empty())
@@ -162,7 +201,7 @@ DeadlockDetector::CycleCandidate()
     const lfsim::WaitForState& s = m_state;
     // The answer depends only on which queues are blocked and which of those hold frames, and
     // that often stays the same from one check to the next (the graph cost 4 % of fc_incast).
-    const std::size_t n = m_mayWaitOn.size();
+    const std::size_t n = m_queues;
     bool same = m_lastLook.size() == n;
     m_lastLook.resize(n);
     for (std::size_t q = 0; q < n; ++q)
@@ -184,15 +223,15 @@ DeadlockDetector::Cyclic() const
 {
     using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
     const lfsim::WaitForState& s = m_state;
-    Graph g(m_labels.size());
+    Graph g(m_queues);
     bool any = false;
-    for (uint32_t a = 0; a < m_mayWaitOn.size(); ++a)
+    for (uint32_t a = 0; a < m_queues; ++a)
     {
         if (!s.blocked[a] || s.bytes[a] == 0)
         {
             continue;
         }
-        for (uint32_t b : m_mayWaitOn[a])
+        for (uint32_t b : m_mayWaitOn.Of(a))
         {
             if (s.blocked[b])
             {
@@ -205,7 +244,7 @@ DeadlockDetector::Cyclic() const
     {
         return false;
     }
-    std::vector<int> comp(m_labels.size());
+    std::vector<int> comp(m_queues);
     const int ncomp = boost::strong_components(g, comp.data());
     std::vector<uint32_t> size(ncomp, 0);
     for (int c : comp)
@@ -285,7 +324,7 @@ DeadlockDetector::Check()
     if (!m_detected && !s.edges.empty())
     {
         using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
-        const size_t n = m_labels.size();
+        const size_t n = m_queues;
         Graph g(n);
         bool selfLoop = false;
         for (auto [a, b] : s.edges)
@@ -395,7 +434,7 @@ DeadlockDetector::Finish(lfsim::RunContext& ctx)
     std::vector<std::string> cycle;
     for (uint32_t q : m_cycle)
     {
-        cycle.push_back(m_labels[q]);
+        cycle.push_back(m_label(q));
     }
     ctx.SetMetric("deadlock_cycle", cycle);
     ctx.SetMetric("deadlock_frozen_bytes", m_frozenBytes);
@@ -404,7 +443,7 @@ DeadlockDetector::Finish(lfsim::RunContext& ctx)
     ctx.SetMetric("stall", m_stallQueue >= 0);
     if (m_stallQueue >= 0)
     {
-        ctx.SetMetric("stall_queue", m_labels[m_stallQueue]);
+        ctx.SetMetric("stall_queue", m_label(m_stallQueue));
         ctx.SetMetric("stall_since_us", m_stallSince.GetSeconds() * 1e6);
         ctx.SetMetric("stall_detected_us", m_stallSeen.GetSeconds() * 1e6);
         ctx.SetMetric("stall_waiting_bytes", m_stallBytes);

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +41,24 @@ struct WaitForState
     uint64_t framesTx = 0; ///< frames transmitted so far by every port of the fabric
 };
 
+/// For every queue, the queues it could ever wait on, each distinct list stored once: every
+/// queue feeding a switch may wait on the same queues (that switch's, of its class), so a
+/// fabric's lists take memory in proportion to its ports, not ports times switch radix.
+struct MayWait
+{
+    std::vector<uint32_t> groupOf;             ///< per queue: its list in `groups`
+    std::vector<std::vector<uint32_t>> groups; ///< the lists
+
+    /// Queue q's list.
+    const std::vector<uint32_t>&
+    Of(uint32_t q) const
+    {
+        return groups[groupOf[q]];
+    }
+    /// One list per queue, as given.
+    static MayWait PerQueue(std::vector<std::vector<uint32_t>> lists);
+};
+
 /// The fabric's side: fills a WaitForState. Only called while some queue is blocked.
 class WaitForSource
 {
@@ -52,7 +71,7 @@ class WaitForSource
     /// For every queue, the queues it could ever wait on (those of the switch at the far end
     /// of its link): a superset of the edges fixed by the topology, so that the detector can
     /// skip Edges() while the blocked queues cannot close a cycle.
-    virtual std::vector<std::vector<uint32_t>> MayWaitOn() const = 0;
+    virtual MayWait MayWaitOn() const = 0;
 };
 
 } // namespace lfsim
@@ -65,8 +84,12 @@ class DeadlockDetector : public Object
   public:
     static TypeId GetTypeId();
 
-    /// Start watching: `labels` names every queue (e.g. "ring1/p2/prio3"); `source` outlives
-    /// the run. Registers the "blocked" series when the run records it.
+    /// Start watching `queues` queues, `label` naming each (e.g. "ring1/p2/prio3") when a
+    /// result or the "blocked" series needs it; `source` outlives the run. Registers the
+    /// "blocked" series when the run records it.
+    void Attach(lfsim::RunContext& ctx, uint32_t queues, std::function<std::string(uint32_t)> label,
+                const lfsim::WaitForSource* source);
+    /// The same with every queue's label given.
     void Attach(lfsim::RunContext& ctx, std::vector<std::string> labels,
                 const lfsim::WaitForSource* source);
     /// Something may have become blocked: poll from the next CheckInterval on (cheap if armed).
@@ -101,10 +124,10 @@ class DeadlockDetector : public Object
     {
         return m_cycle;
     }
-    const std::vector<std::string>&
-    Labels() const
+    std::string
+    Label(uint32_t q) const
     {
-        return m_labels;
+        return m_label(q);
     }
     /// Checks run so far (for the benchmark of its cost).
     uint64_t
@@ -148,9 +171,10 @@ class DeadlockDetector : public Object
     /// CycleCandidate's answer, worked out: a graph of the blocked queues and its components.
     bool Cyclic() const;
 
-    std::vector<std::string> m_labels;
+    uint32_t m_queues = 0;
+    std::function<std::string(uint32_t)> m_label;
     const lfsim::WaitForSource* m_source = nullptr;
-    std::vector<std::vector<uint32_t>> m_mayWaitOn;
+    lfsim::MayWait m_mayWaitOn;
     /// What CycleCandidate last looked at (per queue: 1 blocked, 2 blocked with frames) and said.
     std::vector<uint8_t> m_lastLook;
     bool m_lastCandidate = false;

@@ -23,48 +23,58 @@ LinkFaults::ReasonName(int r)
 void
 LinkFaults::SetDown(bool down)
 {
+    Settings& f = Set();
     const bool changed = down != m_down;
     m_down = down;
     Update();
-    if (changed && onDown)
+    if (changed && f.onDown)
     {
-        onDown(down);
+        f.onDown(down);
     }
+}
+
+void
+LinkFaults::SetOnDown(std::function<void(bool down)> fn)
+{
+    Set().onDown = std::move(fn);
 }
 
 void
 LinkFaults::SetDropEvery(uint64_t every)
 {
-    m_every = every;
-    m_frames = {0, 0};
+    Settings& f = Set();
+    f.every = every;
+    f.frames = {0, 0};
     Update();
 }
 
 void
 LinkFaults::SetDropProbability(double p)
 {
-    m_probability = p;
+    Set().probability = p;
     Update();
 }
 
 void
 LinkFaults::SetBitErrorRate(double ber)
 {
-    m_ber = ber;
+    Set().ber = ber;
     Update();
 }
 
 void
 LinkFaults::SetRRdyEvery(uint64_t every)
 {
-    m_rrdyEvery = every;
-    m_rrdy = {0, 0};
+    Settings& f = Set();
+    f.rrdyEvery = every;
+    f.rrdy = {0, 0};
+    m_rrdyOn = every != 0;
 }
 
 void
 LinkFaults::SetStream(int64_t stream)
 {
-    m_stream = stream;
+    Set().stream = stream;
 }
 
 uint32_t LinkFaults::s_activeLinks = 0;
@@ -80,42 +90,45 @@ LinkFaults::~LinkFaults()
 void
 LinkFaults::Update()
 {
-    const bool active = m_down || m_every || m_probability > 0 || m_ber > 0;
+    Settings& f = Set();
+    const bool active = m_down || f.every || f.probability > 0 || f.ber > 0;
     if (active != m_active)
     {
         s_activeLinks += active ? 1 : uint32_t(-1);
     }
     m_active = active;
-    if ((m_probability > 0 || m_ber > 0) && !m_uniform)
+    if ((f.probability > 0 || f.ber > 0) && !f.uniform)
     {
         // Created on first use, so that runs without random faults draw exactly as before.
-        m_uniform = ns3::CreateObject<ns3::UniformRandomVariable>();
-        m_uniform->SetStream(m_stream);
+        f.uniform = ns3::CreateObject<ns3::UniformRandomVariable>();
+        f.uniform->SetStream(f.stream);
     }
 }
 
 bool
 LinkFaults::Decide(uint32_t bytes, int direction, bool controlWord)
 {
+    // Active: a setter has made m_set.
+    Settings& f = *m_set;
     int why = REASONS;
     if (m_down)
     {
         why = LINK_DOWN;
     }
-    else if (!controlWord && m_every && ++m_frames[direction] % m_every == 0)
+    else if (!controlWord && f.every && ++f.frames[direction] % f.every == 0)
     {
         why = DROP_EVERY;
     }
-    else if (!controlWord && m_probability > 0 && m_uniform->GetValue() < m_probability)
+    else if (!controlWord && f.probability > 0 && f.uniform->GetValue() < f.probability)
     {
         why = DROP_RANDOM;
     }
-    else if (m_ber > 0)
+    else if (f.ber > 0)
     {
         // P(at least one of the bits in error) = 1 - (1 - ber)^bits, computed without
         // cancellation for small rates.
-        const double p = -std::expm1(8.0 * bytes * std::log1p(-m_ber));
-        if (m_uniform->GetValue() < p)
+        const double p = -std::expm1(8.0 * bytes * std::log1p(-f.ber));
+        if (f.uniform->GetValue() < p)
         {
             why = BIT_ERROR;
         }
@@ -124,7 +137,7 @@ LinkFaults::Decide(uint32_t bytes, int direction, bool controlWord)
     {
         return false;
     }
-    ++m_lost[why];
+    ++f.lost[why];
     return true;
 }
 
@@ -292,8 +305,8 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
             }
             if (fabricFault)
             {
-                auto it = ctx.nodeFaults.find(where + ":" + what);
-                if (it == ctx.nodeFaults.end())
+                RunContext::NodeFault fn = ctx.nodeFault ? ctx.nodeFault(where, what) : nullptr;
+                if (!fn)
                 {
                     Bad(i, "where", where,
                         what == "buffer"      ? "a switch of the roce fabric (a shared buffer)"
@@ -304,7 +317,7 @@ ScheduleFaults(RunContext& ctx, const std::vector<FaultSpec>& faults)
                 {
                     NumberOf(f, i, "size", 0, 1e15);
                 }
-                set = [fn = it->second, f](bool on) { fn(on, f); };
+                set = [fn, f](bool on) { fn(on, f); };
             }
             else
             {

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,10 +41,15 @@ class RunContext;
 class LinkFaults
 {
     // First: the one field a channel reads per frame (Active), so that it shares a cache line
-    // with the channel's object header.
+    // with the channel's object header; then the flags read per frame or control word.
     bool m_active = false;
+    bool m_down = false;
+    bool m_rrdyOn = false; ///< lose_r_rdy is set
 
   public:
+    /// Set by channels that carry R_RDY, so that lose_r_rdy is refused elsewhere.
+    bool carriesRRdy = false;
+
     LinkFaults() = default;
     LinkFaults(const LinkFaults&) = delete; // counted in s_activeLinks while active
     LinkFaults& operator=(const LinkFaults&) = delete;
@@ -78,7 +84,7 @@ class LinkFaults
 
     void SetDown(bool down);
     /// Told when the link goes down or comes back (a channel lets its ports know).
-    std::function<void(bool down)> onDown;
+    void SetOnDown(std::function<void(bool down)> fn);
     /// Down now (link_down, a flap's down half, node_down): a port on it has no signal.
     bool
     Down() const
@@ -95,20 +101,18 @@ class LinkFaults
     bool
     LoseRRdy(int direction)
     {
-        if (!m_rrdyEvery || ++m_rrdy[direction] % m_rrdyEvery != 0)
+        if (!m_rrdyOn || ++m_set->rrdy[direction] % m_set->rrdyEvery != 0)
         {
             return false;
         }
-        ++m_lost[LOST_R_RDY];
+        ++m_set->lost[LOST_R_RDY];
         return true;
     }
-    /// Set by channels that carry R_RDY, so that lose_r_rdy is refused elsewhere.
-    bool carriesRRdy = false;
 
     uint64_t
     Lost(int reason) const
     {
-        return m_lost[reason];
+        return m_set ? m_set->lost[reason] : 0;
     }
     /// A random stream of its own (ns-3 RNG, seeded from the scenario); only for random drops.
     void SetStream(int64_t stream);
@@ -120,16 +124,33 @@ class LinkFaults
     /// Links of this process with a fault set now (m_active).
     static uint32_t s_activeLinks;
 
-    bool m_down = false;
-    uint64_t m_every = 0;
-    double m_probability = 0;
-    double m_ber = 0;
-    uint64_t m_rrdyEvery = 0;
-    std::array<uint64_t, 2> m_frames{0, 0};
-    std::array<uint64_t, 2> m_rrdy{0, 0};
-    std::array<uint64_t, REASONS> m_lost{};
-    ns3::Ptr<ns3::UniformRandomVariable> m_uniform;
-    int64_t m_stream = -1;
+    /// What a fault, once set, keeps: made by the first setter, so that a link that never has
+    /// one (nearly all of a large fabric's) holds 16 bytes.
+    struct Settings
+    {
+        std::function<void(bool down)> onDown;
+        uint64_t every = 0;
+        double probability = 0;
+        double ber = 0;
+        uint64_t rrdyEvery = 0;
+        std::array<uint64_t, 2> frames{0, 0};
+        std::array<uint64_t, 2> rrdy{0, 0};
+        std::array<uint64_t, REASONS> lost{};
+        ns3::Ptr<ns3::UniformRandomVariable> uniform;
+        int64_t stream = -1;
+    };
+
+    Settings&
+    Set()
+    {
+        if (!m_set)
+        {
+            m_set = std::make_unique<Settings>();
+        }
+        return *m_set;
+    }
+
+    std::unique_ptr<Settings> m_set;
 };
 
 /// A channel that carries its link's faults.

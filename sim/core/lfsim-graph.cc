@@ -32,11 +32,21 @@ Graph::AddNode(const std::string& name, bool host)
     return id;
 }
 
+void
+Graph::Reserve(uint64_t nodes, uint64_t links)
+{
+    m_nodes.reserve(nodes);
+    m_byName.reserve(nodes);
+    m_rank.reserve(nodes);
+    m_links.reserve(links);
+    m_ports.reserve(2 * links);
+}
+
 uint32_t
 Graph::AddPort(uint32_t node, const std::string& name)
 {
     const uint32_t id = m_ports.size();
-    m_ports.push_back({node, uint32_t(m_nodes[node].ports.size()), name, NONE});
+    m_ports.push_back({node, uint32_t(m_nodes[node].ports.size()), Text(name), NONE});
     m_nodes[node].ports.push_back(id);
     return id;
 }
@@ -49,13 +59,52 @@ Graph::AddLink(uint32_t portA, uint32_t portB, const std::string& speed,
     GraphLink l;
     l.a = portA;
     l.b = portB;
-    l.speed = speed;
-    l.speedKey = speedKey;
-    l.where = "link " + m_nodes[m_ports[portA].node].name + "-" + m_nodes[m_ports[portB].node].name;
-    m_links.push_back(std::move(l));
+    l.speed = Text(speed);
+    l.speedKey = Text(speedKey);
+    m_links.push_back(l);
     m_ports[portA].link = id;
     m_ports[portB].link = id;
     return id;
+}
+
+uint32_t
+Graph::Text(const std::string& text)
+{
+    const auto [it, added] = m_textIndex.emplace(text, m_texts.size());
+    if (added)
+    {
+        m_texts.push_back(text);
+    }
+    return it->second;
+}
+
+std::string
+Graph::Where(const GraphLink& l) const
+{
+    if (l.where)
+    {
+        return m_texts[l.where];
+    }
+    return "link " + m_nodes[m_ports[l.a].node].name + "-" + m_nodes[m_ports[l.b].node].name;
+}
+
+const LinkAttributes&
+Graph::Attributes(const GraphLink& l) const
+{
+    static const LinkAttributes none;
+    return l.attributes == NONE ? none : m_linkAttributes[l.attributes];
+}
+
+void
+Graph::SetAttributes(uint32_t link, LinkAttributes attributes)
+{
+    if (attributes.empty())
+    {
+        m_links[link].attributes = NONE;
+        return;
+    }
+    m_links[link].attributes = m_linkAttributes.size();
+    m_linkAttributes.push_back(std::move(attributes));
 }
 
 uint32_t
@@ -209,7 +258,8 @@ Graph::PortLabel(uint32_t port) const
         {
             return n.name;
         }
-        return n.name + "/" + (p.name.empty() ? "p" + std::to_string(p.number) : p.name);
+        const std::string& name = m_texts[p.name];
+        return n.name + "/" + (name.empty() ? "p" + std::to_string(p.number) : name);
     }
     return n.name + "/p" + std::to_string(p.number);
 }
@@ -390,7 +440,7 @@ Graph::Check(const std::string& key) const
     {
         if (m_ports[l.a].node == m_ports[l.b].node)
         {
-            throw std::invalid_argument(key + ": " + l.where
+            throw std::invalid_argument(key + ": " + Where(l)
                                         + " joins a node to itself; accepted: links between two "
                                           "different nodes");
         }
@@ -734,21 +784,21 @@ Graph::Routes(Routing routing, uint32_t failed, bool stale) const
 }
 
 void
-ConfigureCable(const GraphLink& l, ns3::Ptr<ns3::Object> channel, ns3::Ptr<ns3::Object> a,
-               ns3::Ptr<ns3::Object> b)
+ConfigureCable(const Graph& g, const GraphLink& l, ns3::Ptr<ns3::Object> channel,
+               ns3::Ptr<ns3::Object> a, ns3::Ptr<ns3::Object> b)
 {
     if (auto* f = dynamic_cast<FaultableChannel*>(ns3::PeekPointer(channel)))
     {
         l.faults = &f->Faults();
     }
-    for (const auto& [typeId, name, value] : l.attributes)
+    for (const auto& [typeId, name, value] : g.Attributes(l))
     {
         for (ns3::Ptr<ns3::Object> o : {channel, a, b})
         {
             if (o->GetInstanceTypeId().GetName() == typeId
                 && !o->SetAttributeFailSafe(name, ns3::StringValue(value)))
             {
-                throw std::invalid_argument(l.where + "." + typeId.substr(5) + "." + name
+                throw std::invalid_argument(g.Where(l) + "." + typeId.substr(5) + "." + name
                                             + ": got '" + value
                                             + "'; accepted: a value of that attribute");
             }
@@ -760,18 +810,18 @@ ConfigureCable(const GraphLink& l, ns3::Ptr<ns3::Object> channel, ns3::Ptr<ns3::
     }
     const std::string cls = channel->GetInstanceTypeId().GetName().substr(5);
     double metres = l.length;
-    std::string key = l.where + ".length";
+    std::string key = g.Where(l) + ".length";
     if (!l.delay.IsStrictlyNegative())
     {
         ns3::TimeValue perMetre;
         channel->GetAttribute("PropagationDelayPerMeter", perMetre);
         if (!perMetre.Get().IsStrictlyPositive())
         {
-            throw std::invalid_argument(l.where + ".delay: got a delay; accepted: a length when "
+            throw std::invalid_argument(g.Where(l) + ".delay: got a delay; accepted: a length when "
                                         + cls + "::PropagationDelayPerMeter is 0");
         }
         metres = double(l.delay.GetPicoSeconds()) / double(perMetre.Get().GetPicoSeconds());
-        key = l.where + ".delay";
+        key = g.Where(l) + ".delay";
     }
     if (!channel->SetAttributeFailSafe("Length", ns3::DoubleValue(metres)))
     {

@@ -37,28 +37,35 @@ struct GraphNode
     std::vector<std::array<std::string, 3>> attributes;
 };
 
+/// Attributes set on one cable's channel and its two devices only: (TypeId, name, value).
+using LinkAttributes = std::vector<std::array<std::string, 3>>;
+
+/// 16 bytes: its name is in the graph (Graph::PortName), as the few texts of cables are.
 struct GraphPort
 {
     uint32_t node = NONE;
     uint32_t number = 0;  ///< on its node: 0, 1, ...
-    std::string name;     ///< optional, for a host port (e.g. the plane "A")
+    uint32_t name = 0;    ///< Graph::PortName: optional, for a host port (e.g. the plane "A")
     uint32_t link = NONE; ///< the cable it is on
 };
 
-/// One cable between two ports.
+/// One cable between two ports. Its texts are kept once in the graph (a fabric has a few
+/// speeds and keys): Graph::Speed, SpeedKey, Where and Attributes read them.
 struct GraphLink
 {
     uint32_t a = NONE; ///< port
     uint32_t b = NONE; ///< port
-    /// Line rate by the fabric's name for it ("25GbE", "32GFC"); empty: the device's default.
-    std::string speed;
-    /// Where the speed was given (e.g. "topology.HostSpeed", "links[3].speed"), for errors.
-    std::string speedKey;
+    /// Graph::Speed: the line rate by the fabric's name for it ("25GbE", "32GFC"); "": the
+    /// device's default.
+    uint32_t speed = 0;
+    /// Graph::SpeedKey: where the speed was given (e.g. "topology.HostSpeed"), for errors.
+    uint32_t speedKey = 0;
+    /// Graph::Where: e.g. "links[3]" or "topology.txt line 12", for errors; 0: "link A-B".
+    uint32_t where = 0;
+    /// Graph::Attributes: its own attributes (NONE: none).
+    uint32_t attributes = NONE;
     double length = -1;  ///< metres; < 0: the channel's default Length
     ns3::Time delay{-1}; ///< >= 0: propagation delay instead of a length
-    /// Attributes set on this cable's channel and its two devices only: (TypeId, name, value).
-    std::vector<std::array<std::string, 3>> attributes;
-    std::string where; ///< e.g. "links[3]" or "topology.txt line 12", for errors
     /// The faults of the channel the fabric built for this cable (set by ConfigureCable when
     /// the channel is a FaultableChannel), for the run's faults timeline.
     mutable LinkFaults* faults = nullptr;
@@ -119,6 +126,9 @@ class Graph
     /// A cable between two free ports.
     uint32_t AddLink(uint32_t portA, uint32_t portB, const std::string& speed = "",
                      const std::string& speedKey = "");
+    /// Room for `nodes` nodes and `links` cables (and their ports), so that a large graph is
+    /// built without regrowing its arrays (a generator knows its size: ExpectedSize).
+    void Reserve(uint64_t nodes, uint64_t links);
     /// A new port on each node and a cable between them; returns the link.
     uint32_t Connect(uint32_t nodeA, uint32_t nodeB, const std::string& speed = "",
                      const std::string& speedKey = "");
@@ -146,6 +156,34 @@ class Graph
     Links()
     {
         return m_links;
+    }
+    /// A cable's line rate by the fabric's name for it; "": the device's default.
+    const std::string&
+    Speed(const GraphLink& l) const
+    {
+        return m_texts[l.speed];
+    }
+    /// Where a cable's speed was given (e.g. "topology.HostSpeed", "links[3].speed").
+    const std::string&
+    SpeedKey(const GraphLink& l) const
+    {
+        return m_texts[l.speedKey];
+    }
+    /// Where a cable was given, for errors: "links[3]", or "link h0-leaf0" from its ends.
+    std::string Where(const GraphLink& l) const;
+    void
+    SetWhere(uint32_t link, const std::string& where)
+    {
+        m_links[link].where = Text(where);
+    }
+    /// A cable's own attributes.
+    const LinkAttributes& Attributes(const GraphLink& l) const;
+    void SetAttributes(uint32_t link, LinkAttributes attributes);
+    /// A port's name ("" if none), e.g. the plane "A" of a host's port.
+    const std::string&
+    PortName(uint32_t port) const
+    {
+        return m_texts[m_ports[port].name];
     }
     const std::vector<GraphLink>&
     Links() const
@@ -223,6 +261,9 @@ class Graph
     RouteTable Routes(Routing routing, uint32_t failed = NONE, bool stale = false) const;
 
   private:
+    /// The index of `text` in m_texts, added if new.
+    uint32_t Text(const std::string& text);
+
     std::vector<GraphNode> m_nodes;
     std::vector<GraphPort> m_ports;
     std::vector<GraphLink> m_links;
@@ -232,14 +273,17 @@ class Graph
     std::unordered_map<std::string, uint32_t> m_byName;
     std::map<std::string, std::vector<uint32_t>> m_groups;
     mutable std::vector<uint32_t> m_plane; ///< plane of each switch, computed on first use
+    std::vector<std::string> m_texts{""};  ///< ports' and cables' texts, each once; [0] ""
+    std::unordered_map<std::string, uint32_t> m_textIndex{{"", 0}};
+    std::vector<LinkAttributes> m_linkAttributes; ///< GraphLink::attributes indexes it
 };
 
 /// What every fabric does with a cable of the graph: its per-link attributes on the channel and
 /// the two devices (those of their TypeId), then its length, or its delay turned into a length
 /// by the channel's PropagationDelayPerMeter, into the channel's Length. Speeds are the
 /// fabric's own. Throws std::invalid_argument naming the link's key.
-void ConfigureCable(const GraphLink& l, ns3::Ptr<ns3::Object> channel, ns3::Ptr<ns3::Object> a,
-                    ns3::Ptr<ns3::Object> b);
+void ConfigureCable(const Graph& g, const GraphLink& l, ns3::Ptr<ns3::Object> channel,
+                    ns3::Ptr<ns3::Object> a, ns3::Ptr<ns3::Object> b);
 
 } // namespace lfsim
 

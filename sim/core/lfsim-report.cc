@@ -287,17 +287,19 @@ FlowReport::Finish(RunContext& ctx)
 
 void
 ReportLinks(RunContext& ctx, const std::vector<std::string>& portLabels,
-            const std::vector<uint32_t>& peer, const std::vector<PortStats>& ports,
+            const std::vector<uint32_t>& peer, const std::function<PortStats(uint32_t)>& port,
             double runSeconds)
 {
     // a and b index the port labels (the labels "links").
     Table& links = ctx.AddTable(
         "links", {LabelColumn("a", "links"), LabelColumn("b", "links"), "util_ab", "util_ba"});
+    links.Reserve(peer.size() / 2);
     double peak = 0;
     auto util = [&](uint32_t p)
     {
-        const double cap = ports[p].rateBps / 8.0 * runSeconds;
-        return cap > 0 ? ports[p].txBytes / cap : 0.0;
+        const PortStats s = port(p);
+        const double cap = s.rateBps / 8.0 * runSeconds;
+        return cap > 0 ? s.txBytes / cap : 0.0;
     };
     for (uint32_t a = 0; a < peer.size(); ++a)
     {

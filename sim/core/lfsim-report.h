@@ -143,8 +143,10 @@ struct PortStats
 /// Table "links" (a, b: port indices into `portLabels`, util_ab and util_ba: fraction of the
 /// line rate each direction carried over the run) and metric max_link_util; `peer[i]` is the
 /// port at the other end of port i's cable, each cable listed once from its lower index.
+/// `port(i)` gives port i's figures (asked for each port once or twice: nothing is kept per
+/// port beside the table).
 void ReportLinks(RunContext& ctx, const std::vector<std::string>& portLabels,
-                 const std::vector<uint32_t>& peer, const std::vector<PortStats>& ports,
+                 const std::vector<uint32_t>& peer, const std::function<PortStats(uint32_t)>& port,
                  double runSeconds);
 
 } // namespace lfsim

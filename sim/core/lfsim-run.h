@@ -229,11 +229,12 @@ class RunContext
     ns3::Ptr<ns3::Topology> topology;
     std::vector<WorkloadInstance> workloads;
     ns3::Ptr<ns3::Report> report;
-    /// Node-level faults a fabric offers to the faults timeline, by "node:what" (e.g.
-    /// "h1:pfc_storm", "sw0:buffer"): called with true and the (checked) entry when the fault
-    /// starts, false when it ends.
-    std::map<std::string, std::function<void(bool on, const std::map<std::string, std::string>&)>>
-        nodeFaults;
+    /// Node-level faults a fabric offers to the faults timeline: for a node and a kind of
+    /// fault (e.g. "h1", "pfc_storm"; "sw0", "buffer"), what to call with true and the
+    /// (checked) entry when the fault starts, false when it ends; an empty function if the node
+    /// has no such fault. Asked only for the faults a scenario lists: nothing is kept per node.
+    using NodeFault = std::function<void(bool on, const std::map<std::string, std::string>&)>;
+    std::function<NodeFault(const std::string& node, const std::string& what)> nodeFault;
 
     bool Records(const std::string& recorder) const;
     /// A time series (long form: time_s, id, values...; id indexes the labels of the same

@@ -130,12 +130,12 @@ TwoPlanes(const lfsim::Graph& g)
             const lfsim::GraphPort& b = g.Ports()[l.b];
             const uint32_t pa = d.AddPort(node[k][a.node], PlanePortName(g, a, plane[k]));
             const uint32_t pb = d.AddPort(node[k][b.node], PlanePortName(g, b, plane[k]));
-            lfsim::GraphLink& copy = d.Links()[d.AddLink(pa, pb)];
-            const std::string where = copy.where;
-            copy = l;
-            copy.a = pa;
-            copy.b = pb;
-            copy.where = std::string(plane[k]) + ": " + l.where;
+            const uint32_t id = d.AddLink(pa, pb, g.Speed(l), g.SpeedKey(l));
+            lfsim::GraphLink& copy = d.Links()[id];
+            copy.length = l.length;
+            copy.delay = l.delay;
+            d.SetWhere(id, std::string(plane[k]) + ": " + g.Where(l));
+            d.SetAttributes(id, g.Attributes(l));
         }
     }
     for (const auto& [group, members] : g.Groups())
@@ -211,6 +211,7 @@ Topology::Build()
     const Size expected = ExpectedSize();
     CheckFits(expected.nodes * m_planes, expected.links * m_planes);
     lfsim::Graph g;
+    g.Reserve(expected.nodes, expected.links);
     Generate(g);
     if (m_planes == 2)
     {

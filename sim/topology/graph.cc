@@ -103,8 +103,8 @@ class GraphTopology : public Topology
             const uint32_t pa = g.AddPort(end[0], get(row, "port_a"));
             const uint32_t pb = g.AddPort(end[1], get(row, "port_b"));
             const uint32_t id = g.AddLink(pa, pb, get(row, "speed"), where + ".speed");
+            g.SetWhere(id, where);
             lfsim::GraphLink& link = g.Links()[id];
-            link.where = where;
             if (!get(row, "length").empty())
             {
                 char* stop = nullptr;
@@ -126,7 +126,7 @@ class GraphTopology : public Topology
                                                   "1us");
                 }
             }
-            link.attributes = attributes(row);
+            g.SetAttributes(id, attributes(row));
         }
     }
 

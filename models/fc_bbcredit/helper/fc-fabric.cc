@@ -135,7 +135,7 @@ class FcWaitFor : public lfsim::WaitForSource
         }
     }
 
-    std::vector<std::vector<uint32_t>>
+    lfsim::MayWait
     MayWaitOn() const override
     {
         // A queue can only wait on the queues of the node at the far end of its fibre.
@@ -149,7 +149,7 @@ class FcWaitFor : public lfsim::WaitForSource
         {
             may[feeder] = onNode[PeekPointer(d->GetNode())];
         }
-        return may;
+        return lfsim::MayWait::PerQueue(std::move(may));
     }
 
   private:
@@ -295,17 +295,21 @@ class FcFabric : public lfsim::Fabric
         Table& ports = ctx.AddTable(
             "ports", {lfsim::IntColumn("id"), "paused_time_us", lfsim::IntColumn("frames_tx")});
         std::vector<double> paused;
-        std::vector<lfsim::PortStats> stats;
         for (uint32_t i = 0; i < t.ports.size(); ++i)
         {
             const auto& c = t.ports[i]->GetCounters();
             paused.push_back(t.ports[i]->GetCreditStallTime().GetSeconds() * 1e6);
             ports.Append({double(i), paused.back(), double(c.framesTx)});
-            stats.push_back({double(c.bytesTx), 8.0 * FcDataBytesPerSecond(t.ports[i]->GetSpeed()),
-                             paused.back(), 0.0});
         }
         ctx.SetLabels("ports", t.portLabels);
-        lfsim::ReportLinks(ctx, t.portLabels, t.peer, stats, now.GetSeconds());
+        lfsim::ReportLinks(
+            ctx, t.portLabels, t.peer,
+            [&t, &paused](uint32_t i) -> lfsim::PortStats
+            {
+                return {double(t.ports[i]->GetCounters().bytesTx),
+                        8.0 * FcDataBytesPerSecond(t.ports[i]->GetSpeed()), paused[i], 0.0};
+            },
+            now.GetSeconds());
         ctx.SetMetric("paused_time_us", paused);
         if (m_queuePort != lfsim::NONE)
         {

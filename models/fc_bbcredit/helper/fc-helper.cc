@@ -111,10 +111,10 @@ FcHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
         t.peer[index[l.a]] = index[l.b];
         t.peer[index[l.b]] = index[l.a];
         Ptr<FcChannel> ch = CreateObject<FcChannel>();
-        lfsim::ConfigureCable(l, ch, a, b);
-        if (!l.speed.empty())
+        lfsim::ConfigureCable(g, l, ch, a, b);
+        if (!g.Speed(l).empty())
         {
-            const EnumValue s(int(ParseSpeed(l.speed, l.speedKey)));
+            const EnumValue s(int(ParseSpeed(g.Speed(l), g.SpeedKey(l))));
             a->SetAttribute("Speed", s);
             b->SetAttribute("Speed", s);
         }

@@ -68,16 +68,17 @@ FcChannel::FcChannel()
             = Ptr<EventImpl>(MakeEvent(&FcChannel::DeliverPrimitive, this, side), false);
     }
     m_faults.carriesRRdy = true;
-    m_faults.onDown = [this](bool down)
-    {
-        for (const auto& d : m_dev)
+    m_faults.SetOnDown(
+        [this](bool down)
         {
-            if (d)
+            for (const auto& d : m_dev)
             {
-                d->SetLinkUp(!down);
+                if (d)
+                {
+                    d->SetLinkUp(!down);
+                }
             }
-        }
-    };
+        });
 }
 
 void

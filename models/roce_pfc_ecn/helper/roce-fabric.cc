@@ -147,40 +147,27 @@ ArmOnPause(Ptr<DeadlockDetector> d, uint8_t, uint16_t quanta)
 class RoceWaitFor : public lfsim::WaitForSource
 {
   public:
-    RoceWaitFor(const RoceTopology& t, std::vector<uint8_t> classes)
+    /// `onSwitch`: per switch, its ports by number (as RoceFabric keeps them), outliving this.
+    RoceWaitFor(const RoceTopology& t, std::vector<uint8_t> classes,
+                const std::vector<std::vector<uint32_t>>& onSwitch)
         : m_t(t)
         , m_classes(std::move(classes))
+        , m_onSwitch(onSwitch)
     {
-        std::map<Ptr<RoceNetDevice>, uint32_t> index;
-        for (uint32_t i = 0; i < t.ports.size(); ++i)
-        {
-            index[t.ports[i]] = i;
-        }
-        m_onSwitch.resize(t.switches.size());
-        for (uint32_t i = 0; i < t.ports.size(); ++i)
-        {
-            m_peer.push_back(index[t.ports[i]->GetRoceChannel()->GetPeer(t.ports[i])]);
-            if (t.portSwitch[i] >= 0)
-            {
-                auto& v = m_onSwitch[t.portSwitch[i]];
-                v.resize(std::max<size_t>(v.size(), t.portIndex[i] + 1));
-                v[t.portIndex[i]] = i;
-            }
-        }
     }
 
-    std::vector<std::string>
-    Labels() const
+    uint32_t
+    Queues() const
     {
-        std::vector<std::string> labels;
-        for (const auto& port : m_t.portLabels)
-        {
-            for (uint8_t c : m_classes)
-            {
-                labels.push_back(port + "/prio" + std::to_string(c));
-            }
-        }
-        return labels;
+        return m_t.ports.size() * m_classes.size();
+    }
+
+    /// Queue q's name: its port's label and class ("leaf0/p2/prio3").
+    std::string
+    Label(uint32_t q) const
+    {
+        const uint32_t nc = m_classes.size();
+        return m_t.portLabels[q / nc] + "/prio" + std::to_string(m_classes[q % nc]);
     }
 
     void
@@ -213,7 +200,7 @@ class RoceWaitFor : public lfsim::WaitForSource
             {
                 const uint32_t q = i * nc + k;
                 const bool host = m_t.portSwitch[i] < 0;
-                const uint32_t peer = m_peer[i];
+                const uint32_t peer = m_t.peer[i];
                 const int32_t next = m_t.portSwitch[peer];
                 if (!s.blocked[q] || (!host && s.bytes[q] == 0) || next < 0)
                 {
@@ -234,20 +221,34 @@ class RoceWaitFor : public lfsim::WaitForSource
         }
     }
 
-    std::vector<std::vector<uint32_t>>
+    lfsim::MayWait
     MayWaitOn() const override
     {
+        // A queue feeding a switch may wait on that switch's queues of its class: one list per
+        // (switch, class), and one empty list for the queues that feed a host.
         const uint32_t nc = m_classes.size();
-        std::vector<std::vector<uint32_t>> may(m_t.ports.size() * nc);
+        lfsim::MayWait may;
+        for (const auto& ports : m_onSwitch)
+        {
+            for (uint32_t k = 0; k < nc; ++k)
+            {
+                std::vector<uint32_t>& list = may.groups.emplace_back();
+                list.reserve(ports.size());
+                for (uint32_t out : ports)
+                {
+                    list.push_back(out * nc + k);
+                }
+            }
+        }
+        const uint32_t toHost = may.groups.size();
+        may.groups.emplace_back();
+        may.groupOf.resize(m_t.ports.size() * nc);
         for (uint32_t i = 0; i < m_t.ports.size(); ++i)
         {
-            const int32_t next = m_t.portSwitch[m_peer[i]];
-            for (uint32_t k = 0; next >= 0 && k < nc; ++k)
+            const int32_t next = m_t.portSwitch[m_t.peer[i]];
+            for (uint32_t k = 0; k < nc; ++k)
             {
-                for (uint32_t out : m_onSwitch[next])
-                {
-                    may[i * nc + k].push_back(out * nc + k);
-                }
+                may.groupOf[i * nc + k] = next >= 0 ? next * nc + k : toHost;
             }
         }
         return may;
@@ -256,8 +257,7 @@ class RoceWaitFor : public lfsim::WaitForSource
   private:
     const RoceTopology& m_t;
     std::vector<uint8_t> m_classes;
-    std::vector<uint32_t> m_peer;                  ///< port at the other end of each link
-    std::vector<std::vector<uint32_t>> m_onSwitch; ///< switch, port number -> port index
+    const std::vector<std::vector<uint32_t>>& m_onSwitch; ///< switch, port number -> port index
     mutable std::vector<uint64_t> m_byIn;
 };
 
@@ -297,40 +297,57 @@ class RoceFabric : public lfsim::Fabric
         m_start = CreateObject<UniformRandomVariable>();
         m_start->SetStream(stream++);
         m_net.stream = stream;
-        // The faults timeline's pfc_storm: every NIC of a host pauses its port; and
-        // receiver_not_ready: the host posts no receive WQEs, its NICs answer SENDs with RNR NAKs.
-        std::map<std::string, std::vector<Ptr<RdmaNic>>> nicsOf;
-        for (uint32_t a = 0; a < t.nics.size(); ++a)
-        {
-            nicsOf[g.Nodes()[g.Hosts()[t.hostOf[a]]].name].push_back(t.nics[a]);
-        }
-        for (const auto& [host, nics] : nicsOf)
-        {
-            ctx.nodeFaults[host + ":pfc_storm"] = [nics](bool on, const lfsim::FaultSpec&)
-            {
-                for (const auto& nic : nics)
-                {
-                    nic->SetPfcStorm(on);
-                }
-            };
-            ctx.nodeFaults[host + ":receiver_not_ready"] = [nics](bool on, const lfsim::FaultSpec&)
-            {
-                for (const auto& nic : nics)
-                {
-                    nic->SetReceiverNotReady(on);
-                }
-            };
-        }
-        // ... and buffer: a switch's shared buffer shrinks to `size` bytes (checked by the
+        // The faults timeline's pfc_storm: every NIC of a host pauses its port;
+        // receiver_not_ready: the host posts no receive WQEs, its NICs answer SENDs with RNR
+        // NAKs; and buffer: a switch's shared buffer shrinks to `size` bytes (checked by the
         // timeline), back to BufferSize at until.
-        for (uint32_t s = 0; s < t.switches.size(); ++s)
+        ctx.nodeFault
+            = [this, &g](const std::string& name, const std::string& what) -> RunContext::NodeFault
         {
-            ctx.nodeFaults[g.Nodes()[g.Switches()[s]].name + ":buffer"]
-                = [sw = t.switches[s]](bool on, const lfsim::FaultSpec& f) {
-                      sw->SetBufferBytes(on ? uint64_t(std::stod(f.at("size")))
-                                            : sw->GetMmu()->GetBufferSize());
-                  };
-        }
+            const uint32_t node = g.FindNode(name);
+            if (node == lfsim::NONE)
+            {
+                return nullptr;
+            }
+            const RoceTopology& t = m_net.topology;
+            if (!g.Nodes()[node].host)
+            {
+                if (what != "buffer")
+                {
+                    return nullptr;
+                }
+                return [sw = t.switches[g.Rank(node)]](bool on, const lfsim::FaultSpec& f) {
+                    sw->SetBufferBytes(on ? uint64_t(std::stod(f.at("size")))
+                                          : sw->GetMmu()->GetBufferSize());
+                };
+            }
+            std::vector<Ptr<RdmaNic>> nics;
+            for (uint32_t a : g.AddressesOf(g.Rank(node)))
+            {
+                nics.push_back(t.nics[a]);
+            }
+            if (what == "pfc_storm")
+            {
+                return [nics](bool on, const lfsim::FaultSpec&)
+                {
+                    for (const auto& nic : nics)
+                    {
+                        nic->SetPfcStorm(on);
+                    }
+                };
+            }
+            if (what == "receiver_not_ready")
+            {
+                return [nics](bool on, const lfsim::FaultSpec&)
+                {
+                    for (const auto& nic : nics)
+                    {
+                        nic->SetReceiverNotReady(on);
+                    }
+                };
+            }
+            return nullptr;
+        };
 
         lfsim::WorkloadEnv env;
         env.graph = &g;
@@ -374,6 +391,9 @@ class RoceFabric : public lfsim::Fabric
         }
         m_report.Finish(ctx);
         m_apps.Finish(ctx);
+        // No path is asked for from here on (ideal FCTs are out): the tables below take the
+        // routes' place at the run's peak of memory.
+        m_routes = lfsim::RouteTable();
 
         // Per port.
         using lfsim::IntColumn;
@@ -382,8 +402,9 @@ class RoceFabric : public lfsim::Fabric
             {IntColumn("id"), IntColumn("frames_tx"), IntColumn("frames_rx"), IntColumn("pause_tx"),
              IntColumn("xon_tx"), IntColumn("pause_rx"), IntColumn("xon_rx"), "paused_time_us",
              "peak_queue_KiB", IntColumn("ecn_marked"), IntColumn("cnp_tx"), IntColumn("cnp_rx")});
+        pt.Reserve(t.ports.size());
         std::vector<double> pausedUs;
-        std::vector<lfsim::PortStats> stats;
+        pausedUs.reserve(t.ports.size());
         uint64_t framesTx = 0;
         uint64_t pauses = 0;
         uint64_t xons = 0;
@@ -413,11 +434,16 @@ class RoceFabric : public lfsim::Fabric
             {
                 peakQueue = std::max(peakQueue, c.maxQueueBytes / 1024.0);
             }
-            stats.push_back({double(c.lineBytesTx), double(EthBitRate(t.ports[i]->GetSpeed())),
-                             paused, double(c.maxQueueBytes)});
         }
-        ctx.SetLabels("ports", t.portLabels);
-        lfsim::ReportLinks(ctx, t.portLabels, t.peer, stats, now.GetSeconds());
+        lfsim::ReportLinks(
+            ctx, t.portLabels, t.peer,
+            [&t](uint32_t i) -> lfsim::PortStats
+            {
+                const auto& c = t.ports[i]->GetCounters();
+                return {double(c.lineBytesTx), double(EthBitRate(t.ports[i]->GetSpeed())),
+                        t.ports[i]->GetPausedTime().GetSeconds() * 1e6, double(c.maxQueueBytes)};
+            },
+            now.GetSeconds());
         // Per switch: its shared buffer over the run (the mean from the samples, when the run
         // samples: a time integral kept on every packet cost the switch's hot path 3 %).
         Table& st = ctx.AddTable("switches",
@@ -530,6 +556,7 @@ class RoceFabric : public lfsim::Fabric
         ctx.SetMetric("naks_sent", naks);
         ctx.SetMetric("rnr_naks_sent", rnrNaks);
         ctx.SetMetric("rnr_retries", rnrRetries);
+        ctx.SetLabels("ports", std::move(t.portLabels)); // their last use: no copy
     }
 
   private:
@@ -950,11 +977,15 @@ class RoceFabric : public lfsim::Fabric
         {
             return; // nothing is ever paused
         }
-        m_waitFor = std::make_unique<RoceWaitFor>(t, classes);
-        m_detector->Attach(ctx, m_waitFor->Labels(), m_waitFor.get());
+        m_waitFor = std::make_unique<RoceWaitFor>(t, classes, m_onSwitch);
+        m_detector->Attach(
+            ctx, m_waitFor->Queues(), [w = m_waitFor.get()](uint32_t q) { return w->Label(q); },
+            m_waitFor.get());
+        // One callback for every port (each connection holds a reference to it, not a copy).
+        const auto arm = MakeBoundCallback(&ArmOnPause, m_detector);
         for (auto& port : t.ports)
         {
-            port->TraceConnectWithoutContext("PauseRx", MakeBoundCallback(&ArmOnPause, m_detector));
+            port->TraceConnectWithoutContext("PauseRx", arm);
         }
     }
 

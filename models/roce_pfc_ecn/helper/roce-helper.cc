@@ -39,6 +39,17 @@ RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
     const auto& nodes = g.Nodes();
     const auto& gports = g.Ports();
     std::vector<uint32_t> index(gports.size(), lfsim::NONE); // graph port -> t.ports
+    const size_t addresses = g.HostPorts().size();
+    t.ports.reserve(gports.size());
+    t.portLabels.reserve(gports.size());
+    t.portSwitch.reserve(gports.size());
+    t.portIndex.reserve(gports.size());
+    t.hostPorts.reserve(addresses);
+    t.hostOf.reserve(addresses);
+    t.nics.reserve(addresses);
+    t.channels.reserve(g.Links().size());
+    t.switches.reserve(g.Switches().size());
+    t.switchNames.reserve(g.Switches().size());
     t.hosts.Create(g.Hosts().size());
     for (uint32_t p : g.HostPorts())
     {
@@ -74,6 +85,10 @@ RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
         Ptr<RoceNetDevice> d = CreateObject<RoceNetDevice>();
         d->SetAddress(Mac48Address::Allocate());
         t.switchNodes.Get(s)->AddDevice(d);
+        // A switch port hands every frame to its switch, never to the node's protocols (it has
+        // no IP): free the receive callback Node::AddDevice gave it, 200 bytes a port.
+        d->SetReceiveCallback(
+            MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>());
         index[p] = t.ports.size();
         t.ports.push_back(d);
         t.portLabels.push_back(g.PortLabel(p));
@@ -89,16 +104,16 @@ RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
         t.peer[index[l.a]] = index[l.b];
         t.peer[index[l.b]] = index[l.a];
         Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
-        lfsim::ConfigureCable(l, ch, a, b);
-        if (!l.speed.empty())
+        lfsim::ConfigureCable(g, l, ch, a, b);
+        if (!g.Speed(l).empty())
         {
-            const EthSpeed s = ParseSpeed(l.speed, l.speedKey);
+            const EthSpeed s = ParseSpeed(g.Speed(l), g.SpeedKey(l));
             a->SetSpeed(s);
             b->SetSpeed(s);
         }
         else if (a->GetSpeed() != b->GetSpeed())
         {
-            throw std::invalid_argument(l.where
+            throw std::invalid_argument(g.Where(l)
                                         + ": its two ports have different Speeds; "
                                           "accepted: one speed per cable");
         }

@@ -116,10 +116,14 @@ RoceNetDevice::EnableIp(uint8_t dscp, bool vlan, uint16_t vid)
 {
     NS_ABORT_MSG_IF(!m_channel, "RoceNetDevice::EnableIp: attach the port first");
     m_ip = true;
-    m_ipDscp = dscp;
-    m_ipVlan = vlan;
-    m_ipVid = vid;
-    m_ipNextHop = m_channel->GetPeer(this)->GetMac();
+    if (!m_host)
+    {
+        m_host = std::make_unique<HostIp>();
+    }
+    m_host->dscp = dscp;
+    m_host->vlan = vlan;
+    m_host->vid = vid;
+    m_host->nextHop = m_channel->GetPeer(this)->GetMac();
 }
 
 bool
@@ -132,13 +136,14 @@ RoceNetDevice::Send(Ptr<Packet> packet, const Address&, uint16_t protocolNumber)
     {
         return false;
     }
-    const uint8_t c = m_ipDscp >> 3;
-    AddEthernetToIpv4(packet, m_ipNextHop, m_address, m_ipVlan, c, m_ipVid, m_ipDscp);
+    HostIp& h = *m_host;
+    const uint8_t c = h.dscp >> 3;
+    AddEthernetToIpv4(packet, h.nextHop, m_address, h.vlan, c, h.vid, h.dscp);
     Item it;
     it.bytes = packet->GetSize();
     it.packet = packet;
     it.prio = c;
-    m_ipQ[c].push_back(it);
+    h.q[c].push_back(it);
     m_ipReady |= uint8_t(1u << c);
     m_tc[c].bytes += it.bytes;
     m_qTotal += it.bytes;
@@ -282,10 +287,11 @@ void
 RoceNetDevice::TakeIp(uint8_t c)
 {
     // Its bytes were counted in m_tc[c].bytes when Send queued it.
-    m_tc[c].q.push_back(m_ipQ[c].front());
+    auto& q = m_host->q[c];
+    m_tc[c].q.push_back(q.front());
     m_queued |= uint8_t(1u << c);
-    m_ipQ[c].pop_front();
-    if (m_ipQ[c].empty())
+    q.pop_front();
+    if (q.empty())
     {
         m_ipReady &= uint8_t(~(1u << c));
     }
@@ -310,11 +316,11 @@ RoceNetDevice::HeadReady(uint8_t c)
     {
         const bool ip = m_ipReady & (1u << c);
         const bool nic = m_sourceReady & (1u << c);
-        if (ip && (!nic || m_ipCredit[c] <= 0))
+        if (ip && (!nic || m_host->credit[c] <= 0))
         {
-            const uint32_t bytes = m_ipQ[c].front().bytes;
+            const uint32_t bytes = m_host->q[c].front().bytes;
             TakeIp(c);
-            m_ipCredit[c] = nic ? m_ipCredit[c] + bytes : 0;
+            m_host->credit[c] = nic ? m_host->credit[c] + bytes : 0;
             return true;
         }
         Ptr<Packet> p = m_user->Pull(c);
@@ -324,7 +330,7 @@ RoceNetDevice::HeadReady(uint8_t c)
             if (ip)
             {
                 TakeIp(c);
-                m_ipCredit[c] = 0;
+                m_host->credit[c] = 0;
                 return true;
             }
             return false;
@@ -338,7 +344,10 @@ RoceNetDevice::HeadReady(uint8_t c)
         m_queued |= uint8_t(1u << c);
         m_tc[c].bytes += bytes;
         m_qTotal += bytes;
-        m_ipCredit[c] = ip ? m_ipCredit[c] - bytes : 0;
+        if (m_ip) // without IP the credit stays 0: nothing to write
+        {
+            m_host->credit[c] = ip ? m_host->credit[c] - bytes : 0;
+        }
     }
     return !m_tc[c].q.empty();
 }
@@ -631,9 +640,12 @@ RoceNetDevice::DoDispose()
     {
         tc.q.clear();
     }
-    for (auto& q : m_ipQ)
+    if (m_host)
     {
-        q.clear();
+        for (auto& q : m_host->q)
+        {
+            q.clear();
+        }
     }
     m_control.clear();
     m_controlQueued = false;

@@ -28,6 +28,7 @@
 
 #include <array>
 #include <deque>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -307,13 +308,13 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
     uint8_t m_strictMask = 0;
     uint8_t m_rr = 0;
     uint8_t m_sourceReady = 0; ///< bit c: the NIC may have class-c packets
-    uint8_t m_ipReady = 0;     ///< bit c: m_ipQ[c] is not empty
+    uint8_t m_ipReady = 0;     ///< bit c: m_host->q[c] is not empty
     uint8_t m_queued = 0;      ///< bit c: m_tc[c].q is not empty
     uint8_t m_paused = 0;      ///< classes paused at the last HeldMask (ignored or not)
     uint8_t m_pfcIgnored = 0;  ///< bit c: PFC for class c is recorded but not honoured
     bool m_busy = false;
     uint32_t m_qTotal = 0;        ///< the classes' queued bytes summed
-    bool m_ip = false;            ///< carries the node's IP stack (EnableIp)
+    bool m_ip = false;            ///< carries the node's IP stack (EnableIp): m_host is set
     bool m_controlQueued = false; ///< m_control is not empty
     bool m_currentIsData = false;
     uint8_t m_credited = 0; ///< bit c: m_tc[c].deficit may be non-zero
@@ -355,13 +356,19 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
     TracedCallback<uint8_t, uint16_t> m_pauseRxTrace;
 
     // Host IP: frames from Send wait per class until the transmitter takes them (TakeIp).
-    bool m_ipVlan = false;
-    uint16_t m_ipVid = 0;
-    uint8_t m_ipDscp = 0;
-    Mac48Address m_ipNextHop;
-    std::array<lfsim::Fifo<Item>, ETH_CLASSES> m_ipQ;
-    /// IP bytes minus NIC bytes sent while both had frames: who goes next (byte fairness).
-    std::array<int64_t, ETH_CLASSES> m_ipCredit{};
+    // Made by EnableIp (m_ip): switch ports, most of a fabric's, do without its 200 bytes.
+    struct HostIp
+    {
+        bool vlan = false;
+        uint16_t vid = 0;
+        uint8_t dscp = 0;
+        Mac48Address nextHop;
+        std::array<lfsim::Fifo<Item>, ETH_CLASSES> q;
+        /// IP bytes minus NIC bytes sent while both had frames: who goes next (byte fairness).
+        std::array<int64_t, ETH_CLASSES> credit{};
+    };
+
+    std::unique_ptr<HostIp> m_host;
 
     // Set-up
     uint16_t m_mtu = 4200;

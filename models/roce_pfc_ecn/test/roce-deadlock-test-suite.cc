@@ -47,7 +47,7 @@ class FakeSource : public lfsim::WaitForSource
         }
     }
 
-    std::vector<std::vector<uint32_t>>
+    lfsim::MayWait
     MayWaitOn() const override
     {
         std::vector<std::vector<uint32_t>> may(from.size());
@@ -55,7 +55,7 @@ class FakeSource : public lfsim::WaitForSource
         {
             may[a].push_back(b);
         }
-        return may;
+        return lfsim::MayWait::PerQueue(std::move(may));
     }
 };
 
@@ -133,7 +133,7 @@ class DetectorTest : public lfsim::ModelTestCase
                 (Simulator::Now() < MicroSeconds(16) ? a : b)->Edges(s);
             }
 
-            std::vector<std::vector<uint32_t>>
+            lfsim::MayWait
             MayWaitOn() const override
             {
                 return a->MayWaitOn();

@@ -126,7 +126,7 @@ class FatTreeTest : public lfsim::ModelTestCase
             }
             for (const lfsim::GraphLink& l : g.Links())
             {
-                NS_TEST_EXPECT_MSG_EQ(l.speed, "25GbE", "equal speeds: " << l.where);
+                NS_TEST_EXPECT_MSG_EQ(g.Speed(l), "25GbE", "equal speeds: " << g.Where(l));
             }
             // The pods' groups: pod p holds the hosts k^2/4 p .. k^2/4 (p + 1) - 1.
             const auto& pod1 = g.Groups().at("pod1");
@@ -304,7 +304,7 @@ class PlanesTest : public lfsim::ModelTestCase
             {
                 continue;
             }
-            NS_TEST_EXPECT_MSG_EQ(plane(a), plane(b), "no cable between planes: " << l.where);
+            NS_TEST_EXPECT_MSG_EQ(plane(a), plane(b), "no cable between planes: " << g.Where(l));
             ++perPlane[plane(a) == "B/"];
         }
         NS_TEST_EXPECT_MSG_EQ(perPlane[0], 6u, "plane A: 3 leaves x 2 spines");
@@ -313,12 +313,12 @@ class PlanesTest : public lfsim::ModelTestCase
         // A flow's plane: every pair of ports on a common plane in turn, or the one asked for.
         const auto ab = g.FlowEnds(0, 1, 0, -1, "Plane");
         const auto ba = g.FlowEnds(0, 1, 1, -1, "Plane");
-        NS_TEST_EXPECT_MSG_EQ(g.Ports()[g.HostPorts()[ab.first]].name, "A", "flow 0 on A");
-        NS_TEST_EXPECT_MSG_EQ(g.Ports()[g.HostPorts()[ab.second]].name, "A", "both ends on A");
-        NS_TEST_EXPECT_MSG_EQ(g.Ports()[g.HostPorts()[ba.first]].name, "B", "flow 1 on B");
-        NS_TEST_EXPECT_MSG_EQ(g.Ports()[g.HostPorts()[ba.second]].name, "B", "both ends on B");
+        NS_TEST_EXPECT_MSG_EQ(g.PortName(g.HostPorts()[ab.first]), "A", "flow 0 on A");
+        NS_TEST_EXPECT_MSG_EQ(g.PortName(g.HostPorts()[ab.second]), "A", "both ends on A");
+        NS_TEST_EXPECT_MSG_EQ(g.PortName(g.HostPorts()[ba.first]), "B", "flow 1 on B");
+        NS_TEST_EXPECT_MSG_EQ(g.PortName(g.HostPorts()[ba.second]), "B", "both ends on B");
         const auto forced = g.FlowEnds(0, 1, 0, 1, "Plane");
-        NS_TEST_EXPECT_MSG_EQ(g.Ports()[g.HostPorts()[forced.first]].name, "B", "Plane 1 is B");
+        NS_TEST_EXPECT_MSG_EQ(g.PortName(g.HostPorts()[forced.first]), "B", "Plane 1 is B");
         // No switch of one plane has a route to an address of the other.
         const lfsim::RouteTable routes = g.Routes(lfsim::SHORTEST_PATH);
         const std::vector<uint32_t> addresses = g.HostPorts();
@@ -326,7 +326,7 @@ class PlanesTest : public lfsim::ModelTestCase
         {
             for (uint32_t a = 0; a < addresses.size(); ++a)
             {
-                const bool same = plane(g.Switches()[s]) == (g.Ports()[addresses[a]].name + "/");
+                const bool same = plane(g.Switches()[s]) == (g.PortName(addresses[a]) + "/");
                 NS_TEST_EXPECT_MSG_EQ(routes.Ports(s, a).empty(), !same,
                                       Name(g, g.Switches()[s]) << " to address " << a);
             }
