@@ -1,9 +1,9 @@
 """`make bench`, part 2: the open fabric at scale. Each case runs in a fresh Python process so
 that its peak resident memory is its own (getrusage of the children).
 
-- building fabrics of 1,024 to 10,240 hosts (a two-tier leaf-spine, nothing sent): wall time
-  and peak memory of the whole process (Python start-up, the import of numpy and the extension
-  included);
+- building fabrics of 1,024 to 10,240 hosts (a two-tier leaf-spine, nothing sent) and k-ary
+  fat-trees of k = 16, 32 and 64 (1,024 to 65,536 hosts): wall time and peak memory of the whole
+  process (Python start-up, the import of numpy and the extension included);
 - clos_1024: 1,024 hosts, web-search flows at 30 % load for 10 ms, PFC;
 - a long run's time series: the incast scenario with the queue of every switch port recorded
   at every change, 50 and 800 ms, written to an output directory (rows spill to disk as they
@@ -36,6 +36,14 @@ n, leaves = int(sys.argv[1]), int(sys.argv[2])
 sc = {"fabric": "roce", "stop_time": "1ns",
       "topology": {"generator": "LeafSpine", "Leaves": leaves, "Spines": 16,
                    "HostsPerLeaf": n // leaves, "HostSpeed": "25GbE", "UplinkSpeed": "100GbE"}}
+r = lfsim.run(sc)
+print(r.summary["wall_time_s"])
+"""
+
+FAT_TREE = """
+import lfsim, sys
+sc = {"fabric": "roce", "stop_time": "1ns",
+      "topology": {"generator": "FatTree", "K": int(sys.argv[1]), "HostSpeed": "25GbE"}}
 r = lfsim.run(sc)
 print(r.summary["wall_time_s"])
 """
@@ -130,6 +138,14 @@ def main() -> dict:
         out, wall, peak = child(BUILD, str(n), str(leaves))
         print(f"{'leaf-spine, 16 spines':28} {n:7,} {float(out):7.2f} {wall:10.2f} {peak:9.0f}")
         res["build"].append({"hosts": n, "run_s": float(out), "process_s": wall, "peak_MiB": peak})
+    res["build_fat_tree"] = []
+    for k in (16, 32, 64):
+        out, wall, peak = child(FAT_TREE, str(k))
+        name = f"fat-tree, k = {k}"
+        print(f"{name:28} {k**3 // 4:7,} {float(out):7.2f} {wall:10.2f} {peak:9.0f}")
+        res["build_fat_tree"].append(
+            {"k": k, "hosts": k**3 // 4, "run_s": float(out), "process_s": wall, "peak_MiB": peak}
+        )
     with tempfile.TemporaryDirectory() as tmp:
         for stop in ("50ms", "800ms"):
             out, wall, peak = child(SERIES, stop, f"{tmp}/{stop}")
