@@ -14,6 +14,44 @@
 namespace lfsim
 {
 
+namespace
+{
+
+/// Per switch, the number of its component (switches joined by inter-switch links), the
+/// components numbered in the order of their first switch; `count` gets how many there are.
+std::vector<uint32_t>
+Components(const SwitchGraph& adj, uint32_t& count)
+{
+    std::vector<uint32_t> comp(adj.size(), NONE);
+    count = 0;
+    for (uint32_t s = 0; s < adj.size(); ++s)
+    {
+        if (comp[s] != NONE)
+        {
+            continue;
+        }
+        std::vector<uint32_t> stack{s};
+        comp[s] = count;
+        while (!stack.empty())
+        {
+            const uint32_t x = stack.back();
+            stack.pop_back();
+            for (auto [nb, port] : adj[x])
+            {
+                if (comp[nb] == NONE)
+                {
+                    comp[nb] = count;
+                    stack.push_back(nb);
+                }
+            }
+        }
+        ++count;
+    }
+    return comp;
+}
+
+} // namespace
+
 uint32_t
 Graph::AddNode(const std::string& name, bool host)
 {
@@ -190,32 +228,8 @@ Graph::FlowEnds(uint32_t src, uint32_t dst, uint32_t index, int32_t plane,
     // Plane of each switch: its component's rank among the components, by first switch.
     if (m_plane.size() != m_switches.size())
     {
-        const SwitchGraph adj = Adjacency();
-        m_plane.assign(m_switches.size(), NONE);
         uint32_t planes = 0;
-        for (uint32_t s = 0; s < m_switches.size(); ++s)
-        {
-            if (m_plane[s] != NONE)
-            {
-                continue;
-            }
-            std::vector<uint32_t> stack{s};
-            m_plane[s] = planes;
-            while (!stack.empty())
-            {
-                const uint32_t x = stack.back();
-                stack.pop_back();
-                for (auto [nb, port] : adj[x])
-                {
-                    if (m_plane[nb] == NONE)
-                    {
-                        m_plane[nb] = planes;
-                        stack.push_back(nb);
-                    }
-                }
-            }
-            ++planes;
-        }
+        m_plane = Components(Adjacency(), planes);
     }
     auto planeOf = [this](uint32_t port)
     {
@@ -446,32 +460,8 @@ Graph::Check(const std::string& key) const
         }
     }
     // Switch components (hosts do not forward), and which of them each host reaches.
-    std::vector<uint32_t> comp(m_switches.size(), NONE);
-    const SwitchGraph adj = Adjacency();
     uint32_t ncomp = 0;
-    for (uint32_t s = 0; s < m_switches.size(); ++s)
-    {
-        if (comp[s] != NONE)
-        {
-            continue;
-        }
-        std::vector<uint32_t> stack{s};
-        comp[s] = ncomp;
-        while (!stack.empty())
-        {
-            uint32_t x = stack.back();
-            stack.pop_back();
-            for (auto [nb, port] : adj[x])
-            {
-                if (comp[nb] == NONE)
-                {
-                    comp[nb] = ncomp;
-                    stack.push_back(nb);
-                }
-            }
-        }
-        ++ncomp;
-    }
+    const std::vector<uint32_t> comp = Components(Adjacency(), ncomp);
     // A host reaches another if they share a switch component (or, with no switch at all, are
     // cabled to each other). Hosts are grouped by their set of components (few distinct sets,
     // e.g. {A, B} for dual fabrics), then the sets compared pairwise.
@@ -641,28 +631,14 @@ Graph::Routes(Routing routing, uint32_t failed, bool stale) const
     std::vector<uint32_t> root;
     if (routing == UP_DOWN)
     {
-        root.assign(ns, NONE);
+        uint32_t planes = 0;
+        root = Components(adj, planes);
+        std::vector<uint32_t> first(planes, NONE);
         for (uint32_t s = 0; s < ns; ++s)
         {
-            if (root[s] != NONE)
-            {
-                continue;
-            }
-            std::vector<uint32_t> stack{s};
-            root[s] = s;
-            while (!stack.empty())
-            {
-                const uint32_t x = stack.back();
-                stack.pop_back();
-                for (auto [nb, port] : adj[x])
-                {
-                    if (root[nb] == NONE)
-                    {
-                        root[nb] = s;
-                        stack.push_back(nb);
-                    }
-                }
-            }
+            uint32_t& f = first[root[s]];
+            f = f == NONE ? s : f;
+            root[s] = f;
         }
     }
     // Shortest paths on the intact graph are computed once per class of twin switches: those
