@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field
 from . import core as _core
 from . import parts
 from .errors import OVERRIDES_ACCEPTED, ScenarioError, mapping_arg, quote
+from .hpcc_check import resolve as resolve_hpcc_output
 from .paths import scenarios_dir
 
 # The bottom layer's names, kept importable from here (display, animate, the CLI, traces).
@@ -768,8 +769,6 @@ def _resolve(
     if parsed.faults:
         config["faults"] = parsed.faults
     if parsed.hpcc_output:
-        from .hpcc_output import resolve as resolve_hpcc_output
-
         config["hpcc_output"] = resolve_hpcc_output(parsed.hpcc_output, config, base_dir)
     if parsed.calibrated:
         for key in parsed.calibrated:

@@ -13,7 +13,18 @@ import lfsim
 
 PACKAGE = Path(lfsim.__file__).parent
 # Bottom first: a module may import (from lfsim) only modules listed before it.
-LAYERS = ["errors", "paths", "core", "yamlio", "values", "hpcc", "flows", "parts", "scenario"]
+LAYERS = [
+    "errors",
+    "paths",
+    "core",
+    "yamlio",
+    "values",
+    "hpcc",
+    "flows",
+    "parts",
+    "hpcc_check",
+    "scenario",
+]
 
 
 def _lfsim_imports(module: str) -> list[tuple[str, bool]]:
