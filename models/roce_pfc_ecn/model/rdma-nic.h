@@ -9,12 +9,8 @@
  * The NIC does not queue data packets: its port pulls the next packet of a traffic class when
  * the line is free, from the QPs of that class whose rate limiter allows it, round-robin.
  *
- * Host interface (PCIe, off by default): with PcieGeneration 1..5 the payload the NIC moves
- * between the wire and host memory passes one serializer per direction at the link's rate,
- * with the TLP overhead of the PCIe base spec (see PcieTlpBytes). Received frames wait in the
- * NIC's receive buffer (RxBufferSize) until their payload is written to host memory; when the
- * buffer passes its XOFF threshold the NIC sends PFC on its port for the lossless priorities,
- * as a NIC does, so the wire slows to the PCIe rate without a drop.
+ * Its host interface (PCIe and receive buffer, off by default; the NIC's own latencies) is a
+ * part of its own: RdmaHostInterface (rdma-host-interface.h).
  */
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
@@ -27,6 +23,7 @@
 #include "ns3/traced-callback.h"
 #include "ns3/type-id.h"
 #include "rdma-congestion-control.h"
+#include "rdma-host-interface.h"
 #include "roce-header.h"
 #include "roce-net-device.h"
 
@@ -46,23 +43,6 @@ enum class RdmaOp : uint8_t
     READ,
     SEND
 };
-
-/// PCIe base spec constants used by the host-interface model (sources in the module doc).
-namespace Pcie
-{
-/// Per TLP besides its header and payload: framing + sequence number + LCRC = 8 bytes.
-/// 8b/10b (gen 1-2): STP 1 + sequence 2 + LCRC 4 + END 1; 128b/130b (gen 3+): STP token 4
-/// (carrying the sequence number) + LCRC 4.
-constexpr uint32_t TLP_LINK_OVERHEAD = 8;
-/// Header of a completion with data (CplD, 3 DW): what carries host memory to the NIC.
-constexpr uint32_t CPLD_HEADER = 12;
-/// Raw data rate after line coding, bit/s: 2.5/5/8/16/32 GT/s per lane x lanes x 8/10
-/// (gen 1-2) or 128/130 (gen 3-5). 0 for generation 0 (no host-interface limit).
-double LinkBitRate(uint32_t generation, uint32_t lanes);
-/// Bytes on the link for `payload` bytes moved in TLPs of at most `mps` payload bytes with a
-/// `header`-byte TLP header, plus `dllp` DLLP bytes per TLP (0 for an empty payload).
-uint64_t TlpBytes(uint64_t payload, uint32_t mps, uint32_t header, uint32_t dllp);
-} // namespace Pcie
 
 class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
 {
@@ -425,39 +405,48 @@ class RdmaNic : public Object, public RoceNetDevice::User
     /// A QP got new work or its rate limiter opened: let the port pull.
     void Wake(uint8_t prio);
 
-    /// Host interface: payload bytes per second each direction sustains with MaxPayloadSize
-    /// TLPs (host memory writes for received payload, read completions for sent payload);
-    /// 0 when PcieGeneration is 0 (unlimited).
-    double GetHostRxPayloadRate() const;
-    double GetHostTxPayloadRate() const;
+    /// The NIC's host interface (PCIe, receive buffer, its own latencies).
+    Ptr<RdmaHostInterface>
+    GetHostInterface() const
+    {
+        return m_host;
+    }
+    /// Host interface: payload bytes per second each direction sustains (RdmaHostInterface).
+    double
+    GetHostRxPayloadRate() const
+    {
+        return m_host->GetRxPayloadRate();
+    }
+    double
+    GetHostTxPayloadRate() const
+    {
+        return m_host->GetTxPayloadRate();
+    }
     /// Lift this NIC's host-interface limit (before traffic starts), e.g. for a node that
     /// stands for several real ones.
-    void DisableHostInterface();
-    /// A PFC storm from this NIC (a fault of the faults timeline): while on, it pauses its
-    /// port's lossless priorities continuously, refreshing the pause before it expires, as a
-    /// NIC whose receive path has stopped does; off sends XON.
-    void SetPfcStorm(bool on);
+    void
+    DisableHostInterface()
+    {
+        m_host->Disable();
+    }
+    /// A PFC storm from this NIC (a fault of the faults timeline; RdmaHostInterface).
+    void
+    SetPfcStorm(bool on)
+    {
+        m_host->SetPfcStorm(on);
+    }
     /// The host's application stops (true) or resumes (false) posting receive WQEs on every QP
     /// of this NIC (the receiver_not_ready fault): while stopped, the receive queues are empty
     /// and the first (or only) packet of an arriving SEND is answered with an RNR NAK carrying
     /// MinRnrTimer (IBTA 9.7.5.2.8). RDMA WRITE and READ need no receive WQE and go on.
     void SetReceiverNotReady(bool notReady);
 
-    struct HostCounters
-    {
-        uint64_t rxDmaBytes = 0;    ///< payload written to host memory
-        uint64_t txDmaBytes = 0;    ///< payload read from host memory
-        uint64_t rxBufferDrops = 0; ///< frames that found the receive buffer full
-        uint32_t rxBufferPeak = 0;  ///< bytes
-        uint64_t xoffSent = 0;      ///< PFC frames with non-zero timers (refreshes included)
-        uint64_t xonSent = 0;
-        uint64_t stormPauses = 0; ///< PFC frames sent by a pfc_storm fault
-    };
+    using HostCounters = RdmaHostInterface::Counters;
 
     const HostCounters&
     GetHostCounters() const
     {
-        return m_host;
+        return m_host->GetCounters();
     }
 
     typedef void (*QpTracedCallback)(uint32_t qpn);
@@ -469,15 +458,14 @@ class RdmaNic : public Object, public RoceNetDevice::User
 
   private:
     friend class RdmaQueuePair;
+    friend class RdmaHostInterface;
 
     // RoceNetDevice::User: the port pulls packets and hands over frames.
     Ptr<Packet> Pull(uint8_t prio) override;
     void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
-    void Process(const RoceHeader& h);
-    void HostRxDone(RoceHeader h, uint32_t bytes);
-    void HostXoff();
-    Time HostTime(uint64_t bytes, uint64_t& remainder) const;
-    uint32_t HeadroomFormula() const;
+    /// A received frame for one of this NIC's QPs (at once, or when the host interface has
+    /// written its payload).
+    void Dispatch(const RoceHeader& h);
     void OnData(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload);
     void OnReadRequest(RdmaQueuePair& qp, const RoceHeader& h);
     void OnReadResponse(RdmaQueuePair& qp, const RoceHeader& h, uint32_t payload);
@@ -539,25 +527,9 @@ class RdmaNic : public Object, public RoceNetDevice::User
     uint8_t m_intSlots = 0;
     uint8_t m_minRnrTimer = 0;
     bool m_receiverNotReady = false;
-    uint8_t m_losslessMask = 0x08;
 
-    // Host interface: per-packet state, then its attributes
     uint32_t m_lastPayload = 0; ///< payload of the packet Build made last
-    uint32_t m_rxBuffered = 0;
-    uint32_t m_xoffAt = 0; ///< receive-buffer bytes that trigger XOFF
-    bool m_xoff = false;
-    uint64_t m_psNum = 0; ///< host time of n link bytes = n x m_psNum / m_psDen picoseconds
-    uint64_t m_psDen = 0;
-    uint64_t m_rxRem = 0;
-    uint64_t m_txRem = 0;
-    Time m_rxFree; ///< the host-write serializer is busy until then
-    Time m_txFree; ///< the host-read serializer is busy until then
-    uint32_t m_mps = 256;
-    uint32_t m_tlpHeader = 16;
-    uint32_t m_dllpBytes = 0;
-    uint32_t m_rxBufferSize = 0;
-    HostCounters m_host;
-    TracedCallback<uint32_t> m_rxBufferTrace;
+    Ptr<RdmaHostInterface> m_host;
     TracedCallback<uint32_t, uint64_t> m_ackTrace;
     RoceHeader m_rxHeader; ///< the header of the frame being received (see Receive)
     RoceHeader m_txHeader; ///< the header of the packet being built (see Template)
@@ -573,25 +545,6 @@ class RdmaNic : public Object, public RoceNetDevice::User
     CnpMode m_cnpMode = CNP_PER_INTERVAL;
     uint8_t m_cnpDscp;
     TypeId m_ccType;
-    uint32_t m_pcieGen = 0;
-    uint32_t m_pcieLanes = 8;
-    uint32_t m_rxHeadroomAttr = 0;
-    uint32_t m_rxXonOffset = 0;
-
-    // The NIC's own latency (attributes; 0 = not modelled)
-    Time m_doorbellLatency;
-    Time m_wqeFetchLatency;
-    Time m_dmaReadLatency;
-    Time m_dmaWriteLatency;
-    Time m_completionWriteLatency;
-    uint32_t m_maxInlineData = 0;
-    /// Doorbell, WQE fetch and payload DMA read of a work request of this verb and size.
-    Time PostLatency(RdmaOp op, uint32_t length) const;
-
-    EventId m_xoffRefresh;
-    bool m_storm = false;
-    EventId m_stormRefresh;
-    void StormPause();
 
     TracedCallback<uint32_t, double> m_rateTrace;
     TracedCallback<uint32_t, uint32_t, Time> m_completeTrace;

@@ -736,8 +736,8 @@ class PcieRateTest : public RoceTestCase
 
         for (const Point& p : {Point{3, 8, 8e9}, Point{4, 16, 16e9}})
         {
-            Config::SetDefault("ns3::RdmaNic::PcieGeneration", UintegerValue(p.gen));
-            Config::SetDefault("ns3::RdmaNic::PcieLanes", UintegerValue(p.lanes));
+            Config::SetDefault("ns3::RdmaHostInterface::PcieGeneration", UintegerValue(p.gen));
+            Config::SetDefault("ns3::RdmaHostInterface::PcieLanes", UintegerValue(p.lanes));
             RoceHelper h;
             RoceTopology t = h.PointToPoint(EthSpeed::GBE100);
             const double raw = PcieRawBytesPerS(p.gtps, p.lanes);
@@ -752,8 +752,8 @@ class PcieRateTest : public RoceTestCase
         // gen3 x8: 7.8769 GB/s after coding, 7.2017 GB/s of payload in 256-B memory writes.
         NS_TEST_EXPECT_MSG_EQ_TOL(PcieRawBytesPerS(8e9, 8) * 256 / 280 / 1e9, 7.2017, 1e-4,
                                   "the number quoted in the docs");
-        Config::SetDefault("ns3::RdmaNic::PcieGeneration", UintegerValue(3));
-        Config::SetDefault("ns3::RdmaNic::PcieLanes", UintegerValue(3));
+        Config::SetDefault("ns3::RdmaHostInterface::PcieGeneration", UintegerValue(3));
+        Config::SetDefault("ns3::RdmaHostInterface::PcieLanes", UintegerValue(3));
         bool threw = false;
         try
         {
