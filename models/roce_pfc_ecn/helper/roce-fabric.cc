@@ -904,8 +904,8 @@ class RoceFabric : public lfsim::Fabric
             }
             for (auto& [nic, map] : m_flowOfQpn)
             {
-                t.nics[nic]->TraceConnectWithoutContext("QpRate",
-                                                        MakeBoundCallback(&OnRate, tab, &map));
+                t.nics[nic]->GetScheduler()->TraceConnectWithoutContext(
+                    "QpRate", MakeBoundCallback(&OnRate, tab, &map));
             }
         }
         if (ctx.Records("cc"))

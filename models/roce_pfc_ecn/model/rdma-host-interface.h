@@ -10,8 +10,9 @@
  * on its port for the lossless priorities, as a NIC does, so the wire slows to the PCIe rate
  * without a drop. A PFC storm (a fault) pauses the same priorities from here.
  *
- * Where a frame meets it: on the way out the NIC's Pull asks GetTxFree (the host-read serializer
- * still busy: nothing pulled) and tells Pulled the payload it fetched; on the way in
+ * Where a frame meets it: on the way out RdmaTxScheduler::Pull asks GetTxFree (the host-read
+ * serializer still busy: nothing pulled) and the queue pair's Build reads the payload of the
+ * packet it builds (ReadPayload); on the way in
  * RdmaNic::Receive asks Admit, which holds a frame with payload until its host write is done and
  * then hands it to RdmaNic::Dispatch.
  */
@@ -89,10 +90,11 @@ class RdmaHostInterface : public Object
     {
         return m_txFree;
     }
-    /// A packet carrying `payload` bytes was pulled at `now`: its payload was fetched ahead (read
-    /// completions), and the next packet waits until the serializer has carried it.
+    /// A packet carrying `payload` bytes is built at `now` (always inside the scheduler's pull):
+    /// its payload is read from host memory ahead (read completions), and the next packet waits
+    /// until the serializer has carried it.
     void
-    Pulled(Time now, uint32_t payload)
+    ReadPayload(Time now, uint32_t payload)
     {
         if (m_psDen && payload)
         {

@@ -80,32 +80,7 @@ RdmaNic::GetTelemetryBytes() const
 void
 RdmaQueuePair::SetRate(double bps)
 {
-    const double line = GetLineRate();
-    const double rate = std::min(bps, line);
-    if (rate == m_rate)
-    {
-        return;
-    }
-    m_rate = rate;
-    m_nic->m_rateTrace(m_qpn, m_rate);
-    const Time now = lfsim::Now();
-    if (m_nextAvail <= now)
-    {
-        return;
-    }
-    const Time was = m_nextAvail;
-    m_nextAvail = std::max(
-        now,
-        rate < line ? m_lastTx + PicoSeconds(int64_t(m_lastLine * 8.0 / rate * 1e12)) : m_lastTx);
-    // Sooner than the NIC's wake-up for this class: move it (never call into the port from
-    // here, this may run inside its pull).
-    EventId& wake = m_nic->m_wake[m_prio];
-    if (m_nextAvail < was && HasData()
-        && (!wake.IsRunning() || TimeStep(wake.GetTs()) > m_nextAvail))
-    {
-        wake.Cancel();
-        wake = lfsim::Schedule(m_nextAvail - now, &RdmaNic::Wake, m_nic, m_prio);
-    }
+    m_nic->m_sched->SetRate(*this, bps);
 }
 
 uint64_t
@@ -139,8 +114,8 @@ RdmaQueuePair::Sendable(Wqe w)
     w.firstPsn = m_nextPsn;
     m_nextPsn += w.npkts;
     m_wqes.push_back(w);
-    m_nic->JoinRound(*this);
-    m_nic->Wake(m_prio);
+    m_nic->m_sched->JoinRound(*this);
+    m_nic->m_sched->Wake(m_prio);
 }
 
 void
@@ -425,9 +400,6 @@ RdmaNic::GetTypeId()
                             "made through an ObjectFactory, with its class's attributes.",
                             TypeIdValue(RdmaCongestionControl::GetTypeId()),
                             MakeTypeIdAccessor(&RdmaNic::m_ccType), MakeTypeIdChecker())
-              .AddTraceSource("QpRate", "A QP's sending rate changed (qpn, bit/s).",
-                              MakeTraceSourceAccessor(&RdmaNic::m_rateTrace),
-                              "ns3::RdmaNic::RateTracedCallback")
               .AddTraceSource(
                   "BytesAcked", "Payload newly acknowledged at a requester (qpn, bytes).",
                   MakeTraceSourceAccessor(&RdmaNic::m_ackTrace), "ns3::TracedValueCallback::Uint64")
@@ -449,7 +421,8 @@ RdmaNic::GetTypeId()
 }
 
 RdmaNic::RdmaNic()
-    : m_host(CreateObject<RdmaHostInterface>())
+    : m_sched(CreateObject<RdmaTxScheduler>())
+    , m_host(CreateObject<RdmaHostInterface>())
 {
 }
 
@@ -495,6 +468,7 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
     m_nextHop = port->GetRoceChannel()->GetPeer(port)->GetMac();
     m_macWire = port->GetMac();
     m_host->Setup(this, PeekPointer(port));
+    m_sched->Setup(PeekPointer(port), PeekPointer(m_host), PeekPointer(m_cc), &m_qps);
 }
 
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
@@ -536,92 +510,6 @@ RdmaQueuePair::SetPriority(uint8_t prio)
     m_dscp = int16_t(prio) << 3;
 }
 
-void
-RdmaNic::Retire(Ptr<RdmaQueuePair> qp)
-{
-    if (qp->m_round == RdmaQueuePair::Round::IN)
-    {
-        m_live.erase(std::lower_bound(m_live.begin(), m_live.end(), qp->m_qpn - m_qpnBase));
-    }
-    qp->m_round = RdmaQueuePair::Round::RETIRED;
-}
-
-void
-RdmaNic::JoinRoundFirst(RdmaQueuePair& qp)
-{
-    // Open-loop workloads connect every flow's QPs at set-up: a NIC's round held all of them,
-    // future flows and receivers included, and each Pull read every one (a cold line each on a
-    // large fabric).
-    qp.m_round = RdmaQueuePair::Round::IN;
-    const uint32_t index = qp.m_qpn - m_qpnBase;
-    m_live.insert(std::lower_bound(m_live.begin(), m_live.end(), index), index);
-}
-
-void
-RdmaNic::Wake(uint8_t prio)
-{
-    m_port->SetSourceReady(prio, true);
-    m_port->Kick();
-}
-
-Ptr<Packet>
-RdmaNic::Pull(uint8_t prio)
-{
-    const Time now = lfsim::Now();
-    if (const Time txFree = m_host->GetTxFree(); txFree > now)
-    {
-        // The host-read serializer is still fetching earlier payload: nothing new until then.
-        m_wake[prio].Cancel();
-        m_wake[prio] = lfsim::Schedule(txFree - now, &RdmaNic::Wake, this, prio);
-        return nullptr;
-    }
-    const size_t n = m_qps.size();
-    const size_t live = m_live.size();
-    // The live QPs from m_rr on, wrapping: a scan of every QP from m_rr in the same order.
-    const size_t first = std::lower_bound(m_live.begin(), m_live.end(), m_rr) - m_live.begin();
-    Time earliest = Time::Max();
-    for (size_t k = 0; k < live; ++k)
-    {
-        const size_t i = m_live[(first + k) % live];
-        RdmaQueuePair& qp = *m_qps[i];
-        if (qp.m_prio != prio || !qp.HasData())
-        {
-            continue;
-        }
-        if (qp.m_nextAvail > now)
-        {
-            earliest = std::min(earliest, qp.m_nextAvail);
-            continue;
-        }
-        if (qp.m_window && qp.m_reads.empty() && qp.GetInFlightBytes() >= qp.m_window)
-        {
-            continue; // the window is full: an ACK wakes the port (AckSample)
-        }
-        m_rr = (i + 1) % n;
-        Ptr<Packet> p = qp.NextPacket();
-        const uint32_t line = EthLineBytes(p->GetSize());
-        const double lineRate = qp.GetLineRate();
-        qp.m_lastTx = now;
-        qp.m_lastLine = line;
-        if (qp.m_rate < lineRate)
-        {
-            qp.m_nextAvail = now + PicoSeconds(int64_t(line * 8.0 / qp.m_rate * 1e12));
-        }
-        if (m_cc)
-        {
-            m_cc->OnSent(qp, line);
-        }
-        m_host->Pulled(now, m_lastPayload);
-        return p;
-    }
-    if (earliest != Time::Max())
-    {
-        m_wake[prio].Cancel();
-        m_wake[prio] = lfsim::Schedule(earliest - now, &RdmaNic::Wake, this, prio);
-    }
-    return nullptr;
-}
-
 RoceHeader&
 RdmaNic::Template(const RdmaQueuePair& qp, uint8_t opcode, uint64_t psn)
 {
@@ -659,7 +547,7 @@ RdmaNic::Build(RoceHeader& h, uint32_t payload)
     h.padCount = static_cast<uint8_t>(pad);
     h.trailing = payload + pad + IB_ICRC;
     h.ipId = m_ipId++;
-    m_lastPayload = payload;
+    m_host->ReadPayload(lfsim::Now(), payload);
     return MakeRocePacket(h);
 }
 
@@ -916,8 +804,8 @@ RdmaNic::OnReadRequest(RdmaQueuePair& qp, const RoceHeader& h)
     qp.m_ePsn = std::max(qp.m_ePsn, psn + npkts);
     qp.m_nakSent = false;
     qp.m_reads.push_back({psn, npkts, h.dmaLength, 0});
-    JoinRound(qp);
-    Wake(qp.m_prio);
+    m_sched->JoinRound(qp);
+    m_sched->Wake(qp.m_prio);
 }
 
 void
@@ -994,7 +882,7 @@ RdmaNic::AckSample(RdmaQueuePair& qp, const RoceHeader& h, uint64_t bytes)
     m_cc->OnAck(qp, s);
     if (qp.m_window)
     {
-        Wake(qp.m_prio); // the window may have opened
+        m_sched->Wake(qp.m_prio); // the window may have opened
     }
 }
 
@@ -1030,7 +918,7 @@ RdmaNic::RnrTimerExpired(Ptr<RdmaQueuePair> qp)
 {
     qp->m_rnrWait = false;
     ++qp->m_rnrRetries;
-    Wake(qp->m_prio);
+    m_sched->Wake(qp->m_prio);
 }
 
 void
@@ -1091,7 +979,7 @@ RdmaNic::GoBack(RdmaQueuePair& qp, uint64_t psn)
     if (psn < qp.m_sndNxt)
     {
         qp.m_sndNxt = psn;
-        Wake(qp.m_prio);
+        m_sched->Wake(qp.m_prio);
     }
 }
 
@@ -1160,14 +1048,11 @@ RdmaNic::DoDispose()
         qp->m_onError = RdmaQueuePair::ErrorCallback();
         qp->m_nic = nullptr;
     }
-    for (auto& e : m_wake)
-    {
-        e.Cancel();
-    }
+    m_sched->Dispose();
+    m_sched = nullptr;
     m_host->Dispose();
     m_host = nullptr;
     m_qps.clear();
-    m_live.clear();
     m_port = nullptr;
     m_cc = nullptr;
     Object::DoDispose();

@@ -24,6 +24,7 @@
 #include "ns3/type-id.h"
 #include "rdma-congestion-control.h"
 #include "rdma-host-interface.h"
+#include "rdma-tx-scheduler.h"
 #include "roce-header.h"
 #include "roce-net-device.h"
 
@@ -243,6 +244,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
 
   private:
     friend class RdmaNic;
+    friend class RdmaTxScheduler;
 
     struct ReadResponse
     {
@@ -312,7 +314,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint64_t m_timeouts = 0;
     uint32_t m_retriesUsed = 0; ///< timeouts in a row without progress (IBTA retry_cnt)
     bool m_error = false;       ///< retries exhausted: the QP is in the error state
-    /// In its NIC's transmit round (RdmaNic::m_live): not yet (nothing ever given to send),
+    /// In its NIC's transmit round (RdmaTxScheduler::m_live): not yet (nothing ever given to send),
     /// in it, or retired.
     enum class Round : uint8_t
     {
@@ -374,8 +376,12 @@ class RdmaNic : public Object, public RoceNetDevice::User
     /// round, so that a NIC that served thousands of flows does not scan them per packet. It
     /// still answers what arrives for it and keeps its counters. The round is unchanged: it
     /// visits the other QPs in the same order as before. (A QP joins the round only when it is
-    /// first given something to send: JoinRound.)
-    void Retire(Ptr<RdmaQueuePair> qp);
+    /// first given something to send: RdmaTxScheduler::JoinRound.)
+    void
+    Retire(Ptr<RdmaQueuePair> qp)
+    {
+        m_sched->Retire(*qp);
+    }
     /// Connect a QP of this NIC with a QP of `peer` (what RDMA CM does). Returns (local, remote).
     /// `baseRtt`, `peerBaseRtt`: each QP's path base RTT as a fabric computes it
     /// (RoceNetwork::BaseRtt), what its congestion control sees from OnConnect on; 0: unknown.
@@ -402,8 +408,12 @@ class RdmaNic : public Object, public RoceNetDevice::User
         return m_telemetry;
     }
 
-    /// A QP got new work or its rate limiter opened: let the port pull.
-    void Wake(uint8_t prio);
+    /// The NIC's transmit scheduler and rate limiter.
+    Ptr<RdmaTxScheduler>
+    GetScheduler() const
+    {
+        return m_sched;
+    }
 
     /// The NIC's host interface (PCIe, receive buffer, its own latencies).
     Ptr<RdmaHostInterface>
@@ -450,7 +460,6 @@ class RdmaNic : public Object, public RoceNetDevice::User
     }
 
     typedef void (*QpTracedCallback)(uint32_t qpn);
-    typedef void (*RateTracedCallback)(uint32_t qpn, double bps);
     typedef void (*CompleteTracedCallback)(uint32_t qpn, uint32_t bytes, Time fct);
 
   protected:
@@ -460,8 +469,12 @@ class RdmaNic : public Object, public RoceNetDevice::User
     friend class RdmaQueuePair;
     friend class RdmaHostInterface;
 
-    // RoceNetDevice::User: the port pulls packets and hands over frames.
-    Ptr<Packet> Pull(uint8_t prio) override;
+    // RoceNetDevice::User: the port pulls packets (from the scheduler) and hands over frames.
+    Ptr<Packet>
+    Pull(uint8_t prio) override
+    {
+        return m_sched->Pull(prio);
+    }
     void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
     /// A received frame for one of this NIC's QPs (at once, or when the host interface has
     /// written its payload).
@@ -490,19 +503,6 @@ class RdmaNic : public Object, public RoceNetDevice::User
     /// The controller's per-ACK hook: the sample of an ACK that acknowledged `bytes`.
     void AckSample(RdmaQueuePair& qp, const RoceHeader& h, uint64_t bytes);
     Ptr<Packet> Build(RoceHeader& h, uint32_t payload);
-    /// `qp` has been given something to send (a work request's PSNs, or a READ to answer): it
-    /// joins the transmit round if it is not in it (and not retired). Until then it has
-    /// nothing to send, so Pull would pass it by: leaving it out changes no choice.
-    void
-    JoinRound(RdmaQueuePair& qp)
-    {
-        if (qp.m_round == RdmaQueuePair::Round::NOT_YET)
-        {
-            JoinRoundFirst(qp);
-        }
-    }
-    void JoinRoundFirst(RdmaQueuePair& qp);
-
     // Members a packet sent or received reads first, in about the order it reads them; the
     // pull wake-ups, set-up attributes and PFC refreshes after them: on a large fabric each
     // packet meets its NIC cold in the cache, and then reads a few lines of it, not all.
@@ -511,11 +511,9 @@ class RdmaNic : public Object, public RoceNetDevice::User
     MacBytes m_macWire; ///< the port's address, read once when the port is attached
     MacBytes m_nextHop;
     std::vector<Ptr<RdmaQueuePair>> m_qps;
-    /// Indices of the QPs in the transmit round, increasing: given work and not retired.
-    std::vector<uint32_t> m_live;
+    Ptr<RdmaTxScheduler> m_sched;
     uint32_t m_qpnBase = 0x100;
     uint16_t m_ipId = 0;
-    size_t m_rr = 0;
     Ptr<RdmaCongestionControl> m_cc;
     uint32_t m_pathMtu;
     uint32_t m_ackInterval;
@@ -528,13 +526,10 @@ class RdmaNic : public Object, public RoceNetDevice::User
     uint8_t m_minRnrTimer = 0;
     bool m_receiverNotReady = false;
 
-    uint32_t m_lastPayload = 0; ///< payload of the packet Build made last
     Ptr<RdmaHostInterface> m_host;
     TracedCallback<uint32_t, uint64_t> m_ackTrace;
     RoceHeader m_rxHeader; ///< the header of the frame being received (see Receive)
     RoceHeader m_txHeader; ///< the header of the packet being built (see Template)
-
-    std::array<EventId, ETH_CLASSES> m_wake;
 
     // Attributes read at set-up, per retry or per CNP
     uint32_t m_localAckTimeout = 10;
@@ -546,7 +541,6 @@ class RdmaNic : public Object, public RoceNetDevice::User
     uint8_t m_cnpDscp;
     TypeId m_ccType;
 
-    TracedCallback<uint32_t, double> m_rateTrace;
     TracedCallback<uint32_t, uint32_t, Time> m_completeTrace;
     TracedCallback<uint32_t> m_cnpTxTrace;
     TracedCallback<uint32_t> m_cnpRxTrace;
