@@ -429,8 +429,9 @@ class PresetRunTest : public DcqcnTestCase
     static std::string
     Default(const std::string& type, const std::string& attr)
     {
+        // A part's attribute (RdmaNic.CnpInterval is RdmaTransport's): the part's default.
         TypeId::AttributeInformation info;
-        TypeId::LookupByName(type).LookupAttributeByName(attr, &info);
+        TypeId::LookupByName(lfsim::AttributeClass(type, attr)).LookupAttributeByName(attr, &info);
         return info.initialValue->SerializeToString(info.checker);
     }
 };

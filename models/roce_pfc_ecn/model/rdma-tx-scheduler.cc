@@ -2,8 +2,9 @@
 
 #include "lfsim-clock.h"
 #include "ns3/trace-source-accessor.h"
+#include "rdma-congestion-control.h"
 #include "rdma-host-interface.h"
-#include "rdma-nic.h"
+#include "rdma-queue-pair.h"
 
 #include <algorithm>
 

@@ -227,7 +227,7 @@ FirstMarkAndCnp(const std::string& point)
         "EcnMark",
         MakeBoundCallback(
             +[](Time* at, uint32_t, uint8_t) { *at = std::min(*at, Simulator::Now()); }, &mark));
-    t.nics[0]->TraceConnectWithoutContext(
+    t.nics[0]->GetTransport()->TraceConnectWithoutContext(
         "CnpSent", MakeBoundCallback(
                        +[](Time* at, uint32_t) { *at = std::min(*at, Simulator::Now()); }, &cnp));
     for (uint32_t s = 1; s <= 2; ++s)
@@ -273,17 +273,17 @@ class EcnMarkingPointTest : public CcTestCase
 std::vector<double>
 CnpTimes(const std::string& mode, const std::vector<double>& marksUs)
 {
-    Config::SetDefault("ns3::RdmaNic::CnpMode", StringValue(mode));
-    Config::SetDefault("ns3::RdmaNic::CnpInterval", TimeValue(MicroSeconds(50)));
+    Config::SetDefault("ns3::RdmaTransport::CnpMode", StringValue(mode));
+    Config::SetDefault("ns3::RdmaTransport::CnpInterval", TimeValue(MicroSeconds(50)));
     RoceHelper h;
     RoceTopology t = h.PointToPoint(EthSpeed::GBE25);
     auto [a, b] = t.nics[0]->Connect(t.nics[1]);
     std::vector<double> sent;
-    t.nics[1]->TraceConnectWithoutContext("CnpSent",
-                                          MakeBoundCallback(
-                                              +[](std::vector<double>* v, uint32_t)
-                                              { v->push_back(Simulator::Now().GetMicroSeconds()); },
-                                              &sent));
+    t.nics[1]->GetTransport()->TraceConnectWithoutContext(
+        "CnpSent", MakeBoundCallback(
+                       +[](std::vector<double>* v, uint32_t)
+                       { v->push_back(Simulator::Now().GetMicroSeconds()); },
+                       &sent));
     Ptr<RoceNetDevice> port = t.hostPorts[1];
     for (size_t k = 0; k < marksUs.size(); ++k)
     {
