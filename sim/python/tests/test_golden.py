@@ -119,7 +119,7 @@ MOVED = {
     "pfc_xoff_sent": lambda r: (
         float(r.table("switches")["xoff_sent"].sum()) if "switches" in r.table_names else 0.0
     ),
-    # PFC frames the NICs' host interfaces sent (RdmaNic::HostXoff is what sends PAUSE from a
+    # PFC frames the NICs' host interfaces sent (RdmaHostInterface::Xoff is what sends PAUSE from a
     # host port): pause_tx of the host ports in the ports table.
     "nic_pause_frames_sent": _host_pauses,
 }
