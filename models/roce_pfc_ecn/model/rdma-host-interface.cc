@@ -268,8 +268,9 @@ RdmaHostInterface::LinkTime(uint64_t bytes, uint64_t& remainder) const
 }
 
 void
-RdmaHostInterface::ReadAhead(Time now, uint32_t payload)
+RdmaHostInterface::ReadAhead(uint32_t payload)
 {
+    const Time now = lfsim::Now();
     m_counters.txDmaBytes += payload;
     m_txFree = std::max(now, m_txFree)
                + LinkTime(Pcie::TlpBytes(payload, m_mps, Pcie::CPLD_HEADER, m_dllpBytes), m_txRem);

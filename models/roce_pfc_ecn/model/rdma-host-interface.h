@@ -90,15 +90,15 @@ class RdmaHostInterface : public Object
     {
         return m_txFree;
     }
-    /// A packet carrying `payload` bytes is built at `now` (always inside the scheduler's pull):
-    /// its payload is read from host memory ahead (read completions), and the next packet waits
+    /// A packet carrying `payload` bytes is built now (always inside the scheduler's pull): its
+    /// payload is read from host memory ahead (read completions), and the next packet waits
     /// until the serializer has carried it.
     void
-    ReadPayload(Time now, uint32_t payload)
+    ReadPayload(uint32_t payload)
     {
         if (m_psDen && payload)
         {
-            ReadAhead(now, payload);
+            ReadAhead(payload);
         }
     }
 
@@ -133,7 +133,7 @@ class RdmaHostInterface : public Object
     void DoDispose() override;
 
   private:
-    void ReadAhead(Time now, uint32_t payload);
+    void ReadAhead(uint32_t payload);
     bool Buffer(const RoceHeader& h, uint32_t bytes);
     void RxDone(RoceHeader h, uint32_t bytes);
     void Xoff();

@@ -222,12 +222,6 @@ RdmaQueuePair::GetLineRate() const
     return double(EthBitRate(m_tp->m_port->GetSpeed()));
 }
 
-uint32_t
-RdmaQueuePair::GetIndex() const
-{
-    return m_qpn - FIRST_QPN;
-}
-
 void
 RdmaQueuePair::SetWindow(uint64_t bytes)
 {
@@ -301,27 +295,6 @@ RdmaQueuePair::Sendable(Wqe w)
     m_wqes.push_back(w);
     m_tp->m_sched->JoinRound(*this);
     m_tp->m_sched->Wake(m_prio);
-}
-
-bool
-RdmaQueuePair::HasData() const
-{
-    return !m_error && (!m_reads.empty() || (m_sndNxt < m_nextPsn && !m_rnrWait));
-}
-
-Ptr<Packet>
-RdmaQueuePair::NextPacket()
-{
-    const bool reads = !m_reads.empty();
-    const bool requests = m_sndNxt < m_nextPsn && !m_rnrWait;
-    // Alternate between our requests and the read responses we owe when both are waiting.
-    if (reads && (!requests || m_preferReads))
-    {
-        m_preferReads = false;
-        return NextReadResponse();
-    }
-    m_preferReads = true;
-    return NextRequest();
 }
 
 const RdmaQueuePair::Wqe*
@@ -467,17 +440,6 @@ RdmaQueuePair::Template(uint8_t opcode, uint64_t psn)
         h.tel.slots = tp.m_intSlots;
     }
     return h;
-}
-
-Ptr<Packet>
-RdmaQueuePair::Build(RoceHeader& h, uint32_t payload)
-{
-    const uint32_t pad = (4 - payload % 4) % 4;
-    h.padCount = static_cast<uint8_t>(pad);
-    h.trailing = payload + pad + IB_ICRC;
-    h.ipId = m_tp->m_ipId++;
-    m_tp->m_host->ReadPayload(lfsim::Now(), payload);
-    return MakeRocePacket(h);
 }
 
 void

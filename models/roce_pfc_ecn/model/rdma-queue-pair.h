@@ -5,7 +5,8 @@
  * RNR retry, and CNPs for ECN-marked arrivals (the notification point). A QP builds its own
  * packets.
  *
- * A frame's way through it (rdma-queue-pair.cc, in this order):
+ * A frame's way through it (rdma-queue-pair.cc, in this order; HasData, NextPacket and Build
+ * are inline below):
  *  - send: Post -> Sendable (after the host interface's post latency: PSNs given, the QP joins
  *    the scheduler's round and wakes it) ... the scheduler's pull -> NextPacket -> NextRequest
  *    or NextReadResponse -> Template and Build -> back to the scheduler, to the port.
@@ -33,6 +34,7 @@
 #include "ns3/packet.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/traced-callback.h"
+#include "rdma-host-interface.h"
 #include "roce-header.h"
 
 #include <cstdint>
@@ -212,7 +214,11 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     void SetPriority(uint8_t prio);
     /// Position of this QP in its NIC (0, 1, ...): lets a congestion control keep its per-QP
     /// state in a vector.
-    uint32_t GetIndex() const;
+    uint32_t
+    GetIndex() const
+    {
+        return m_qpn - FIRST_QPN;
+    }
     /// The base RTT of this QP's path with no queues, as the HPCC simulator computes a pair's
     /// (twice the propagation and forwarding delays plus one path-MTU payload's serialization
     /// on each link its data crosses); 0 when it was connected outside a fabric.
@@ -363,16 +369,44 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     /// The posted work request has passed the NIC's post latency: it gets its PSNs and may go.
     void Sendable(Wqe w);
     /// Something to send now (a request packet not held by an RNR wait, or a read response).
-    bool HasData() const;
+    bool
+    HasData() const
+    {
+        return !m_error && (!m_reads.empty() || (m_sndNxt < m_nextPsn && !m_rnrWait));
+    }
     /// The next packet (the scheduler's pull chose this QP).
-    Ptr<Packet> NextPacket();
+    Ptr<Packet>
+    NextPacket()
+    {
+        const bool reads = !m_reads.empty();
+        const bool requests = m_sndNxt < m_nextPsn && !m_rnrWait;
+        // Alternate between our requests and the read responses we owe when both are waiting.
+        if (reads && (!requests || m_preferReads))
+        {
+            m_preferReads = false;
+            return NextReadResponse();
+        }
+        m_preferReads = true;
+        return NextRequest();
+    }
     Ptr<Packet> NextRequest();
     Ptr<Packet> NextReadResponse();
     const Wqe* FindWqe(uint64_t psn) const;
     /// The header of a packet to send, filled from the QP; it is the NIC's one kept header
     /// (RdmaTransport::m_txHeader), valid until the next Template.
     RoceHeader& Template(uint8_t opcode, uint64_t psn);
-    Ptr<Packet> Build(RoceHeader& h, uint32_t payload);
+    /// The packet of header `h` and `payload` bytes (padding, ICRC, IP id), its payload read
+    /// from host memory.
+    Ptr<Packet>
+    Build(RoceHeader& h, uint32_t payload)
+    {
+        const uint32_t pad = (4 - payload % 4) % 4;
+        h.padCount = static_cast<uint8_t>(pad);
+        h.trailing = payload + pad + IB_ICRC;
+        h.ipId = m_tp->m_ipId++;
+        m_tp->m_host->ReadPayload(payload);
+        return MakeRocePacket(h);
+    }
     void ArmTimer();
     void OnTimer();
 
