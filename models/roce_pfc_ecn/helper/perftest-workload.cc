@@ -153,11 +153,11 @@ class PerftestInstalled : public lfsim::InstalledWorkload
             for (int side = 0; side < 2; ++side)
             {
                 TimeValue v;
-                m_nic[side]->GetHostInterface()->GetAttribute(
+                m_nic[side]->GetHostInterface().GetAttribute(
                     m_op == RdmaOp::WRITE ? "DmaWriteLatency" : "CompletionWriteLatency", v);
                 m_sees[side] = v.Get();
                 UintegerValue pcie;
-                m_nic[side]->GetHostInterface()->GetAttribute("PcieGeneration", pcie);
+                m_nic[side]->GetHostInterface().GetAttribute("PcieGeneration", pcie);
                 if (m_op == RdmaOp::WRITE && pcie.Get() != 0)
                 {
                     // The write ping-pong watches the last packet arrive at the port.

@@ -683,7 +683,7 @@ class RoceFabric : public lfsim::Fabric
             return Time(0);
         }
         BooleanValue vlan;
-        t.nics[f.srcAddr]->GetTransport()->GetAttribute("VlanTagged", vlan);
+        t.nics[f.srcAddr]->GetTransport().GetAttribute("VlanTagged", vlan);
         // Data packets and their ACKs carry the congestion control's telemetry (0 B without).
         const uint32_t base = ETH_HEADER + (vlan.Get() ? VLAN_TAG : 0) + IPV4_HEADER + UDP_HEADER
                               + IB_BTH + IB_ICRC + t.nics[f.srcAddr]->GetTelemetryBytes();
@@ -762,7 +762,7 @@ class RoceFabric : public lfsim::Fabric
         // The responder acknowledges every AckInterval-th packet and the last, each when it has
         // arrived; the ACKs queue on the way back like the data on the way out.
         UintegerValue interval;
-        t.nics[f.dstAddr]->GetTransport()->GetAttribute("AckInterval", interval);
+        t.nics[f.dstAddr]->GetTransport().GetAttribute("AckInterval", interval);
         int64_t done = 0;
         for (uint64_t j = 0; j < n; ++j)
         {
@@ -904,7 +904,7 @@ class RoceFabric : public lfsim::Fabric
             }
             for (auto& [nic, map] : m_flowOfQpn)
             {
-                t.nics[nic]->GetScheduler()->TraceConnectWithoutContext(
+                t.nics[nic]->GetScheduler().TraceConnectWithoutContext(
                     "QpRate", MakeBoundCallback(&OnRate, tab, &map));
             }
         }

@@ -48,9 +48,8 @@ RdmaHostInterface::GetTypeId()
 {
     static TypeId tid
         = TypeId("ns3::RdmaHostInterface")
-              .SetParent<Object>()
+              .SetParent<ObjectBase>()
               .SetGroupName("RocePfcEcn")
-              .AddConstructor<RdmaHostInterface>()
               .AddAttribute("PcieGeneration",
                             "Host interface: PCIe generation of the NIC's link to host memory "
                             "(1..5: 2.5, 5, 8, 16, 32 GT/s per lane); 0 = not modelled "
@@ -154,6 +153,11 @@ RdmaHostInterface::GetTypeId()
                               MakeTraceSourceAccessor(&RdmaHostInterface::m_rxBufferTrace),
                               "ns3::TracedValueCallback::Uint32");
     return tid;
+}
+
+RdmaHostInterface::RdmaHostInterface()
+{
+    ConstructSelf(AttributeConstructionList());
 }
 
 void
@@ -368,13 +372,12 @@ RdmaHostInterface::StormPause()
 }
 
 void
-RdmaHostInterface::DoDispose()
+RdmaHostInterface::Dispose()
 {
     m_xoffRefresh.Cancel();
     m_stormRefresh.Cancel();
     m_nic = nullptr;
     m_port = nullptr;
-    Object::DoDispose();
 }
 
 } // namespace ns3

@@ -21,7 +21,7 @@
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
-#include "ns3/object.h"
+#include "ns3/object-base.h"
 #include "ns3/traced-callback.h"
 #include "roce-header.h"
 
@@ -51,10 +51,19 @@ double LinkBitRate(uint32_t generation, uint32_t lanes);
 uint64_t TlpBytes(uint64_t payload, uint32_t mps, uint32_t header, uint32_t dllp);
 } // namespace Pcie
 
-class RdmaHostInterface : public Object
+/// Held by value in its RdmaNic: an ns3::ObjectBase with its own TypeId and attributes, taken
+/// from their defaults (Config::SetDefault) when the NIC is made.
+class RdmaHostInterface final : public ObjectBase
 {
   public:
     static TypeId GetTypeId();
+    RdmaHostInterface();
+
+    TypeId
+    GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
 
     struct Counters
     {
@@ -129,8 +138,8 @@ class RdmaHostInterface : public Object
         return m_counters;
     }
 
-  protected:
-    void DoDispose() override;
+    /// Cancels its events and forgets the NIC (RdmaNic::DoDispose).
+    void Dispose();
 
   private:
     void ReadAhead(uint32_t payload);

@@ -44,12 +44,7 @@ RdmaNic::GetTypeId()
     return tid;
 }
 
-RdmaNic::RdmaNic()
-    : m_host(CreateObject<RdmaHostInterface>())
-    , m_sched(CreateObject<RdmaTxScheduler>())
-    , m_tp(CreateObject<RdmaTransport>())
-{
-}
+RdmaNic::RdmaNic() = default;
 
 void
 RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
@@ -68,10 +63,10 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
         m_cc = factory.Create<RdmaCongestionControl>();
     }
     RoceNetDevice* p = PeekPointer(port);
-    m_tp->Setup(p, ip, PeekPointer(m_sched), PeekPointer(m_host), PeekPointer(m_cc));
+    m_tp.Setup(p, ip, &m_sched, &m_host, PeekPointer(m_cc));
     port->SetUser(this);
-    m_host->Setup(this, p);
-    m_sched->Setup(p, PeekPointer(m_host), PeekPointer(m_cc), &m_qps);
+    m_host.Setup(this, p);
+    m_sched.Setup(p, &m_host, PeekPointer(m_cc), &m_qps);
 }
 
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
@@ -81,8 +76,8 @@ RdmaNic::Connect(Ptr<RdmaNic> peer, Time baseRtt, Time peerBaseRtt)
     Ptr<RdmaQueuePair> b = Create<RdmaQueuePair>();
     a->m_nic = this;
     b->m_nic = PeekPointer(peer);
-    a->m_tp = PeekPointer(m_tp);
-    b->m_tp = PeekPointer(peer->m_tp);
+    a->m_tp = &m_tp;
+    b->m_tp = &peer->m_tp;
     a->m_baseRtt = baseRtt;
     b->m_baseRtt = peerBaseRtt;
     a->m_qpn = RdmaQueuePair::FIRST_QPN + m_qps.size();
@@ -121,7 +116,7 @@ RdmaNic::Receive(RoceNetDevice*, const Ptr<Packet>& frame, const FrameBytes& f)
     {
         return; // not a RoCEv2 frame the port could have sent us
     }
-    if (m_host->Admit(h, bytes))
+    if (m_host.Admit(h, bytes))
     {
         Dispatch(h);
     }
@@ -151,12 +146,8 @@ RdmaNic::DoDispose()
         qp->m_nic = nullptr;
         qp->m_tp = nullptr;
     }
-    m_sched->Dispose();
-    m_sched = nullptr;
-    m_host->Dispose();
-    m_host = nullptr;
-    m_tp->Dispose();
-    m_tp = nullptr;
+    m_sched.Dispose();
+    m_host.Dispose();
     m_qps.clear();
     m_port = nullptr;
     m_cc = nullptr;

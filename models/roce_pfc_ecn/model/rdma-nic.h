@@ -54,12 +54,12 @@ class RdmaNic : public Object, public RoceNetDevice::User
     Ipv4Address
     GetIp() const
     {
-        return m_tp->GetIp();
+        return m_tp.GetIp();
     }
     uint32_t
     GetPathMtu() const
     {
-        return m_tp->GetPathMtu();
+        return m_tp.GetPathMtu();
     }
 
     /// A QP whose work is done (every message completed) leaves the transmit scheduler's
@@ -70,7 +70,7 @@ class RdmaNic : public Object, public RoceNetDevice::User
     void
     Retire(Ptr<RdmaQueuePair> qp)
     {
-        m_sched->Retire(*qp);
+        m_sched.Retire(*qp);
     }
     /// Connect a QP of this NIC with a QP of `peer` (what RDMA CM does). Returns (local, remote).
     /// `baseRtt`, `peerBaseRtt`: each QP's path base RTT as a fabric computes it
@@ -93,32 +93,33 @@ class RdmaNic : public Object, public RoceNetDevice::User
     uint32_t
     GetTelemetryBytes() const
     {
-        return m_tp->GetTelemetryBytes();
+        return m_tp.GetTelemetryBytes();
     }
     /// RoceTelemetry flags its data packets carry (TEL_TIMESTAMP, TEL_INT).
     uint8_t
     GetTelemetry() const
     {
-        return m_tp->GetTelemetry();
+        return m_tp.GetTelemetry();
     }
 
-    // The parts (their attributes, trace sources and state)
+    // The parts (their attributes, trace sources and state), held by value: a part lives as
+    // long as its NIC.
 
     /// What the NIC's queue pairs share: PathMtu ... VlanId, the QPs' trace sources.
-    Ptr<RdmaTransport>
-    GetTransport() const
+    RdmaTransport&
+    GetTransport()
     {
         return m_tp;
     }
     /// The transmit scheduler and rate limiter (trace source QpRate).
-    Ptr<RdmaTxScheduler>
-    GetScheduler() const
+    RdmaTxScheduler&
+    GetScheduler()
     {
         return m_sched;
     }
     /// The host interface (PCIe, receive buffer, the NIC's own latencies).
-    Ptr<RdmaHostInterface>
-    GetHostInterface() const
+    RdmaHostInterface&
+    GetHostInterface()
     {
         return m_host;
     }
@@ -127,25 +128,25 @@ class RdmaNic : public Object, public RoceNetDevice::User
     double
     GetHostRxPayloadRate() const
     {
-        return m_host->GetRxPayloadRate();
+        return m_host.GetRxPayloadRate();
     }
     double
     GetHostTxPayloadRate() const
     {
-        return m_host->GetTxPayloadRate();
+        return m_host.GetTxPayloadRate();
     }
     /// Lift this NIC's host-interface limit (before traffic starts), e.g. for a node that
     /// stands for several real ones.
     void
     DisableHostInterface()
     {
-        m_host->Disable();
+        m_host.Disable();
     }
     /// A PFC storm from this NIC (a fault of the faults timeline; RdmaHostInterface).
     void
     SetPfcStorm(bool on)
     {
-        m_host->SetPfcStorm(on);
+        m_host.SetPfcStorm(on);
     }
     /// The host's application stops (true) or resumes (false) posting receive WQEs on every QP
     /// of this NIC (the receiver_not_ready fault): while stopped, the receive queues are empty
@@ -154,7 +155,7 @@ class RdmaNic : public Object, public RoceNetDevice::User
     void
     SetReceiverNotReady(bool notReady)
     {
-        m_tp->SetReceiverNotReady(notReady);
+        m_tp.SetReceiverNotReady(notReady);
     }
 
     using HostCounters = RdmaHostInterface::Counters;
@@ -162,7 +163,7 @@ class RdmaNic : public Object, public RoceNetDevice::User
     const HostCounters&
     GetHostCounters() const
     {
-        return m_host->GetCounters();
+        return m_host.GetCounters();
     }
 
   protected:
@@ -175,20 +176,19 @@ class RdmaNic : public Object, public RoceNetDevice::User
     Ptr<Packet>
     Pull(uint8_t prio) override
     {
-        return m_sched->Pull(prio);
+        return m_sched.Pull(prio);
     }
     void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
     /// A received frame for one of this NIC's QPs (at once, or when the host interface has
     /// written its payload).
     void Dispatch(const RoceHeader& h);
 
-    // What a frame received reads first
+    // What a frame received reads first, then the parts in the order a pull reads them
     std::vector<Ptr<RdmaQueuePair>> m_qps;
-    Ptr<RdmaHostInterface> m_host;
-    Ptr<RdmaTxScheduler> m_sched;
     RoceHeader m_rxHeader; ///< the header of the frame being received (see Receive)
-
-    Ptr<RdmaTransport> m_tp;
+    RdmaHostInterface m_host;
+    RdmaTxScheduler m_sched;
+    RdmaTransport m_tp;
     Ptr<RoceNetDevice> m_port;
     Ptr<RdmaCongestionControl> m_cc;
     TypeId m_ccType;

@@ -41,9 +41,8 @@ RdmaTransport::GetTypeId()
 {
     static TypeId tid
         = TypeId("ns3::RdmaTransport")
-              .SetParent<Object>()
+              .SetParent<ObjectBase>()
               .SetGroupName("RocePfcEcn")
-              .AddConstructor<RdmaTransport>()
               .AddAttribute("PathMtu",
                             "RoCE path MTU: payload bytes per packet (256, 512, 1024, 2048 or "
                             "4096).",
@@ -144,6 +143,11 @@ RdmaTransport::GetTypeId()
                               "ns3::RdmaTransport::QpTracedCallback");
 
     return tid;
+}
+
+RdmaTransport::RdmaTransport()
+{
+    ConstructSelf(AttributeConstructionList());
 }
 
 void

@@ -30,7 +30,7 @@
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
-#include "ns3/object.h"
+#include "ns3/object-base.h"
 #include "ns3/packet.h"
 #include "ns3/simple-ref-count.h"
 #include "ns3/traced-callback.h"
@@ -57,11 +57,19 @@ enum class RdmaOp : uint8_t
 };
 
 /// What the queue pairs of one NIC share: the RC transport's attributes and trace sources, and
-/// what their packets take from the NIC.
-class RdmaTransport : public Object
+/// what their packets take from the NIC. Held by value in its RdmaNic (an ns3::ObjectBase with
+/// its own TypeId), its attributes taken from their defaults when the NIC is made.
+class RdmaTransport final : public ObjectBase
 {
   public:
     static TypeId GetTypeId();
+    RdmaTransport();
+
+    TypeId
+    GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
 
     /// What the notification point does with a CE mark inside CnpInterval (attribute CnpMode).
     enum CnpMode

@@ -17,13 +17,17 @@ TypeId
 RdmaTxScheduler::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::RdmaTxScheduler")
-                            .SetParent<Object>()
+                            .SetParent<ObjectBase>()
                             .SetGroupName("RocePfcEcn")
-                            .AddConstructor<RdmaTxScheduler>()
                             .AddTraceSource("QpRate", "A QP's sending rate changed (qpn, bit/s).",
                                             MakeTraceSourceAccessor(&RdmaTxScheduler::m_rateTrace),
                                             "ns3::RdmaTxScheduler::RateTracedCallback");
     return tid;
+}
+
+RdmaTxScheduler::RdmaTxScheduler()
+{
+    ConstructSelf(AttributeConstructionList());
 }
 
 void
@@ -165,7 +169,7 @@ RdmaTxScheduler::SetRate(RdmaQueuePair& qp, double bps)
 }
 
 void
-RdmaTxScheduler::DoDispose()
+RdmaTxScheduler::Dispose()
 {
     for (auto& e : m_wake)
     {
@@ -176,7 +180,6 @@ RdmaTxScheduler::DoDispose()
     m_host = nullptr;
     m_cc = nullptr;
     m_port = nullptr;
-    Object::DoDispose();
 }
 
 } // namespace ns3

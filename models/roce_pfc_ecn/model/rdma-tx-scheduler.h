@@ -17,7 +17,7 @@
 #define RDMA_TX_SCHEDULER_H
 
 #include "ns3/event-id.h"
-#include "ns3/object.h"
+#include "ns3/object-base.h"
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 #include "roce-net-device.h"
@@ -33,10 +33,18 @@ class RdmaCongestionControl;
 class RdmaHostInterface;
 class RdmaQueuePair;
 
-class RdmaTxScheduler : public Object
+/// Held by value in its RdmaNic (an ns3::ObjectBase: its TypeId declares the trace source).
+class RdmaTxScheduler final : public ObjectBase
 {
   public:
     static TypeId GetTypeId();
+    RdmaTxScheduler();
+
+    TypeId
+    GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
 
     /// The NIC's port, its host interface (the host-read serializer gates the pull), its
     /// congestion control (null: None) and its QPs (by RdmaQueuePair::GetIndex).
@@ -59,8 +67,8 @@ class RdmaTxScheduler : public Object
 
     typedef void (*RateTracedCallback)(uint32_t qpn, double bps);
 
-  protected:
-    void DoDispose() override;
+    /// Cancels its wake-ups and forgets the NIC's parts (RdmaNic::DoDispose).
+    void Dispose();
 
   private:
     void JoinRoundFirst(RdmaQueuePair& qp);

@@ -48,8 +48,8 @@ RoceHostIp::Setup(Ptr<RoceNetDevice> port, Ptr<RdmaNic> nic, Ipv4Address address
     }
     BooleanValue vlan;
     UintegerValue vid;
-    nic->GetTransport()->GetAttribute("VlanTagged", vlan);
-    nic->GetTransport()->GetAttribute("VlanId", vid);
+    nic->GetTransport().GetAttribute("VlanTagged", vlan);
+    nic->GetTransport().GetAttribute("VlanId", vid);
     m_address = address;
     port->EnableIp(m_dscp, vlan.Get(), static_cast<uint16_t>(vid.Get()));
 }

@@ -227,7 +227,7 @@ FirstMarkAndCnp(const std::string& point)
         "EcnMark",
         MakeBoundCallback(
             +[](Time* at, uint32_t, uint8_t) { *at = std::min(*at, Simulator::Now()); }, &mark));
-    t.nics[0]->GetTransport()->TraceConnectWithoutContext(
+    t.nics[0]->GetTransport().TraceConnectWithoutContext(
         "CnpSent", MakeBoundCallback(
                        +[](Time* at, uint32_t) { *at = std::min(*at, Simulator::Now()); }, &cnp));
     for (uint32_t s = 1; s <= 2; ++s)
@@ -279,7 +279,7 @@ CnpTimes(const std::string& mode, const std::vector<double>& marksUs)
     RoceTopology t = h.PointToPoint(EthSpeed::GBE25);
     auto [a, b] = t.nics[0]->Connect(t.nics[1]);
     std::vector<double> sent;
-    t.nics[1]->GetTransport()->TraceConnectWithoutContext(
+    t.nics[1]->GetTransport().TraceConnectWithoutContext(
         "CnpSent", MakeBoundCallback(
                        +[](std::vector<double>* v, uint32_t)
                        { v->push_back(Simulator::Now().GetMicroSeconds()); },

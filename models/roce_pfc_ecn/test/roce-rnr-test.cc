@@ -143,7 +143,7 @@ class RnrWaitTest : public lfsim::ModelTestCase
         for (const Case& c : cases)
         {
             Pair p;
-            p.Responder()->GetTransport()->SetAttribute("MinRnrTimer", UintegerValue(c.code));
+            p.Responder()->GetTransport().SetAttribute("MinRnrTimer", UintegerValue(c.code));
             p.NotReady(Time(0), c.window);
             p.a->Post(RdmaOp::SEND, c.size);
             Simulator::Run();
@@ -209,11 +209,11 @@ class RnrRetryExceededTest : public lfsim::ModelTestCase
         for (uint32_t retries : {0u, 3u})
         {
             Pair p;
-            p.Responder()->GetTransport()->SetAttribute("MinRnrTimer",
-                                                        UintegerValue(12)); // 0.64 ms
-            p.t.nics[0]->GetTransport()->SetAttribute("RnrRetry", UintegerValue(retries));
-            p.t.nics[0]->GetTransport()->SetAttribute("LocalAckTimeout",
-                                                      UintegerValue(5)); // 131 us
+            p.Responder()->GetTransport().SetAttribute("MinRnrTimer",
+                                                       UintegerValue(12)); // 0.64 ms
+            p.t.nics[0]->GetTransport().SetAttribute("RnrRetry", UintegerValue(retries));
+            p.t.nics[0]->GetTransport().SetAttribute("LocalAckTimeout",
+                                                     UintegerValue(5)); // 131 us
             p.NotReady(Time(0), Seconds(10));
             p.a->Post(RdmaOp::SEND, 1000);
             Simulator::Run();
@@ -253,8 +253,8 @@ class RnrProgressResetsTest : public lfsim::ModelTestCase
     DoRun() override
     {
         Pair p;
-        p.Responder()->GetTransport()->SetAttribute("MinRnrTimer", UintegerValue(1)); // 0.01 ms
-        p.t.nics[0]->GetTransport()->SetAttribute("RnrRetry", UintegerValue(1));
+        p.Responder()->GetTransport().SetAttribute("MinRnrTimer", UintegerValue(1)); // 0.01 ms
+        p.t.nics[0]->GetTransport().SetAttribute("RnrRetry", UintegerValue(1));
         // Each SEND's first try is NAK'd, its retry 10.39 us later is not.
         p.NotReady(Time(0), MicroSeconds(5));
         p.NotReady(MicroSeconds(20), MicroSeconds(25));
