@@ -34,6 +34,16 @@ from .scenario import (
     split_time,
     unit_seconds,
 )
+from .tables import (
+    Labels,
+    arrow_table,
+    frame_columns,
+    label_codes,
+    label_strings,
+    write_csv,
+    write_parquet,
+)
+from .tables import writable as arrow_writable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -108,10 +118,12 @@ class Result:
         if name == "credit_stall_us" and ports and self.summary.get("fabric") == "fc":
             return ports[:n]  # the FC fabric lists its host N_Ports first
         if name == "per_flow_goodput_Gbps" and "flows" in self._tables:
-            flows = self.table("flows")
+            flows = self._columns("flows", self._tables)
             if "workload" in flows and "label" in flows:
                 # The first workload's flows (the others are reported by name).
-                return [str(x) for x in flows.loc[flows["workload"] == 0, "label"]]
+                first = flows["workload"] == 0
+                names = label_strings(flows["label"])
+                return [x for x, keep in zip(names, first.tolist(), strict=True) if keep]
         if name.endswith("per_flow_MiBps"):
             return self.labels(name[: -len("per_flow_MiBps")] + "flows")
         sizes = self.metrics.get("size_bytes")
@@ -159,12 +171,19 @@ class Result:
                 if self.out is not None and (self.out / "series" / f"{name}.parquet").is_file():
                     return pd.read_parquet(self.out / "series" / f"{name}.parquet")
                 columns = columns.arrays()
-            refs = {
-                column: self._labels.get(labels)
-                for column, labels in self._label_columns.get(name, {}).items()
-            }
-            self._frames[key] = make_frame(columns, self._labels.get(name), refs)
+            self._frames[key] = make_frame(columns, self._labels.get(name), self._refs(name))
         return self._frames[key]
+
+    def _refs(self, name: str) -> dict[str, list[str] | None]:
+        return {
+            column: self._labels.get(labels)
+            for column, labels in self._label_columns.get(name, {}).items()
+        }
+
+    def _columns(self, name: str, source: Mapping) -> dict[str, np.ndarray | Labels]:
+        """The columns of a table or (not spilled) series as its DataFrame has them, without
+        pandas (labels as codes and categories)."""
+        return frame_columns(source[name], self._labels.get(name), self._refs(name))
 
     def __repr__(self) -> str:
         s = self.summary
@@ -223,8 +242,11 @@ class Spilled:
                     )
                     for i, (c, k) in enumerate(zip(self.columns, self.kinds, strict=True))
                 }
-                frame = make_frame(part, labels)
-                table = pa.Table.from_pandas(frame, preserve_index=False)
+                cols = frame_columns(part, labels)
+                if arrow_writable(cols):
+                    table = arrow_table(cols)
+                else:
+                    table = pa.Table.from_pandas(make_frame(part, labels), preserve_index=False)
                 if "label" in table.column_names:
                     # One label type for every chunk (each chunk's categories may differ).
                     i = table.column_names.index("label")
@@ -263,37 +285,25 @@ def make_frame(
     e.g. flows' ``src`` -> the host names)."""
     import pandas as pd
 
+    cols = {
+        name: _categorical(value) if isinstance(value, Labels) else value
+        for name, value in frame_columns(columns, labels, refs).items()
+    }
     # copy=False: dict input would otherwise be copied (and consolidated into one block).
-    df = pd.DataFrame(dict(columns), copy=False)
-    if "id" in df.columns:
-        df.insert(df.columns.get_loc("id") + 1, "label", label_column(df["id"].to_numpy(), labels))
-    for column, names in (refs or {}).items():
-        if column in df.columns and f"{column}_label" not in df.columns:
-            df.insert(
-                df.columns.get_loc(column) + 1,
-                f"{column}_label",
-                label_column(df[column].to_numpy(), names),
-            )
-    return df
+    return pd.DataFrame(cols, copy=False)
 
 
 def label_column(ids: np.ndarray, labels: list[str] | None) -> pd.Categorical:
     """Map the float ``id`` column onto its labels; ids without a label show as their number.
 
     A Categorical keeps one small code per sample instead of one string per sample."""
-    import numpy as np
+    return _categorical(label_codes(ids, labels))
+
+
+def _categorical(value: Labels) -> pd.Categorical:
     import pandas as pd
 
-    codes = np.where(np.isfinite(ids), ids, -1).astype(np.int64)
-    top = int(codes.max()) + 1 if len(codes) else 0
-    names = list(labels or [])
-    names += [str(i) for i in range(len(names), top)]
-    categories: list[str] = []
-    seen: set[str] = set()
-    for i, name in enumerate(names):  # categories must be unique: repeats get their id
-        categories.append(name if name not in seen else f"{name} ({i})")
-        seen.add(categories[-1])
-    return pd.Categorical.from_codes(np.where(codes >= 0, codes, -1), categories=categories)
+    return pd.Categorical.from_codes(value.codes, categories=value.categories)
 
 
 class _Progress:
@@ -540,16 +550,27 @@ def _write_files(result: Result, tmp: Path, plot: bool) -> None:
         result.hpcc_left_out = write_hpcc(result, tmp)
     if result.series_names:
         (tmp / "series").mkdir()
+    # Written from the arrays (lfsim.tables: the bytes pandas writes, without importing it).
     for name in result.series_names:
         target = tmp / "series" / f"{_safe_file_name(name)}.parquet"
         columns = result._series[name]
         if isinstance(columns, Spilled):
             columns.write_parquet(target, result.labels(name))
             continue
-        result.timeseries(name).to_parquet(target, index=False)
+        cols = result._columns(name, result._series)
+        if arrow_writable(cols):
+            write_parquet(cols, target)
+        else:
+            result.timeseries(name).to_parquet(target, index=False)
     for name in result.table_names:
+        target = tmp / f"{_safe_file_name(name)}.parquet"
+        cols = result._columns(name, result._tables)
+        if arrow_writable(cols):
+            write_parquet(cols, target)
+            write_csv(cols, tmp / f"{name}.csv")
+            continue
         df = result.table(name)
-        df.to_parquet(tmp / f"{_safe_file_name(name)}.parquet", index=False)
+        df.to_parquet(target, index=False)
         df.to_csv(tmp / f"{name}.csv", index=False)
     if "ios" in result.table_names:  # a Fio workload's I/Os
         from .fio import storage_fio_json, write_fio_json
