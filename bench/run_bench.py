@@ -3,9 +3,11 @@ each beside a stock ns-3 baseline of a similar shape (UDP over PointToPoint thro
 router, same number of senders, line rate and payload), alternated three times in the same
 invocation (medians); the case
 ns3-datacenter's HPCC code is timed on (scenarios/bench_dcqcn_incast8.yaml: data packets
-delivered per wall second, events, peak memory); the deadlock detector's cost; and the open
-fabric at scale (bench/scale.py); loading long flow lists (bench/loader.py). Every measured
-run is a process of its own with the environment the lfsim command gives a simulation
+delivered per wall second, events, peak memory) and its fabric-wide counterpart (a 128-host
+fat-tree with 1,261 web-search flows, DCQCN, converted from the HPCC files in
+bench/ns3-datacenter/ by `lfsim convert hpcc` at run time); the deadlock detector's cost; and
+the open fabric at scale (bench/scale.py); loading long flow lists (bench/loader.py). Every
+measured run is a process of its own with the environment the lfsim command gives a simulation
 (lfsim._env), the stock ns-3 runs too."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import time
 from datetime import date
 from pathlib import Path
 
@@ -81,39 +84,83 @@ MATCHED = "bench_dcqcn_incast8"
 ANCHOR = {"wall_s": 25.8, "events": 39.4e6, "peak_MiB": 266, "lfsim_c64997f_wall_s": 20.4}
 
 
-def matched_case() -> dict:
-    """Data packets delivered per wall second on the matched case (every flow completes:
-    8 x ceil(500 MB / 1024 B) packets), whole process."""
-    out, wall, peak = child(MATCHED_CODE)
+def data_packets_case(scenario: str, title: str, ref_label: str, ref: dict) -> dict:
+    """Data packets delivered per wall second (every flow must complete), whole process, beside
+    the reference's row (ns3-datacenter, measured by hand: `ref`)."""
+    out, wall, peak = child(DATA_PACKETS_CODE, scenario)
     d = json.loads(out)
     rate = d["data_packets"] / wall
     print(
-        f"\n{'matched case (8 x 500 MB, DCQCN)':34} {'data pkts':>10} {'events':>11} "
+        f"\n{title:34} {'data pkts':>10} {'events':>11} "
         f"{'process s':>9} {'pkts/s':>10} {'peak MiB':>8}"
     )
     print(
         f"{'lfsim':34} {d['data_packets']:10,} {d['events']:11,} {wall:9.2f} {rate:10,.0f} "
         f"{peak:8.0f}"
     )
+    events = f"{ref['events']:11,.0f}" if "events" in ref else f"{'-':>11}"  # not printed there
     print(
-        f"{'ns3-datacenter (issue 20, 2026-11)':34} {d['data_packets']:10,} "
-        f"{ANCHOR['events']:11,.0f} {ANCHOR['wall_s']:9.2f} "
-        f"{d['data_packets'] / ANCHOR['wall_s']:10,.0f} {ANCHOR['peak_MiB']:8.0f}"
+        f"{ref_label:34} {d['data_packets']:10,} {events} {ref['wall_s']:9.2f} "
+        f"{d['data_packets'] / ref['wall_s']:10,.0f} {ref['peak_MiB']:8.0f}"
     )
     return {**d, "process_s": wall, "peak_MiB": peak, "data_packets_per_s": rate,
-            "anchor": ANCHOR}  # fmt: skip
+            "anchor": ref}  # fmt: skip
 
 
-MATCHED_CODE = f"""
-import json, math, lfsim
-r = lfsim.run("{MATCHED}")
+def matched_case() -> dict:
+    """The matched incast (8 x ceil(500 MB / 1024 B) data packets)."""
+    return data_packets_case(
+        MATCHED, "matched case (8 x 500 MB, DCQCN)", "ns3-datacenter (issue 20, 2026-11)", ANCHOR
+    )
+
+
+DATA_PACKETS_CODE = """
+import json, math, sys, lfsim
+r = lfsim.run(sys.argv[1])
 flows = r.table("flows")
 mtu = int(r.config["RdmaNic"]["PathMtu"])
 assert r.metrics["flows_completed"] == len(flows), "every flow must complete"
 packets = sum(math.ceil(b / mtu) * m for b, m in zip(flows["size_bytes"], flows["messages"]))
-print(json.dumps({{"data_packets": int(packets),
-                   "events": r.summary["events"], "events_wall_s": r.summary["events_wall_s"]}}))
+print(json.dumps({"data_packets": int(packets), "flows": len(flows),
+                  "events": r.summary["events"], "events_wall_s": r.summary["events_wall_s"]}))
 """
+
+
+# The fabric-wide case: a k=8 fat-tree (128 hosts, 80 switches, every link 100 Gb/s and 1 us),
+# 1,261 web-search flows from the HPCC simulator's traffic_gen.py, DCQCN, a 1024 B payload
+# (bench/ns3-datacenter/README.md says how the files were made). They are converted here with
+# the lfsim command a user runs, so what is timed is what that conversion writes.
+HPCC_DIR = ROOT / "bench" / "ns3-datacenter"
+FATTREE_FILES = ("topology-fattree128.txt", "flow-fattree128.txt")
+FATTREE_CONFIG = "config-fattree128.txt"
+# ns3-datacenter's flags for DCQCN (they override the config's CC_MODE, HAS_WIN and VAR_WIN);
+# the conversion takes the same ones.
+FATTREE_FLAGS = ("--algorithm", "1", "--windowCheck", "0")
+# ns3-datacenter's optimized build (6ddb4a4) on the same files and flags, whole process, by
+# hand on 2026-12-07: the median of 3 runs alternated with lfsim's on the shared 2-core machine
+# (docs/bench.md, "The fabric-wide case"; lfsim's median there 13.0 s, 174 MiB).
+FATTREE_REF = {"wall_s": 107.4, "user_s": 54.7, "peak_MiB": 389}
+
+
+def convert_fattree(out: Path) -> float:
+    """`lfsim convert hpcc` of the fat-tree's files into `out`; the command's wall seconds."""
+    t0 = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "lfsim", "convert", "hpcc",
+         *(str(HPCC_DIR / f) for f in FATTREE_FILES),
+         "--config", str(HPCC_DIR / FATTREE_CONFIG), *FATTREE_FLAGS, "-o", str(out)],
+        check=True, capture_output=True, text=True, env=simulation_env(),
+    )  # fmt: skip
+    return time.perf_counter() - t0
+
+
+def fattree_case(outdir: Path) -> dict:
+    scenario = outdir / "fattree128.yaml"
+    convert_s = convert_fattree(scenario)
+    title = "fat-tree (128 hosts, web search)"
+    d = data_packets_case(str(scenario), title, "ns3-datacenter (2026-12-07)", FATTREE_REF)
+    print(f"{'  lfsim convert hpcc, whole process':34} {convert_s:33.2f}")
+    return {**d, "convert_s": convert_s}
 
 
 # The deadlock detector's cost: the same run with DeadlockDetector.Enabled true and false,
@@ -217,7 +264,10 @@ def main() -> int:
                 "ratio_events_per_s": ratio_e,
             }
         )
+    outdir = ROOT / "bench" / "out"
+    outdir.mkdir(parents=True, exist_ok=True)
     matched = matched_case()
+    fattree = fattree_case(outdir)
     detector = detector_cost()
     from loader import main as loader_main  # bench/loader.py: long flow lists loaded
     from scale import main as scale_main  # bench/scale.py: the open fabric at scale
@@ -225,14 +275,13 @@ def main() -> int:
     res = {
         "date": date.today().isoformat(),
         "matched_case": matched,
+        "fattree_case": fattree,
         "deadlock_detector": detector,
         "scale": scale_main(),
         "loader": loader_main(),
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "cases": results,
     }
-    outdir = ROOT / "bench" / "out"
-    outdir.mkdir(parents=True, exist_ok=True)
     (outdir / "bench.json").write_text(json.dumps(res, indent=2))
     return 0
 
