@@ -13,7 +13,7 @@ C++. Bad input raises ``lfsim.ScenarioError`` with a one-line message.
 
 # The names below are imported on first use (PEP 562), not here: the `lfsim` command imports
 # this package before it starts itself again in the simulation's environment (lfsim._env), and
-# the loader (pydantic) and the runner would otherwise be imported twice per run.
+# the loader and the runner would otherwise be imported twice per run.
 import importlib
 import sys
 import types

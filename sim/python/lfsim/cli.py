@@ -388,7 +388,7 @@ def _positive_int(text: str) -> int:
 def _seed(text: str) -> int:
     # ASCII digits only (int() would read full-width ones); the range is checked with the
     # scenario's own seed key, so both say the same.
-    from .scenario import ACCEPTED  # pydantic and the core: only when a seed is given
+    from .scenario import ACCEPTED  # the loader and the core: only when a seed is given
 
     if not re.fullmatch(r"[0-9]+", text.strip()):
         raise argparse.ArgumentTypeError(f"got '{text}'; accepted: {ACCEPTED['seed']}")

@@ -7,16 +7,17 @@ in one ``ScenarioError`` line and nothing else.
 from __future__ import annotations
 
 import copy
+import enum
 import json
 import numbers
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field_validator
 
 from . import core as _core
 from . import parts
@@ -39,8 +40,11 @@ from .values import (  # noqa: F401
 from .yamlio import MAX_DEPTH, MAX_VALUES, Located, check_size, copy_data, paused_gc, read_yaml  # noqa: F401
 
 # ---------------------------------------------------------------------------------------------
-# The fixed top-level part, validated with pydantic. Messages come from ACCEPTED, not from
-# pydantic, so that each error names the key and the accepted form in one line.
+# The fixed top-level part: each key's check (_Fixed), then one optional mapping per class.
+# Messages come from ACCEPTED, so that each error names the key and the accepted form in one
+# line. (It was a pydantic model: importing pydantic and building the model cost a quarter of a
+# short run's start-up. The checks are those the model made, in its order: fields first, in
+# the order below, then unknown keys in the scenario's order; test_fixed_part compares.)
 
 TOP_LEVEL = (
     "description",
@@ -124,27 +128,12 @@ ACCEPTED = {
 }
 
 
-class _Fixed(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _Fixed:
+    """The checks of the fixed keys: each takes the value given and returns the value to use,
+    or raises ValueError (the key's ACCEPTED message is given then)."""
 
-    description: str = ""
-    fabric: str
-    seed: int = 1
-    stop_time: str
-    sample_interval: str = "0s"
-    record: list[str] = []
-    stop_on_deadlock: bool = False
-    SchedulerType: str | None = None
-    name: str | None = None
-    topology: Any = None
-    workload: Any = None
-    calibrated: dict[str, list[str]] = {}
-    faults: list[dict[str, str]] = []
-    hpcc_output: dict[str, str] | None = None
-
-    @field_validator("hpcc_output", mode="before")
-    @classmethod
-    def _hpcc_output(cls, v: Any) -> dict[str, str] | None:
+    @staticmethod
+    def _hpcc_output(v: Any) -> dict[str, str] | None:
         if isinstance(v, str):  # from --set: YAML flow text, or true / false
             try:
                 v = yaml.safe_load(v)
@@ -168,9 +157,8 @@ class _Fixed(BaseModel):
             raise ValueError("hpcc_output")
         return out
 
-    @field_validator("faults", mode="before")
-    @classmethod
-    def _faults(cls, v: Any) -> list[dict[str, str]]:
+    @staticmethod
+    def _faults(v: Any) -> list[dict[str, str]]:
         if isinstance(v, str):  # from --set: YAML flow text
             try:
                 v = yaml.safe_load(v)
@@ -195,9 +183,8 @@ class _Fixed(BaseModel):
             out.append(entry)
         return out
 
-    @field_validator("calibrated", mode="before")
-    @classmethod
-    def _calibrated(cls, v: Any) -> dict[str, list[str]]:
+    @staticmethod
+    def _calibrated(v: Any) -> dict[str, list[str]]:
         if v is None:
             return {}
         if not isinstance(v, dict):
@@ -215,43 +202,38 @@ class _Fixed(BaseModel):
             out[key.strip()] = [p.strip() for p in points]
         return out
 
-    @field_validator("description", mode="before")
-    @classmethod
-    def _description(cls, v: Any) -> str:
+    @staticmethod
+    def _description(v: Any) -> str:
         if v is None:
             return ""
         if not isinstance(v, str) or "\n" in v.strip():
             raise ValueError("description")
         return v.strip()
 
-    @field_validator("seed", mode="before")
-    @classmethod
-    def _seed(cls, v: Any) -> int:
+    @staticmethod
+    def _seed(v: Any) -> int:
         if isinstance(v, str) and re.fullmatch(r"[0-9]+", v.strip()):  # ASCII digits only
             v = int(v)
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 1 <= v <= SEED_MAX:
             raise ValueError("seed")
         return int(v)
 
-    @field_validator("stop_time", mode="before")
-    @classmethod
-    def _stop_time(cls, v: Any) -> str:
+    @staticmethod
+    def _stop_time(v: Any) -> str:
         seconds = time_seconds(v)
         if seconds is None or not 0 < seconds <= TIME_MAX_S:
             raise ValueError("stop_time")
         return v.strip()
 
-    @field_validator("sample_interval", mode="before")
-    @classmethod
-    def _sample_interval(cls, v: Any) -> str:
+    @staticmethod
+    def _sample_interval(v: Any) -> str:
         seconds = time_seconds(v)
         if seconds is None or not 0 <= seconds <= TIME_MAX_S:
             raise ValueError("sample_interval")
         return v.strip()
 
-    @field_validator("record", mode="before")
-    @classmethod
-    def _record(cls, v: Any) -> list[str]:
+    @staticmethod
+    def _record(v: Any) -> list[str]:
         if v is None:
             return []
         if isinstance(v, str):  # "a,b" from --set or a one-name shorthand in YAML
@@ -260,27 +242,24 @@ class _Fixed(BaseModel):
             return [p.strip() for p in v]
         raise ValueError("record")
 
-    @field_validator("stop_on_deadlock", mode="before")
-    @classmethod
-    def _stop_on_deadlock(cls, v: Any) -> bool:
+    @staticmethod
+    def _stop_on_deadlock(v: Any) -> bool:
         if isinstance(v, str) and v.strip().lower() in ("true", "false"):
             return v.strip().lower() == "true"
         if not isinstance(v, bool):
             raise ValueError("stop_on_deadlock")
         return v
 
-    @field_validator("SchedulerType", mode="before")
-    @classmethod
-    def _scheduler_type(cls, v: Any) -> str | None:
+    @staticmethod
+    def _scheduler_type(v: Any) -> str | None:
         if v is None:
             return None
         if not isinstance(v, str) or v.strip() not in _core.schedulers():
             raise ValueError("SchedulerType")
         return v.strip()
 
-    @field_validator("name", mode="before")
-    @classmethod
-    def _name(cls, v: Any) -> str | None:
+    @staticmethod
+    def _name(v: Any) -> str | None:
         if v is None:
             return None
         if not isinstance(v, str) or not _NAME_RE.fullmatch(v):
@@ -288,16 +267,78 @@ class _Fixed(BaseModel):
         return v
 
 
-_models: dict[tuple, type[BaseModel]] = {}
+_NO_DEFAULT = object()
+# Key, default (_NO_DEFAULT: required), check (None: any value).
+_FIELDS = (
+    ("description", "", _Fixed._description),
+    ("fabric", _NO_DEFAULT, None),  # checked before (_check_fabric)
+    ("seed", 1, _Fixed._seed),
+    ("stop_time", _NO_DEFAULT, _Fixed._stop_time),
+    ("sample_interval", "0s", _Fixed._sample_interval),
+    ("record", [], _Fixed._record),
+    ("stop_on_deadlock", False, _Fixed._stop_on_deadlock),
+    ("SchedulerType", None, _Fixed._scheduler_type),
+    ("name", None, _Fixed._name),
+    ("topology", None, None),
+    ("workload", None, None),
+    ("calibrated", {}, _Fixed._calibrated),
+    ("faults", [], _Fixed._faults),
+    ("hpcc_output", None, _Fixed._hpcc_output),
+)
 
 
-def _model_for(classes: Mapping[str, str]) -> type[BaseModel]:
-    """The fixed part plus one optional mapping per class (extra keys forbidden)."""
-    key = tuple(classes)
-    if key not in _models:
-        sections = {cls: (dict[str, Any] | None, None) for cls in classes}
-        _models[key] = create_model(f"Scenario_{len(_models)}", __base__=_Fixed, **sections)
-    return _models[key]
+class _Invalid(Exception):
+    """The first key that failed: ``kind`` is "missing", "unknown" or "invalid"."""
+
+    def __init__(self, key: str, kind: str):
+        super().__init__(key)
+        self.key, self.kind = key, kind
+
+
+def _lax_str(key: Any) -> str:
+    """A mapping key as a string, as pydantic's (lax) str took it: a str, an enum's str value,
+    or UTF-8 bytes."""
+    if isinstance(key, enum.Enum):
+        key = key.value
+    if isinstance(key, str):
+        return str.__str__(key)
+    if isinstance(key, bytes | bytearray):
+        return bytes(key).decode("utf-8")  # UnicodeDecodeError is a ValueError
+    raise ValueError(key)
+
+
+def _parse_fixed(raw: Mapping[str, Any], classes: Mapping[str, str]) -> SimpleNamespace:
+    """The fixed keys checked and completed with their defaults, and each class's mapping
+    (None when not given); raises _Invalid naming the first key that failed."""
+    out = {}
+    for key, default, check in _FIELDS:
+        if key not in raw:
+            if default is _NO_DEFAULT:
+                raise _Invalid(key, "missing")
+            out[key] = copy.copy(default)
+            continue
+        value = raw[key]
+        if key == "fabric" and not isinstance(value, str):
+            raise _Invalid(key, "invalid")
+        try:
+            out[key] = value if check is None else check(value)
+        except (ValueError, AssertionError):
+            raise _Invalid(key, "invalid") from None
+    for cls in classes:
+        value = raw.get(cls)
+        if value is not None:
+            if not isinstance(value, Mapping):
+                raise _Invalid(cls, "invalid")
+            try:
+                value = {_lax_str(k): v for k, v in value.items()}
+            except ValueError:
+                raise _Invalid(cls, "invalid") from None
+        out[cls] = value
+    known = {key for key, _, _ in _FIELDS} | set(classes)
+    for key in raw:
+        if key not in known:
+            raise _Invalid(str(key), "unknown" if isinstance(key, str) else "invalid")
+    return SimpleNamespace(**out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -475,12 +516,10 @@ def _check_fabric(raw: dict) -> str:
     return fabric
 
 
-def _pydantic_error(exc: ValidationError, raw: dict, classes: Mapping[str, str]) -> ScenarioError:
-    err = exc.errors()[0]
-    key = str(err["loc"][0]) if err["loc"] else "scenario"
-    kind = err["type"]
+def _fixed_error(exc: _Invalid, raw: dict, classes: Mapping[str, str]) -> ScenarioError:
+    key, kind = exc.key, exc.kind
     all_keys = ", ".join([*TOP_LEVEL, *sorted(classes)])
-    if kind == "extra_forbidden":
+    if kind == "unknown":
         owners = _core.chosen_by(key)
         if owners:
             return ScenarioError(f"{key}: class {key} {_not_here(key)}; accepted: {all_keys}")
@@ -705,9 +744,9 @@ def _resolve(
             raw[target] = {**section, attr: value}
 
     try:
-        parsed = _model_for(classes).model_validate(raw)
-    except ValidationError as exc:
-        raise _pydantic_error(exc, raw, classes) from None
+        parsed = _parse_fixed(raw, classes)
+    except _Invalid as exc:
+        raise _fixed_error(exc, raw, classes) from None
 
     interval = time_seconds(parsed.sample_interval)
     if interval and time_seconds(parsed.stop_time) / interval > MAX_SAMPLES:

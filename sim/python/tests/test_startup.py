@@ -15,8 +15,8 @@ ENTRY = "import sys; from lfsim.cli import main; sys.exit(main())"
 HEADER = "import time: self [us] | cumulative | imported package"
 # Imported by the process that runs the simulation, and only by it. (The import-time list
 # leaves out modules imported by importlib.import_module or `from . import x`, lfsim._core.)
-HEAVY = ("lfsim.runner", "lfsim.scenario", "pydantic", "numpy", "pyarrow", "yaml")
-NEVER = ("pandas", "matplotlib")
+HEAVY = ("lfsim.runner", "lfsim.scenario", "numpy", "pyarrow", "yaml")
+NEVER = ("pandas", "matplotlib", "pydantic")
 
 
 def _imports_per_process(stderr: str) -> list[list[str]]:
