@@ -16,7 +16,7 @@ HEADER = "import time: self [us] | cumulative | imported package"
 # Imported by the process that runs the simulation, and only by it. (The import-time list
 # leaves out modules imported by importlib.import_module or `from . import x`, lfsim._core.)
 HEAVY = ("lfsim.runner", "lfsim.scenario", "numpy", "pyarrow", "yaml")
-NEVER = ("pandas", "matplotlib", "pydantic")
+NEVER = ("pandas", "matplotlib", "pydantic", "importlib.metadata")
 
 
 def _imports_per_process(stderr: str) -> list[list[str]]:
