@@ -6,6 +6,7 @@
 #include "lfsim-attributes.h"
 #include "lfsim-capture.h"
 #include "lfsim-deadlock.h"
+#include "lfsim-fabric.h"
 #include "lfsim-report.h"
 #include "lfsim-run.h"
 #include "ns3/boolean.h"
@@ -33,85 +34,45 @@ using lfsim::RunContext;
 using lfsim::Table;
 
 void
-OnValueChange(Table* t, double id, uint32_t, uint32_t v)
+OnTxQueueBytes(lfsim::QueueAverage* q, uint32_t, uint32_t v)
 {
-    t->Append({Simulator::Now().GetSeconds(), id, double(v)});
+    q->Set(v);
 }
-
-void
-OnPrimitive(Table* t, double id, double dir, uint8_t p)
-{
-    t->Append({Simulator::Now().GetSeconds(), id, double(p), dir});
-}
-
-/// Peak and time-average (from `warmup`) of a port's transmit backlog in bytes.
-struct QueueWatch
-{
-    Time warmup;
-    Time last;
-    uint32_t value = 0;
-    uint32_t peak = 0;
-    double byteSeconds = 0; ///< integral of the backlog over [warmup, last]
-
-    void
-    Advance(Time now)
-    {
-        if (now > warmup)
-        {
-            byteSeconds += value * (now - std::max(last, warmup)).GetSeconds();
-        }
-        last = now;
-    }
-
-    static void
-    Change(QueueWatch* q, uint32_t, uint32_t v)
-    {
-        q->Advance(Simulator::Now());
-        q->value = v;
-        q->peak = std::max(q->peak, v);
-    }
-};
 
 /// The FC wait-for graph. A queue is one port's transmit queue (labels: the port labels). It is
 /// blocked while credit-stalled, and then waits on the queues of the switch at the far end of
 /// its fibre that hold frames in the buffers of the port facing it: those buffers are its
 /// credits, and they come back only when those frames leave.
-class FcWaitFor : public lfsim::WaitForSource
+class FcWaitFor : public lfsim::PortWaitFor<FcWaitFor>
 {
   public:
-    void
-    Init(const FcTopology& t)
-    {
-        m_ports.clear();
-        std::unordered_map<const FcNetDevice*, uint32_t> index;
-        for (uint32_t q = 0; q < t.ports.size(); ++q)
-        {
-            m_ports.push_back(PeekPointer(t.ports[q]));
-            index[m_ports.back()] = q;
-        }
-        // The queue that sends into each port (peer at the other end of its fibre).
-        m_feeder.clear();
-        for (const FcNetDevice* d : m_ports)
-        {
-            Ptr<FcNetDevice> peer = DynamicCast<FcChannel>(d->GetChannel())->GetPeer(d);
-            m_feeder[d] = index.at(PeekPointer(peer));
-        }
-    }
-
-    void
-    Observe(lfsim::WaitForState& s) const override
+    explicit FcWaitFor(const FcTopology& t)
+        // An N_Port's receive buffers are credits too: a queue feeding a host may wait on it.
+        : PortWaitFor(lfsim::PortMap::Of(t), t.portLabels, {0}, false, true)
+        , m_ports(t.ports)
     {
         for (uint32_t q = 0; q < m_ports.size(); ++q)
         {
-            const FcNetDevice* d = m_ports[q];
-            s.blocked[q] = d->IsCreditStalled();
-            if (s.blocked[q])
-            {
-                s.since[q] = d->GetStallStart();
-            }
-            s.bytes[q] = d->GetTxQueueBytes();
-            s.framesTx += d->GetCounters().framesTx;
+            m_index[PeekPointer(m_ports[q])] = q;
         }
+    }
+
+    uint64_t
+    FramesTx(uint32_t i) const
+    {
+        return m_ports[i]->GetCounters().framesTx;
+    }
+
+    void
+    Look(uint32_t i, uint8_t, uint32_t q, lfsim::WaitForState& s) const
+    {
+        const FcNetDevice& d = *m_ports[i];
+        s.blocked[q] = d.IsCreditStalled();
+        if (s.blocked[q])
+        {
+            s.since[q] = d.GetStallStart();
+        }
+        s.bytes[q] = d.GetTxQueueBytes();
     }
 
     void
@@ -126,7 +87,8 @@ class FcWaitFor : public lfsim::WaitForSource
                 {
                     continue; // the node's own frames: a host's, held in no one's buffer
                 }
-                const uint32_t a = m_feeder.at(share.release);
+                // The queue that sends into the port holding the frame's buffer.
+                const uint32_t a = (*m_map.peer)[m_index.at(share.release)];
                 if (s.blocked[a] && s.bytes[a] > 0)
                 {
                     s.edges.emplace_back(a, q);
@@ -135,26 +97,9 @@ class FcWaitFor : public lfsim::WaitForSource
         }
     }
 
-    lfsim::MayWait
-    MayWaitOn() const override
-    {
-        // A queue can only wait on the queues of the node at the far end of its fibre.
-        std::unordered_map<const Node*, std::vector<uint32_t>> onNode;
-        for (uint32_t q = 0; q < m_ports.size(); ++q)
-        {
-            onNode[PeekPointer(m_ports[q]->GetNode())].push_back(q);
-        }
-        std::vector<std::vector<uint32_t>> may(m_ports.size());
-        for (const auto& [d, feeder] : m_feeder)
-        {
-            may[feeder] = onNode[PeekPointer(d->GetNode())];
-        }
-        return lfsim::MayWait::PerQueue(std::move(may));
-    }
-
   private:
-    std::vector<const FcNetDevice*> m_ports;
-    std::unordered_map<const FcNetDevice*, uint32_t> m_feeder;
+    const std::vector<Ptr<FcNetDevice>>& m_ports;
+    std::unordered_map<const FcNetDevice*, uint32_t> m_index;
     mutable std::vector<FcNetDevice::ReleaseShare> m_shares;
 };
 
@@ -201,13 +146,12 @@ class FcFabric : public lfsim::Fabric
         // destination (the incast's bottleneck).
         if (!m_flows.empty())
         {
-            const uint32_t feed = t.peer[m_flows[0].dstAddr];
-            if (t.portSwitch[feed] >= 0)
+            m_queue.port = lfsim::PortMap::Of(t).Feeder(m_flows[0].dstAddr);
+            if (m_queue.port != lfsim::NONE)
             {
-                m_queue.warmup = m_net.warmup;
-                m_queuePort = feed;
-                t.ports[feed]->TraceConnectWithoutContext(
-                    "TxQueueBytes", MakeBoundCallback(&QueueWatch::Change, &m_queue));
+                m_queue.from = m_net.warmup;
+                t.ports[m_queue.port]->TraceConnectWithoutContext(
+                    "TxQueueBytes", MakeBoundCallback(&OnTxQueueBytes, &m_queue));
             }
         }
         ConnectRecorders(ctx);
@@ -220,13 +164,7 @@ class FcFabric : public lfsim::Fabric
     {
         FcTopology& t = m_net.topology;
         const Time now = Simulator::Now();
-        for (auto& f : m_pcap)
-        {
-            if (f)
-            {
-                f->Close();
-            }
-        }
+        m_captures.Close();
         // Conservation and losslessness counters, whatever the workload.
         uint64_t framesTx = 0;
         uint64_t overruns = 0;
@@ -311,14 +249,7 @@ class FcFabric : public lfsim::Fabric
             },
             now.GetSeconds());
         ctx.SetMetric("paused_time_us", paused);
-        if (m_queuePort != lfsim::NONE)
-        {
-            const double window = (now - m_net.warmup).GetSeconds();
-            m_queue.Advance(now);
-            ctx.SetMetric("peak_queue_KiB", m_queue.peak / 1024.0);
-            ctx.SetMetric("mean_queue_KiB", m_queue.byteSeconds / window / 1024.0);
-            ctx.SetMetric("bottleneck_port", t.portLabels[m_queuePort]);
-        }
+        m_queue.Report(ctx, m_queue.peak, t.portLabels);
     }
 
   private:
@@ -409,10 +340,7 @@ class FcFabric : public lfsim::Fabric
             const uint32_t k = app->AddFlow(sinks[dst], s.size, s.messages, s.depth, s.start);
             m_senderFlows[PeekPointer(app)].push_back(f);
             m_flows.push_back({app, k, src, dst});
-            if (s.messages > 0)
-            {
-                ++m_finite;
-            }
+            m_done.Add(s);
         }
     }
 
@@ -421,12 +349,7 @@ class FcFabric : public lfsim::Fabric
     {
         const uint32_t f = m_senderFlows[app][k];
         m_report.MessageDone(f, fct);
-        const lfsim::FlowSpec& s = m_specs[f];
-        if (s.messages && m_report.Completed(f) == s.messages && ++m_flowsDone == m_finite
-            && m_finite == m_flows.size())
-        {
-            lfsim::StopRunNow();
-        }
+        m_done.Completed(m_specs[f], m_report.Completed(f), [] {});
     }
 
     /// The ports a frame leaves from between two addresses (first of each equal-cost set).
@@ -434,28 +357,20 @@ class FcFabric : public lfsim::Fabric
     Path(uint32_t from, uint32_t to) const
     {
         const FcTopology& t = m_net.topology;
-        std::vector<uint32_t> out{from};
         const uint32_t dId = t.hostPorts[to]->GetFcId();
         const uint32_t sId = t.hostPorts[from]->GetFcId();
-        uint32_t port = from;
-        for (uint32_t hop = 0; hop <= t.switches.size(); ++hop)
-        {
-            const uint32_t in = t.peer[port];
-            const int32_t s = t.portSwitch[in];
-            if (s < 0)
-            {
-                return out;
-            }
-            const int32_t local = t.switches[s]->Lookup(sId, dId);
-            if (local < 0)
-            {
-                return {};
-            }
-            Ptr<FcNetDevice> dev = t.switches[s]->GetPort(local);
-            port = std::find(t.ports.begin(), t.ports.end(), dev) - t.ports.begin();
-            out.push_back(port);
-        }
-        return {};
+        return lfsim::PortMap::Of(t).Path(from,
+                                          [&t, sId, dId](uint32_t s, uint32_t) -> uint32_t
+                                          {
+                                              const int32_t local = t.switches[s]->Lookup(sId, dId);
+                                              if (local < 0)
+                                              {
+                                                  return lfsim::NONE;
+                                              }
+                                              Ptr<FcNetDevice> dev = t.switches[s]->GetPort(local);
+                                              return std::find(t.ports.begin(), t.ports.end(), dev)
+                                                     - t.ports.begin();
+                                          });
     }
 
     /// A message alone on the empty fabric, as an FCP WRITE exchange: FCP_CMND and the data
@@ -581,20 +496,10 @@ class FcFabric : public lfsim::Fabric
     OpenCaptures(RunContext& ctx)
     {
         FcTopology& t = m_net.topology;
-        m_pcap = lfsim::OpenCaptures(ctx, t.portLabels, 225, // LINKTYPE_FC_2_WITH_FRAME_DELIMS
-                                     [](lfsim::PortCapture&, Ptr<const Packet> p,
-                                        std::vector<uint8_t>& record) { FcWireFrame(p, record); });
-        for (uint32_t i = 0; i < m_pcap.size(); ++i)
-        {
-            for (const char* trace : {"FrameTx", "FrameRx"})
-            {
-                if (m_pcap[i])
-                {
-                    t.ports[i]->TraceConnectWithoutContext(
-                        trace, MakeCallback(&lfsim::PortCapture::Capture, m_pcap[i]));
-                }
-            }
-        }
+        m_captures.Open(ctx, t.portLabels, 225, // LINKTYPE_FC_2_WITH_FRAME_DELIMS
+                        [](lfsim::PortCapture&, Ptr<const Packet> p, std::vector<uint8_t>& record)
+                        { FcWireFrame(p, record); },
+                        t.ports, {"FrameTx", "FrameRx"});
     }
 
     /// One deadlock detector over every port's transmit queue, armed by credit stalls.
@@ -607,8 +512,8 @@ class FcFabric : public lfsim::Fabric
         {
             return;
         }
-        m_waitFor.Init(t);
-        m_detector->Attach(ctx, t.portLabels, &m_waitFor);
+        m_waitFor = std::make_unique<FcWaitFor>(t);
+        m_waitFor->Attach(*m_detector, ctx);
         for (auto& p : t.ports)
         {
             p->TraceConnectWithoutContext("CreditStall",
@@ -634,70 +539,30 @@ class FcFabric : public lfsim::Fabric
                {"tx_queue", "TxQueue", &FcNetDevice::GetTxQueueLength}};
         for (const Spec& s : specs)
         {
-            if (!ctx.Records(s.recorder))
+            if (ctx.Records(s.recorder))
             {
-                continue;
-            }
-            Table* tab = &ctx.Series(s.recorder, {lfsim::IntColumn(s.recorder)});
-            ctx.SetLabels(s.recorder, t.portLabels);
-            for (uint32_t i = 0; i < t.ports.size(); ++i)
-            {
-                Ptr<FcNetDevice> d = t.ports[i];
-                if (sampled)
-                {
-                    auto get = s.get;
-                    ctx.SamplePeriodically(
-                        [tab, d, i, get] {
-                            tab->Append(
-                                {Simulator::Now().GetSeconds(), double(i), double((*d.*get)())});
-                        });
-                }
-                else
-                {
-                    tab->Append({0.0, double(i), double((*d.*s.get)())});
-                    d->TraceConnectWithoutContext(
-                        s.trace, MakeBoundCallback(&OnValueChange, tab, double(i)));
-                }
+                lfsim::RecordPortValues(
+                    ctx, s.recorder, lfsim::IntColumn(s.recorder), t.portLabels, t.ports,
+                    [get = s.get](const FcNetDevice& d) { return (d.*get)(); },
+                    [trace = s.trace](Table* tab, double id, const Ptr<FcNetDevice>& d)
+                    {
+                        d->TraceConnectWithoutContext(
+                            trace, MakeBoundCallback(&lfsim::AppendTracedValue<uint32_t>, tab, id));
+                    });
             }
         }
         if (ctx.Records("primitives"))
         {
             // kind: FcPrimitive (0 R_RDY, 1 BB_SCs, 2 BB_SCr); dir: 0 sent, 1 received.
-            Table* tab
-                = &ctx.Series("primitives", {lfsim::IntColumn("kind"), lfsim::IntColumn("dir")});
-            ctx.SetLabels("primitives", t.portLabels);
-            for (uint32_t i = 0; i < t.ports.size(); ++i)
-            {
-                t.ports[i]->TraceConnectWithoutContext(
-                    "PrimitiveTx", MakeBoundCallback(&OnPrimitive, tab, double(i), 0.0));
-                t.ports[i]->TraceConnectWithoutContext(
-                    "PrimitiveRx", MakeBoundCallback(&OnPrimitive, tab, double(i), 1.0));
-            }
+            lfsim::RecordPortEvents<uint8_t>(ctx, "primitives",
+                                             {lfsim::IntColumn("kind"), lfsim::IntColumn("dir")},
+                                             t.portLabels, t.ports, "PrimitiveTx", "PrimitiveRx");
         }
         if (ctx.Records("goodput") && sampled && !m_flows.empty())
         {
             // Payload each message flow delivered to its receiver, per sample interval.
-            Table* tab = &ctx.Series("goodput", {"goodput_Gbps"});
-            std::vector<std::string> labels;
-            for (const auto& s : m_specs)
-            {
-                labels.push_back(ctx.graph.Nodes()[ctx.graph.Hosts()[s.src]].name + ">"
-                                 + ctx.graph.Nodes()[ctx.graph.Hosts()[s.dst]].name);
-            }
-            ctx.SetLabels("goodput", labels);
-            const double dt = ctx.config.sampleInterval.GetSeconds();
-            auto last = std::make_shared<std::vector<uint64_t>>(m_flows.size(), 0);
-            ctx.SamplePeriodically(
-                [this, tab, last, dt]
-                {
-                    for (uint32_t k = 0; k < m_flows.size(); ++k)
-                    {
-                        uint64_t b = Stats(k).deliveredBytes;
-                        tab->Append({Simulator::Now().GetSeconds(), double(k),
-                                     (b - (*last)[k]) * 8.0 / dt / 1e9});
-                        (*last)[k] = b;
-                    }
-                });
+            lfsim::RecordFlowGoodput(ctx, lfsim::FlowLabels(ctx, m_specs),
+                                     [this](uint32_t f) { return Stats(f).deliveredBytes; });
         }
         else if (ctx.Records("goodput") && sampled)
         {
@@ -733,13 +598,11 @@ class FcFabric : public lfsim::Fabric
     std::map<const FcMessageSender*, std::vector<uint32_t>> m_senderFlows; ///< app flow -> flow
     lfsim::FlowReport m_report;
     lfsim::InstalledWorkloads m_apps;
-    size_t m_finite = 0;
-    size_t m_flowsDone = 0;
-    QueueWatch m_queue;
-    uint32_t m_queuePort = lfsim::NONE;
+    lfsim::FlowCompletion m_done;
+    lfsim::QueueAverage m_queue;
     Ptr<DeadlockDetector> m_detector;
-    FcWaitFor m_waitFor;
-    std::vector<Ptr<lfsim::PortCapture>> m_pcap;
+    std::unique_ptr<FcWaitFor> m_waitFor;
+    lfsim::Captures m_captures;
 };
 
 const bool g_registered = lfsim::RegisterFabric(

@@ -3,6 +3,7 @@
 #include "lfsim-attributes.h"
 #include "lfsim-capture.h"
 #include "lfsim-deadlock.h"
+#include "lfsim-fabric.h"
 #include "lfsim-faults.h"
 #include "lfsim-report.h"
 #include "lfsim-run.h"
@@ -83,37 +84,16 @@ struct Flow
     uint32_t posted = 0;
 };
 
-struct QueueAverage
-{
-    Ptr<RoceNetDevice> dev;
-    Time from;
-    Time last;
-    double bytes = 0;
-    double integral = 0; ///< byte-seconds since `from`
-};
-
 void
-OnBottleneckQueue(QueueAverage* a, uint8_t, uint32_t)
+OnBottleneckQueue(lfsim::QueueAverage* a, const RoceNetDevice* d, uint8_t, uint32_t)
 {
-    Time now = Simulator::Now();
-    if (now > a->from)
-    {
-        a->integral += a->bytes * (now - std::max(a->last, a->from)).GetSeconds();
-    }
-    a->last = now;
-    a->bytes = a->dev->GetQueueBytes();
+    a->Set(d->GetQueueBytes());
 }
 
 void
 OnQueue(Table* t, double id, Ptr<RoceNetDevice> d, uint8_t, uint32_t)
 {
     t->Append({Simulator::Now().GetSeconds(), id, double(d->GetQueueBytes())});
-}
-
-void
-OnPause(Table* t, double id, double dir, uint8_t prio, uint16_t quanta)
-{
-    t->Append({Simulator::Now().GetSeconds(), id, double(prio), double(quanta), dir});
 }
 
 void
@@ -144,50 +124,33 @@ ArmOnPause(Ptr<DeadlockDetector> d, uint8_t, uint16_t quanta)
 /// The wait-for graph of a lossless Ethernet fabric: one queue per (port, lossless class). A
 /// paused class waits on the queues of the next switch that hold frames received through the
 /// port that paused it (the MMU accounts those bytes to that ingress port and class).
-class RoceWaitFor : public lfsim::WaitForSource
+class RoceWaitFor : public lfsim::PortWaitFor<RoceWaitFor>
 {
   public:
     /// `onSwitch`: per switch, its ports by number (as RoceFabric keeps them), outliving this.
     RoceWaitFor(const RoceTopology& t, std::vector<uint8_t> classes,
                 const std::vector<std::vector<uint32_t>>& onSwitch)
-        : m_t(t)
-        , m_classes(std::move(classes))
+        // A host's NIC drains what it receives: a queue feeding a host waits on nothing.
+        : PortWaitFor(lfsim::PortMap::Of(t), t.portLabels, std::move(classes), true, false)
+        , m_t(t)
         , m_onSwitch(onSwitch)
     {
     }
 
-    uint32_t
-    Queues() const
+    uint64_t
+    FramesTx(uint32_t i) const
     {
-        return m_t.ports.size() * m_classes.size();
-    }
-
-    /// Queue q's name: its port's label and class ("leaf0/p2/prio3").
-    std::string
-    Label(uint32_t q) const
-    {
-        const uint32_t nc = m_classes.size();
-        return m_t.portLabels[q / nc] + "/prio" + std::to_string(m_classes[q % nc]);
+        return m_t.ports[i]->GetCounters().framesTx;
     }
 
     void
-    Observe(lfsim::WaitForState& s) const override
+    Look(uint32_t i, uint8_t c, uint32_t q, lfsim::WaitForState& s) const
     {
-        const uint32_t nc = m_classes.size();
-        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
-        {
-            const Ptr<RoceNetDevice>& dev = m_t.ports[i];
-            s.framesTx += dev->GetCounters().framesTx;
-            for (uint32_t k = 0; k < nc; ++k)
-            {
-                const uint32_t q = i * nc + k;
-                const uint8_t c = m_classes[k];
-                // A class the PFC watchdog has put in storm state transmits despite the pause.
-                s.blocked[q] = dev->IsPaused(c) && !dev->IsPfcIgnored(c);
-                s.since[q] = dev->GetPauseStart(c);
-                s.bytes[q] = dev->GetQueueBytes(c);
-            }
-        }
+        const RoceNetDevice& dev = *m_t.ports[i];
+        // A class the PFC watchdog has put in storm state transmits despite the pause.
+        s.blocked[q] = dev.IsPaused(c) && !dev.IsPfcIgnored(c);
+        s.since[q] = dev.GetPauseStart(c);
+        s.bytes[q] = dev.GetQueueBytes(c);
     }
 
     void
@@ -221,42 +184,8 @@ class RoceWaitFor : public lfsim::WaitForSource
         }
     }
 
-    lfsim::MayWait
-    MayWaitOn() const override
-    {
-        // A queue feeding a switch may wait on that switch's queues of its class: one list per
-        // (switch, class), and one empty list for the queues that feed a host.
-        const uint32_t nc = m_classes.size();
-        lfsim::MayWait may;
-        for (const auto& ports : m_onSwitch)
-        {
-            for (uint32_t k = 0; k < nc; ++k)
-            {
-                std::vector<uint32_t>& list = may.groups.emplace_back();
-                list.reserve(ports.size());
-                for (uint32_t out : ports)
-                {
-                    list.push_back(out * nc + k);
-                }
-            }
-        }
-        const uint32_t toHost = may.groups.size();
-        may.groups.emplace_back();
-        may.groupOf.resize(m_t.ports.size() * nc);
-        for (uint32_t i = 0; i < m_t.ports.size(); ++i)
-        {
-            const int32_t next = m_t.portSwitch[m_t.peer[i]];
-            for (uint32_t k = 0; k < nc; ++k)
-            {
-                may.groupOf[i * nc + k] = next >= 0 ? next * nc + k : toHost;
-            }
-        }
-        return may;
-    }
-
   private:
     const RoceTopology& m_t;
-    std::vector<uint8_t> m_classes;
     const std::vector<std::vector<uint32_t>>& m_onSwitch; ///< switch, port number -> port index
     mutable std::vector<uint64_t> m_byIn;
 };
@@ -381,14 +310,7 @@ class RoceFabric : public lfsim::Fabric
     {
         RoceTopology& t = m_net.topology;
         const Time now = Simulator::Now();
-        const double window = (now - m_warmup).GetSeconds();
-        for (auto& f : m_pcap)
-        {
-            if (f)
-            {
-                f->Close();
-            }
-        }
+        m_captures.Close();
         m_report.Finish(ctx);
         m_apps.Finish(ctx);
         // No path is asked for from here on (ideal FCTs are out): the tables below take the
@@ -468,12 +390,9 @@ class RoceFabric : public lfsim::Fabric
         ctx.SetMetric("xon_frames_sent", xons);
         ctx.SetMetric("paused_time_us", pausedUs);
         ctx.SetMetric("peak_switch_queue_KiB", peakQueue);
-        if (m_avg.dev)
+        if (m_queue.port != lfsim::NONE)
         {
-            ctx.SetMetric("peak_queue_KiB", m_avg.dev->GetCounters().maxQueueBytes / 1024.0);
-            OnBottleneckQueue(&m_avg, 0, 0);
-            ctx.SetMetric("mean_queue_KiB", window > 0 ? m_avg.integral / window / 1024 : 0.0);
-            ctx.SetMetric("bottleneck_port", t.portLabels[m_bottleneck]);
+            m_queue.Report(ctx, t.ports[m_queue.port]->GetCounters().maxQueueBytes, t.portLabels);
         }
 
         uint64_t dropsHeadroom = 0;
@@ -593,10 +512,7 @@ class RoceFabric : public lfsim::Fabric
         {
             f.sender->SetRate(s.load * f.sender->GetLineRate());
         }
-        if (s.messages > 0)
-        {
-            ++m_finite;
-        }
+        m_done.Add(s);
         m_flows.push_back(f);
         Simulator::Schedule(s.start, &RoceFabric::PostMore, this, index);
     }
@@ -622,19 +538,16 @@ class RoceFabric : public lfsim::Fabric
     {
         m_report.MessageDone(index, fct);
         PostMore(index);
-        const lfsim::FlowSpec& s = m_specs[index];
-        if (s.messages && m_report.Completed(index) == s.messages)
-        {
-            // Done: out of the NICs' transmit rounds (open-loop runs make thousands of QPs).
-            Flow& f = m_flows[index];
-            f.requester->GetNic()->Retire(f.requester);
-            const Ptr<RdmaQueuePair> other = f.requester == f.sender ? f.sink : f.sender;
-            other->GetNic()->Retire(other);
-            if (++m_flowsDone == m_finite && m_finite == m_flows.size())
-            {
-                lfsim::StopRunNow();
-            }
-        }
+        m_done.Completed(m_specs[index], m_report.Completed(index),
+                         [&f = m_flows[index]]
+                         {
+                             // Done: out of the NICs' transmit rounds (open-loop runs make
+                             // thousands of QPs).
+                             f.requester->GetNic()->Retire(f.requester);
+                             const Ptr<RdmaQueuePair> other
+                                 = f.requester == f.sender ? f.sink : f.sender;
+                             other->GetNic()->Retire(other);
+                         });
     }
 
     /// The ports a frame leaves from on its way from address `from` to address `to`: the
@@ -642,26 +555,13 @@ class RoceFabric : public lfsim::Fabric
     std::vector<uint32_t>
     Path(uint32_t from, uint32_t to) const
     {
-        const RoceTopology& t = m_net.topology;
-        std::vector<uint32_t> out{from};
-        uint32_t port = from;
-        for (uint32_t hop = 0; hop <= t.switches.size(); ++hop)
-        {
-            const uint32_t in = t.peer[port];
-            const int32_t s = t.portSwitch[in];
-            if (s < 0)
-            {
-                return out;
-            }
-            const auto& ports = m_routes.Ports(s, to);
-            if (ports.empty())
-            {
-                return {};
-            }
-            port = m_onSwitch[s][ports[0]];
-            out.push_back(port);
-        }
-        return {};
+        return lfsim::PortMap::Of(m_net.topology)
+            .Path(from,
+                  [this, to](uint32_t s, uint32_t)
+                  {
+                      const auto& ports = m_routes.Ports(s, to);
+                      return ports.empty() ? lfsim::NONE : m_onSwitch[s][ports[0]];
+                  });
     }
 
     /// A message alone on the empty fabric: every packet store-and-forwarded at line rate,
@@ -802,63 +702,46 @@ class RoceFabric : public lfsim::Fabric
         }
         // Time-averaged queue where the first flow's data converges: the switch port feeding
         // its destination (the incast's bottleneck).
-        m_bottleneck = 0;
         if (!m_flows.empty())
         {
-            const uint32_t feed = t.peer[m_flows[0].dstAddr];
-            if (t.portSwitch[feed] >= 0)
+            m_queue.port = lfsim::PortMap::Of(t).Feeder(m_flows[0].dstAddr);
+            if (m_queue.port != lfsim::NONE)
             {
-                m_bottleneck = feed;
-                m_avg.dev = t.ports[feed];
-                m_avg.from = m_warmup;
-                t.ports[feed]->TraceConnectWithoutContext(
-                    "QueueBytes", MakeBoundCallback(&OnBottleneckQueue, &m_avg));
+                const Ptr<RoceNetDevice>& dev = t.ports[m_queue.port];
+                m_queue.from = m_warmup;
+                dev->TraceConnectWithoutContext(
+                    "QueueBytes",
+                    MakeBoundCallback(&OnBottleneckQueue, &m_queue, PeekPointer(dev)));
             }
         }
 
         if (ctx.Records("queue"))
         {
-            Table* tab = &ctx.Series("queue", {lfsim::IntColumn("bytes")});
             std::vector<std::string> labels;
+            std::vector<Ptr<RoceNetDevice>> ports;
             for (uint32_t i = 0; i < t.ports.size(); ++i)
             {
-                if (t.portSwitch[i] < 0)
+                if (t.portSwitch[i] >= 0)
                 {
-                    continue;
-                }
-                double id = labels.size();
-                labels.push_back(t.portLabels[i]);
-                Ptr<RoceNetDevice> d = t.ports[i];
-                if (sampled)
-                {
-                    ctx.SamplePeriodically(
-                        [tab, d, id] {
-                            tab->Append(
-                                {Simulator::Now().GetSeconds(), id, double(d->GetQueueBytes())});
-                        });
-                }
-                else
-                {
-                    tab->Append({0.0, id, 0.0});
-                    d->TraceConnectWithoutContext("QueueBytes",
-                                                  MakeBoundCallback(&OnQueue, tab, id, d));
+                    labels.push_back(t.portLabels[i]);
+                    ports.push_back(t.ports[i]);
                 }
             }
-            ctx.SetLabels("queue", labels);
+            lfsim::RecordPortValues(
+                ctx, "queue", lfsim::IntColumn("bytes"), std::move(labels), ports,
+                [](const RoceNetDevice& d) { return d.GetQueueBytes(); },
+                [](Table* tab, double id, const Ptr<RoceNetDevice>& d) {
+                    d->TraceConnectWithoutContext("QueueBytes",
+                                                  MakeBoundCallback(&OnQueue, tab, id, d));
+                });
         }
         if (ctx.Records("pause"))
         {
             // dir: 0 sent by this port, 1 received; quanta 0 is XON.
-            Table* tab = &ctx.Series("pause", {lfsim::IntColumn("prio"), lfsim::IntColumn("quanta"),
-                                               lfsim::IntColumn("dir")});
-            ctx.SetLabels("pause", t.portLabels);
-            for (uint32_t i = 0; i < t.ports.size(); ++i)
-            {
-                t.ports[i]->TraceConnectWithoutContext(
-                    "PauseTx", MakeBoundCallback(&OnPause, tab, double(i), 0.0));
-                t.ports[i]->TraceConnectWithoutContext(
-                    "PauseRx", MakeBoundCallback(&OnPause, tab, double(i), 1.0));
-            }
+            lfsim::RecordPortEvents<uint8_t, uint16_t>(
+                ctx, "pause",
+                {lfsim::IntColumn("prio"), lfsim::IntColumn("quanta"), lfsim::IntColumn("dir")},
+                t.portLabels, t.ports, "PauseTx", "PauseRx");
         }
         if (ctx.Records("ecn"))
         {
@@ -870,29 +753,12 @@ class RoceFabric : public lfsim::Fabric
                     "EcnMark", MakeBoundCallback(&OnMark, tab, &m_onSwitch[s]));
             }
         }
-        std::vector<std::string> flowLabels;
-        for (const auto& s : m_specs)
-        {
-            flowLabels.push_back(ctx.graph.Nodes()[ctx.graph.Hosts()[s.src]].name + ">"
-                                 + ctx.graph.Nodes()[ctx.graph.Hosts()[s.dst]].name);
-        }
+        const std::vector<std::string> flowLabels = lfsim::FlowLabels(ctx, m_specs);
         if (ctx.Records("goodput") && sampled)
         {
-            Table* tab = &ctx.Series("goodput", {"goodput_Gbps"});
-            ctx.SetLabels("goodput", flowLabels);
-            const double dt = ctx.config.sampleInterval.GetSeconds();
-            auto last = std::make_shared<std::vector<uint64_t>>(m_flows.size(), 0);
-            ctx.SamplePeriodically(
-                [this, tab, last, dt]
-                {
-                    for (size_t k = 0; k < m_flows.size(); ++k)
-                    {
-                        uint64_t b = m_flows[k].sink->GetBytesReceived();
-                        tab->Append({Simulator::Now().GetSeconds(), double(k),
-                                     (b - (*last)[k]) * 8.0 / dt / 1e9});
-                        (*last)[k] = b;
-                    }
-                });
+            lfsim::RecordFlowGoodput(ctx, flowLabels,
+                                     [this](uint32_t f)
+                                     { return m_flows[f].sink->GetBytesReceived(); });
         }
         if (ctx.Records("rate"))
         {
@@ -978,9 +844,7 @@ class RoceFabric : public lfsim::Fabric
             return; // nothing is ever paused
         }
         m_waitFor = std::make_unique<RoceWaitFor>(t, classes, m_onSwitch);
-        m_detector->Attach(
-            ctx, m_waitFor->Queues(), [w = m_waitFor.get()](uint32_t q) { return w->Label(q); },
-            m_waitFor.get());
+        m_waitFor->Attach(*m_detector, ctx);
         // One callback for every port (each connection holds a reference to it, not a copy).
         const auto arm = MakeBoundCallback(&ArmOnPause, m_detector);
         for (auto& port : t.ports)
@@ -1017,15 +881,7 @@ class RoceFabric : public lfsim::Fabric
                 lfsim::FillTcpIpChecksums(record.data() + f.ip, f.end - f.ip);
             }
         };
-        m_pcap = lfsim::OpenCaptures(ctx, t.portLabels, 1, encode); // LINKTYPE_ETHERNET
-        for (uint32_t i = 0; i < m_pcap.size(); ++i)
-        {
-            if (m_pcap[i])
-            {
-                t.ports[i]->TraceConnectWithoutContext(
-                    "Sniffer", MakeCallback(&lfsim::PortCapture::Capture, m_pcap[i]));
-            }
-        }
+        m_captures.Open(ctx, t.portLabels, 1, encode, t.ports, {"Sniffer"}); // LINKTYPE_ETHERNET
     }
 
     RoceNetwork m_net;
@@ -1036,16 +892,14 @@ class RoceFabric : public lfsim::Fabric
     lfsim::FlowReport m_report;
     lfsim::InstalledWorkloads m_apps;
     Time m_warmup;
-    size_t m_finite = 0;
-    size_t m_flowsDone = 0;
+    lfsim::FlowCompletion m_done;
     std::map<uint32_t, std::map<uint32_t, uint32_t>> m_flowOfQpn; ///< nic -> qpn -> flow
     std::vector<std::vector<uint32_t>> m_onSwitch; ///< switch, port number -> port index
     std::vector<uint64_t> m_marksAt;
     std::vector<double> m_bufferSum; ///< per switch, bytes buffered summed over the samples
     uint64_t m_bufferSamples = 0;
-    uint32_t m_bottleneck = 0;
-    QueueAverage m_avg;
-    std::vector<Ptr<lfsim::PortCapture>> m_pcap;
+    lfsim::QueueAverage m_queue;
+    lfsim::Captures m_captures;
     Ptr<DeadlockDetector> m_detector;
     std::unique_ptr<RoceWaitFor> m_waitFor;
 };
