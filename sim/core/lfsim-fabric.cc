@@ -5,6 +5,26 @@
 namespace lfsim
 {
 
+RouteTable
+FabricRoutes(const RunContext& ctx)
+{
+    return ctx.graph.Routes(ctx.topology->GetRouting(), ctx.topology->GetFailedLink(),
+                            ctx.topology->GetStaleRoutes());
+}
+
+std::vector<FlowSpec>
+FabricFlows(const RunContext& ctx, ns3::Ptr<ns3::UniformRandomVariable> start,
+            std::function<double(uint32_t host)> hostRate)
+{
+    WorkloadEnv env;
+    env.graph = &ctx.graph;
+    env.stopTime = ctx.config.stopTime;
+    env.start = start;
+    env.stream = WORKLOAD_STREAMS;
+    env.hostRate = std::move(hostRate);
+    return GenerateFlows(ctx.workloads, env);
+}
+
 void
 QueueAverage::Report(RunContext& ctx, double peakBytes, const std::vector<std::string>& labels)
 {

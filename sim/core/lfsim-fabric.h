@@ -31,6 +31,18 @@
 namespace lfsim
 {
 
+/// Streams of the workloads' own draws (random permutations, open-loop arrivals): far from
+/// the devices' streams so that adding a switch never shifts them.
+constexpr int64_t WORKLOAD_STREAMS = 1000000;
+
+/// The run's routes: the topology's routing, with its failed link and stale routes.
+RouteTable FabricRoutes(const RunContext& ctx);
+
+/// The flows of the run's workloads, their start offsets drawn from `start`; `hostRate(h)`:
+/// host h's line rate, bit/s (for loads).
+std::vector<FlowSpec> FabricFlows(const RunContext& ctx, ns3::Ptr<ns3::UniformRandomVariable> start,
+                                  std::function<double(uint32_t host)> hostRate);
+
 /// A fabric's ports as the skeleton sees them: views of the topology's own vectors (every
 /// port, host ports first, one per address), which outlive this.
 struct PortMap

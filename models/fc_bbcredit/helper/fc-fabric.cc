@@ -110,11 +110,8 @@ class FcFabric : public lfsim::Fabric
     Build(RunContext& ctx) override
     {
         const lfsim::Graph& g = ctx.graph;
-        const lfsim::RouteTable routes
-            = g.Routes(ctx.topology->GetRouting(), ctx.topology->GetFailedLink(),
-                       ctx.topology->GetStaleRoutes());
         FcHelper helper;
-        m_net.topology = helper.Build(g, routes);
+        m_net.topology = helper.Build(g, lfsim::FabricRoutes(ctx));
         FcTopology& t = m_net.topology;
         int64_t stream = 1000;
         m_net.deviceStreams = helper.AssignStreams(t, stream);
@@ -125,17 +122,13 @@ class FcFabric : public lfsim::Fabric
         m_net.warmup = ctx.report->GetWarmup();
         m_net.stopTime = ctx.config.stopTime;
 
-        lfsim::WorkloadEnv env;
-        env.graph = &g;
-        env.stopTime = ctx.config.stopTime;
-        env.start = m_net.start;
-        env.stream = WORKLOAD_STREAMS;
-        env.hostRate = [this, &g](uint32_t h) {
-            return 8.0
-                   * FcDataBytesPerSecond(
-                       m_net.topology.hostPorts[g.AddressesOf(h)[0]]->GetSpeed());
-        };
-        m_specs = lfsim::GenerateFlows(ctx.workloads, env);
+        m_specs = lfsim::FabricFlows(
+            ctx, m_net.start,
+            [this, &g](uint32_t h) {
+                return 8.0
+                       * FcDataBytesPerSecond(
+                           m_net.topology.hostPorts[g.AddressesOf(h)[0]]->GetSpeed());
+            });
         InstallFlows(ctx);
         m_apps.Install(ctx, m_net);
         m_report.deliveredInWindow = [this](uint32_t f) { return Stats(f).windowBytes; };
@@ -253,7 +246,6 @@ class FcFabric : public lfsim::Fabric
     }
 
   private:
-    static constexpr int64_t WORKLOAD_STREAMS = 1000000;
     static constexpr uint32_t FCP_CMND_BYTES = 32; ///< FCP_CMND IU with a 16-byte CDB
     static constexpr uint32_t FCP_RSP_BYTES = 24;  ///< FCP_RSP IU, GOOD, no sense
 

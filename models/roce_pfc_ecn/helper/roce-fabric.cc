@@ -197,8 +197,7 @@ class RoceFabric : public lfsim::Fabric
     Build(RunContext& ctx) override
     {
         const lfsim::Graph& g = ctx.graph;
-        m_routes = g.Routes(ctx.topology->GetRouting(), ctx.topology->GetFailedLink(),
-                            ctx.topology->GetStaleRoutes());
+        m_routes = lfsim::FabricRoutes(ctx);
         RoceHelper helper;
         m_net.topology = helper.Build(g, m_routes);
         RoceTopology& t = m_net.topology;
@@ -278,14 +277,12 @@ class RoceFabric : public lfsim::Fabric
             return nullptr;
         };
 
-        lfsim::WorkloadEnv env;
-        env.graph = &g;
-        env.stopTime = ctx.config.stopTime;
-        env.start = m_start;
-        env.stream = WORKLOAD_STREAMS;
-        env.hostRate = [this, &g](uint32_t h)
-        { return double(EthBitRate(m_net.topology.hostPorts[g.AddressesOf(h)[0]]->GetSpeed())); };
-        m_specs = lfsim::GenerateFlows(ctx.workloads, env);
+        m_specs = lfsim::FabricFlows(
+            ctx, m_start,
+            [this, &g](uint32_t h) {
+                return double(
+                    EthBitRate(m_net.topology.hostPorts[g.AddressesOf(h)[0]]->GetSpeed()));
+            });
         m_apps.Install(ctx, m_net);
         for (uint32_t f = 0; f < m_specs.size(); ++f)
         {
@@ -479,10 +476,6 @@ class RoceFabric : public lfsim::Fabric
     }
 
   private:
-    /// Streams of the workloads' own draws (random permutations, open-loop arrivals): far
-    /// from the devices' streams so that adding a switch never shifts them.
-    static constexpr int64_t WORKLOAD_STREAMS = 1000000;
-
     void
     AddFlow(const RunContext& ctx, uint32_t index)
     {
