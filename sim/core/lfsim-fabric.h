@@ -113,6 +113,16 @@ struct QueueAverage
     double peak = 0;
     double integral = 0; ///< byte-seconds since `from`
 
+    /// Watches the switch port feeding address `dst`, from `warmup`: false if no switch feeds
+    /// it. The fabric then hooks that port's backlog trace to Set.
+    bool
+    Watch(const PortMap& ports, uint32_t dst, ns3::Time warmup)
+    {
+        port = ports.Feeder(dst);
+        from = warmup;
+        return port != NONE;
+    }
+
     void
     Advance(ns3::Time now)
     {

@@ -137,15 +137,11 @@ class FcFabric : public lfsim::Fabric
         m_report.Init(ctx, m_specs, lfsim::WorkloadNames(ctx.workloads));
         // The egress backlog where the first flow's data converges: the switch port facing its
         // destination (the incast's bottleneck).
-        if (!m_flows.empty())
+        if (!m_flows.empty()
+            && m_queue.Watch(lfsim::PortMap::Of(t), m_flows[0].dstAddr, m_net.warmup))
         {
-            m_queue.port = lfsim::PortMap::Of(t).Feeder(m_flows[0].dstAddr);
-            if (m_queue.port != lfsim::NONE)
-            {
-                m_queue.from = m_net.warmup;
-                t.ports[m_queue.port]->TraceConnectWithoutContext(
-                    "TxQueueBytes", MakeBoundCallback(&OnTxQueueBytes, &m_queue));
-            }
+            t.ports[m_queue.port]->TraceConnectWithoutContext(
+                "TxQueueBytes", MakeBoundCallback(&OnTxQueueBytes, &m_queue));
         }
         ConnectRecorders(ctx);
         ConnectDetector(ctx);

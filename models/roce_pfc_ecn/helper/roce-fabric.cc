@@ -695,17 +695,11 @@ class RoceFabric : public lfsim::Fabric
         }
         // Time-averaged queue where the first flow's data converges: the switch port feeding
         // its destination (the incast's bottleneck).
-        if (!m_flows.empty())
+        if (!m_flows.empty() && m_queue.Watch(lfsim::PortMap::Of(t), m_flows[0].dstAddr, m_warmup))
         {
-            m_queue.port = lfsim::PortMap::Of(t).Feeder(m_flows[0].dstAddr);
-            if (m_queue.port != lfsim::NONE)
-            {
-                const Ptr<RoceNetDevice>& dev = t.ports[m_queue.port];
-                m_queue.from = m_warmup;
-                dev->TraceConnectWithoutContext(
-                    "QueueBytes",
-                    MakeBoundCallback(&OnBottleneckQueue, &m_queue, PeekPointer(dev)));
-            }
+            const Ptr<RoceNetDevice>& dev = t.ports[m_queue.port];
+            dev->TraceConnectWithoutContext(
+                "QueueBytes", MakeBoundCallback(&OnBottleneckQueue, &m_queue, PeekPointer(dev)));
         }
 
         if (ctx.Records("queue"))
