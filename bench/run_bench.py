@@ -138,8 +138,8 @@ FATTREE_CONFIG = "config-fattree128.txt"
 FATTREE_FLAGS = ("--algorithm", "1", "--windowCheck", "0")
 # ns3-datacenter's optimized build (6ddb4a4) on the same files and flags, whole process, by
 # hand on 2026-12-07: the median of 3 runs alternated with lfsim's on the shared 2-core machine
-# (docs/bench.md, "The fabric-wide case"; lfsim's median there 13.0 s, 174 MiB).
-FATTREE_REF = {"wall_s": 107.4, "user_s": 54.7, "peak_MiB": 389}
+# (docs/bench.md, "The fabric-wide case"; lfsim's median there 10.76 s, 173 MiB).
+FATTREE_REF = {"wall_s": 81.5, "user_s": 53.4, "peak_MiB": 389}
 
 
 def convert_fattree(out: Path) -> float:
