@@ -1,7 +1,8 @@
-"""The comparison case of docs/bench.md, as a user runs it (issue 39 item 4): the fat-tree
-converted from the HPCC files in bench/ns3-datacenter/. docs/bench.md's `lfsim` commands are
-run as written, each run stopped early (the full run is `make bench`'s and takes tens of
-seconds); `make bench` converts the same files with the same flags.
+"""The comparison cases of docs/bench.md, as a user runs them (issue 39 item 4): the fat-tree
+converted from the HPCC files in bench/ns3-datacenter/ and the shift permutation that htsim
+runs (bench/htsim/). docs/bench.md's `lfsim` commands are run as written, each run stopped
+early (the full runs are `make bench`'s and take tens of seconds); `make bench` converts the
+same files with the same flags.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -158,3 +160,50 @@ def test_ns3_datacenter_command_runs_the_same_files_and_flags():
     for cmd in cmds:
         for flag, value in flags.items():
             assert f"{flag}={value}" in cmd, cmd
+
+
+def htsim_matrix(path: Path) -> list[tuple[int, int, int]]:
+    """(src, dst, size) of each connection line of an htsim connection matrix."""
+    rows = []
+    for line in path.read_text().splitlines():
+        m = re.match(r"(\d+)->(\d+) .*\bsize (\d+)", line)
+        if m:
+            rows.append(tuple(int(x) for x in m.groups()))
+    return rows
+
+
+def test_htsim_matrix_is_the_stride_of_its_generator():
+    """shift128.cm: htsim's ConnectionMatrix::setStride for 128 hosts (src -> (src + N/2) % N),
+    10 MB each, all starting at 0, with the header htsim_roce's -nodes must match."""
+    text = (BENCH / "htsim" / "shift128.cm").read_text()
+    assert text.startswith("Nodes 128\nConnections 128\n")
+    assert htsim_matrix(BENCH / "htsim" / "shift128.cm") == [
+        (i, (i + 64) % 128, 10_000_000) for i in range(128)
+    ]
+    assert all(" start 0 " in line for line in text.splitlines()[2:])
+
+
+def test_shift_permutation_runs_as_docs_bench_says_and_matches_htsims_matrix(tmp_path):
+    """docs/bench.md's lfsim command for the htsim case, stopped at 30 us: its flows are the
+    connection matrix's (same pairs and sizes, host ids as htsim numbers them), every host
+    sends, and the run crosses the core (each pair is in other pods)."""
+    (run,) = documented("shift128")
+    cwd = root_like(tmp_path)
+    lfsim(run, cwd, "--set", "stop_time=30us")
+    (folder,) = re.findall(r"--out (\S+)", run)
+    flows = pd.read_parquet(cwd / folder / "flows.parquet")
+    got = sorted(
+        (int(s[1:]), int(d[1:]), int(b))
+        for s, d, b in zip(flows["src_label"], flows["dst_label"], flows["size_bytes"], strict=True)
+    )
+    assert got == sorted(htsim_matrix(BENCH / "htsim" / "shift128.cm"))
+    sc = yaml.safe_load((BENCH / "htsim" / "shift128.yaml").read_text())
+    assert sc["topology"] == {
+        "generator": "FatTree",
+        "K": 8,
+        "HostSpeed": "100GbE",
+        "UplinkSpeed": "100GbE",
+    }
+    s = yaml.safe_load((cwd / folder / "summary.json").read_text())
+    # 30 us at 100 Gb/s from 128 hosts: about 375 KB each, ~90 frames a host over 5 links
+    assert s["metrics"]["packet_hops"] > 128 * 40 * 5
