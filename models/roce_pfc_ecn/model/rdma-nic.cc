@@ -36,9 +36,10 @@ RdmaNic::GetTypeId()
               .SetGroupName("RocePfcEcn")
               .AddConstructor<RdmaNic>()
               .AddAttribute("CongestionControl",
-                            "Congestion control of the QPs (the reaction point), a registered "
-                            "controller by name: None (line rate), Dcqcn, Dctcp, Timely, Hpcc; "
-                            "made through an ObjectFactory, with its class's attributes.",
+                            "Congestion control of the QPs (the reaction point): None (line rate) "
+                            "or a registered controller by name (one folder each under models/; the "
+                            "docs' attribute tables list them), made through an ObjectFactory with "
+                            "its class's attributes.",
                             TypeIdValue(RdmaCongestionControl::GetTypeId()),
                             MakeTypeIdAccessor(&RdmaNic::m_ccType), MakeTypeIdChecker());
     return tid;
