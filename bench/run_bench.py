@@ -159,7 +159,7 @@ def fattree_case(outdir: Path) -> dict:
     convert_s = convert_fattree(scenario)
     title = "fat-tree (128 hosts, web search)"
     d = data_packets_case(str(scenario), title, "ns3-datacenter (2026-12-07)", FATTREE_REF)
-    print(f"{'  lfsim convert hpcc, whole process':34} {convert_s:33.2f}")
+    print(f"{'  lfsim convert hpcc, whole process':34} {convert_s:32.2f}")
     return {**d, "convert_s": convert_s}
 
 
