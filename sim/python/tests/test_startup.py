@@ -81,7 +81,7 @@ def test_the_package_names_stay_what_they_were():
     assert lfsim.scenario.find_scenario is sys.modules["lfsim.scenario"].find_scenario
     assert lfsim.Scenario is sys.modules["lfsim.scenario"].Scenario
     assert lfsim.__version__ == sys.modules["lfsim._version"].__version__
-    assert set(lfsim.__all__) <= set(dir(lfsim)) | {n for n in lfsim.__all__ if hasattr(lfsim, n)}
+    assert all(hasattr(lfsim, n) for n in lfsim.__all__)
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         lfsim.no_such_name  # noqa: B018
     assert not hasattr(lfsim, "no_such_module")
