@@ -759,7 +759,7 @@ def map_config(
             "BaseRtt": f"{rtt}ns" if has_win else "0s",
         }
     sw = _switch(cfg, net, topology, program, flow_prios)
-    classes = {"RoceSwitch": sw, "RdmaNic": nic, **classes, "Report": {"Warmup": "0s"}}
+    classes = {"RoceSwitch": sw, "RdmaNic": nic, **classes}
 
     faults = []
     p = cfg.get("ERROR_RATE_PER_LINK").value

@@ -92,7 +92,7 @@ def test_incast8_maps_as_ns3_datacenters_burst_program_computes(tmp_path):
     assert d["AlphaUpdate"] == "PerWindow" and d["rpg_byte_reset"] == 0
     assert s["stop_time"] == "2s"  # SIMULATOR_STOP_TIME 2
     assert s["hpcc_output"]["fct"] == "mix/fct.txt" and s["hpcc_output"]["pfc"] == "mix/pfc.txt"
-    assert s["Report"] == {"Warmup": "0s"}
+    assert s["Report"] == {"Warmup": "0s"}  # the window opens with the first flow, at 0
     assert "faults" not in s  # ERROR_RATE_PER_LINK 0, LINK_DOWN 0 0 0
 
 
