@@ -5,9 +5,10 @@ invocation (medians); the case
 ns3-datacenter's HPCC code is timed on (scenarios/bench_dcqcn_incast8.yaml: data packets
 delivered per wall second, events, peak memory) and its fabric-wide counterpart (a 128-host
 fat-tree with 1,261 web-search flows, DCQCN, converted from the HPCC files in
-bench/ns3-datacenter/ by `lfsim convert hpcc` at run time); the deadlock detector's cost; and
-the open fabric at scale (bench/scale.py); loading long flow lists (bench/loader.py). Every
-measured run is a process of its own with the environment the lfsim command gives a simulation
+bench/ns3-datacenter/ by `lfsim convert hpcc` at run time); the deadlock detector's cost; the
+open fabric at scale (bench/scale.py); loading long flow lists (bench/loader.py); and a trivial
+run's start-up (bench/startup.py). Every measured run is a process of its own with the
+environment the lfsim command gives a simulation
 (lfsim._env), the stock ns-3 runs too."""
 
 from __future__ import annotations
@@ -271,6 +272,7 @@ def main() -> int:
     detector = detector_cost()
     from loader import main as loader_main  # bench/loader.py: long flow lists loaded
     from scale import main as scale_main  # bench/scale.py: the open fabric at scale
+    from startup import rows as startup_rows  # bench/startup.py: a trivial run's start-up
 
     res = {
         "date": date.today().isoformat(),
@@ -279,6 +281,7 @@ def main() -> int:
         "deadlock_detector": detector,
         "scale": scale_main(),
         "loader": loader_main(),
+        "startup": startup_rows(),
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "cases": results,
     }

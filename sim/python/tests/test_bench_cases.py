@@ -207,3 +207,28 @@ def test_shift_permutation_runs_as_docs_bench_says_and_matches_htsims_matrix(tmp
     s = yaml.safe_load((cwd / folder / "summary.json").read_text())
     # 30 us at 100 Gb/s from 128 hosts: about 375 KB each, ~90 frames a host over 5 links
     assert s["metrics"]["packet_hops"] > 128 * 40 * 5
+
+
+def test_startup_bench_runs_as_documented():
+    """docs/bench.md's start-up command, as written: a row per case and bytecode setting, each a
+    whole process that ran the scenario (a simulated time and a peak memory), and the import
+    report of both processes."""
+    (command,) = [
+        " ".join(line.split())
+        for body in _FENCE.findall(DOC.read_text())
+        for line in body.splitlines()
+        if "bench/startup.py" in line
+    ]
+    argv = shlex.split(command)
+    assert argv[:2] == [".venv/bin/python", "bench/startup.py"]
+    proc = subprocess.run(
+        [sys.executable, *argv[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if " 1 us " in line and "imports" not in line]
+    assert len(rows) == 4  # two cases x (cached, none)
+    for row in rows:
+        wall, sim = float(row.split()[-5]), float(row.split()[-2])
+        assert 0 < sim < wall
+    assert "process 1 the command, 2 the simulation" in proc.stdout
+    assert "  2 lfsim.runner" in proc.stdout and "pandas" not in proc.stdout
