@@ -2,6 +2,7 @@
 
 #include "iscsi-helper.h"
 #include "lfsim-capture.h"
+#include "lfsim-fabric.h"
 #include "lfsim-run.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
@@ -110,7 +111,7 @@ class IscsiBurstFabric : public lfsim::Fabric
         m_ios = &ctx.AddTable("writes", {lfsim::IntColumn("size_bytes"), "latency_us",
                                          "burst_gap_us", lfsim::IntColumn("r2ts")});
         std::vector<std::string> labels;
-        NetDeviceContainer ports;
+        std::vector<Ptr<NetDevice>> ports;
         for (size_t k = 0; k < sizes.size(); ++k)
         {
             Pair& pr = m_pairs[k];
@@ -121,7 +122,7 @@ class IscsiBurstFabric : public lfsim::Fabric
             p2p.SetDeviceAttribute("DataRate", DataRateValue(m_sc->linkRate));
             p2p.SetChannelAttribute("Delay", TimeValue(m_sc->linkDelay));
             NetDeviceContainer devs = p2p.Install(nodes);
-            ports.Add(devs);
+            ports.insert(ports.end(), devs.Begin(), devs.End());
             labels.push_back("initiator" + std::to_string(k));
             labels.push_back("target" + std::to_string(k));
             InternetStackHelper stack;
@@ -158,39 +159,25 @@ class IscsiBurstFabric : public lfsim::Fabric
         }
         // Captures: PPP frames as the point-to-point devices send and receive them (their own
         // framing, LINKTYPE_PPP), with the IPv4 and TCP checksums that ns-3 leaves zero.
-        m_pcap = lfsim::OpenCaptures(
-            ctx, labels, 9,
-            [](lfsim::PortCapture&, Ptr<const Packet> p, std::vector<uint8_t>& record)
-            {
-                constexpr uint32_t PPP_HEADER = 2;
-                record.resize(p->GetSize());
-                p->CopyData(record.data(), record.size());
-                if (record.size() > PPP_HEADER)
-                {
-                    lfsim::FillTcpIpChecksums(record.data() + PPP_HEADER,
-                                              record.size() - PPP_HEADER);
-                }
-            });
-        for (uint32_t i = 0; i < m_pcap.size(); ++i)
-        {
-            if (m_pcap[i])
-            {
-                ports.Get(i)->TraceConnectWithoutContext(
-                    "Sniffer", MakeCallback(&lfsim::PortCapture::Capture, m_pcap[i]));
-            }
-        }
+        m_captures.Open(ctx, labels, 9,
+                        [](lfsim::PortCapture&, Ptr<const Packet> p, std::vector<uint8_t>& record)
+                        {
+                            constexpr uint32_t PPP_HEADER = 2;
+                            record.resize(p->GetSize());
+                            p->CopyData(record.data(), record.size());
+                            if (record.size() > PPP_HEADER)
+                            {
+                                lfsim::FillTcpIpChecksums(record.data() + PPP_HEADER,
+                                                          record.size() - PPP_HEADER);
+                            }
+                        },
+                        ports, {"Sniffer"});
     }
 
     void
     Finish(RunContext& ctx) override
     {
-        for (auto& f : m_pcap)
-        {
-            if (f)
-            {
-                f->Close();
-            }
-        }
+        m_captures.Close();
         const auto& size = m_ios->Column("size_bytes");
         const auto& lat = m_ios->Column("latency_us");
         const auto& gap = m_ios->Column("burst_gap_us");
@@ -306,7 +293,7 @@ class IscsiBurstFabric : public lfsim::Fabric
     Ptr<IscsiBurstScenario> m_sc;
     std::vector<Pair> m_pairs;
     Table* m_ios = nullptr;
-    std::vector<Ptr<lfsim::PortCapture>> m_pcap;
+    lfsim::Captures m_captures;
     Time m_rtt;
     size_t m_done = 0;
 };
