@@ -147,6 +147,7 @@ struct QueueAverage
 };
 
 /// Stops the run when every flow has a finite number of messages and has completed them all.
+/// A flow is whatever the fabric counts in: a workload's flow, or (iscsi_burst) a pair's writes.
 class FlowCompletion
 {
   public:
@@ -154,8 +155,15 @@ class FlowCompletion
     void
     Add(const FlowSpec& s)
     {
+        Add(s.messages > 0);
+    }
+
+    /// Counts a flow in; an endless one (not `finite`) keeps the run going.
+    void
+    Add(bool finite)
+    {
         ++m_flows;
-        m_finite += s.messages > 0;
+        m_finite += finite;
     }
 
     /// Flow `s` has completed `completed` messages: when that is all of them, calls `done()`,
@@ -167,11 +175,25 @@ class FlowCompletion
         if (s.messages && completed == s.messages)
         {
             done();
-            if (++m_done == m_finite && m_finite == m_flows)
-            {
-                StopRunNow();
-            }
+            Completed();
         }
+    }
+
+    /// A finite flow has completed (each once): stops the run if it was the last.
+    void
+    Completed()
+    {
+        if (++m_done == m_finite && m_finite == m_flows)
+        {
+            StopRunNow();
+        }
+    }
+
+    /// Whether every flow counted in has completed.
+    bool
+    AllCompleted() const
+    {
+        return m_done == m_flows;
     }
 
   private:

@@ -116,6 +116,7 @@ class IscsiBurstFabric : public lfsim::Fabric
         {
             Pair& pr = m_pairs[k];
             pr.size = sizes[k];
+            m_completion.Add(true);
             NodeContainer nodes;
             nodes.Create(2);
             PointToPointHelper p2p;
@@ -209,7 +210,7 @@ class IscsiBurstFabric : public lfsim::Fabric
         ctx.SetMetric("burst_gap_us", gaps);
         ctx.SetMetric("r2ts", r2ts);
         ctx.SetMetric("nop_rtt_us", m_rtt.GetSeconds() * 1e6);
-        ctx.SetMetric("completed", m_done == m_pairs.size());
+        ctx.SetMetric("completed", m_completion.AllCompleted());
     }
 
   private:
@@ -269,7 +270,7 @@ class IscsiBurstFabric : public lfsim::Fabric
             }
             else
             {
-                Finished();
+                m_completion.Completed();
             }
         }
     }
@@ -278,16 +279,7 @@ class IscsiBurstFabric : public lfsim::Fabric
     Rtt(size_t, Time rtt)
     {
         m_rtt = rtt;
-        Finished();
-    }
-
-    void
-    Finished()
-    {
-        if (++m_done == m_pairs.size())
-        {
-            lfsim::StopRunNow();
-        }
+        m_completion.Completed(); // pair 0's last write is done with its round trip
     }
 
     Ptr<IscsiBurstScenario> m_sc;
@@ -295,7 +287,7 @@ class IscsiBurstFabric : public lfsim::Fabric
     Table* m_ios = nullptr;
     lfsim::Captures m_captures;
     Time m_rtt;
-    size_t m_done = 0;
+    lfsim::FlowCompletion m_completion; ///< a flow per pair: its writes (pair 0: and the ping)
 };
 
 const bool g_registered = lfsim::RegisterFabric(
