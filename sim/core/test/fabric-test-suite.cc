@@ -7,6 +7,7 @@
  * 5 sw1 facing h1.
  */
 #include "lfsim-fabric.h"
+#include "ns3/simulator.h"
 #include "ns3/test.h"
 
 #include <string>
@@ -128,6 +129,28 @@ class FabricSkeletonTest : public TestCase
         NS_TEST_EXPECT_MSG_EQ(calls, 1, "the last message");
         done.Completed(endless, 5, [&] { ++calls; });
         NS_TEST_EXPECT_MSG_EQ(calls, 1, "an endless flow never completes");
+        NS_TEST_EXPECT_MSG_EQ(done.AllCompleted(), false, "the endless flow is still running");
+
+        // Flows counted in by hand (iscsi_burst's pairs): the run stops at the last one, not
+        // before, and not at a later event.
+        lfsim::FlowCompletion pairs;
+        pairs.Add(true);
+        pairs.Add(true);
+        bool later = false;
+        Simulator::Schedule(Seconds(1), [&] { pairs.Completed(); });
+        Simulator::Schedule(Seconds(2),
+                            [&]
+                            {
+                                NS_TEST_EXPECT_MSG_EQ(pairs.AllCompleted(), false,
+                                                      "one pair of two");
+                                pairs.Completed();
+                            });
+        Simulator::Schedule(Seconds(3), [&] { later = true; });
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(pairs.AllCompleted(), true, "both pairs");
+        NS_TEST_EXPECT_MSG_EQ(Simulator::Now(), Seconds(2), "stopped at the last pair");
+        NS_TEST_EXPECT_MSG_EQ(later, false, "no event after the last pair ran");
+        Simulator::Destroy();
     }
 };
 
