@@ -89,25 +89,19 @@ Dctcp::GetTypeId()
 void
 Dctcp::OnConnect(RdmaQueuePair& qp)
 {
-    const uint32_t i = qp.GetIndex();
-    if (m_flows.size() <= i)
-    {
-        m_flows.resize(i + 1);
-    }
     DctcpRate::Config c;
     c.lineRate = qp.GetLineRate();
     c.minRate = std::min(double(m_minRate.GetBitRate()), c.lineRate);
     c.rateAi = double(m_rateAi.GetBitRate());
     c.g = m_g;
     c.initialAlpha = m_initialAlpha;
-    m_flows[i] = DctcpRate(c);
-    Apply(qp, m_flows[i]);
+    Apply(qp, m_flows.Connect(qp, DctcpRate(c)));
 }
 
 void
 Dctcp::OnAck(RdmaQueuePair& qp, const RdmaAckSample& s)
 {
-    DctcpRate& f = m_flows[qp.GetIndex()];
+    DctcpRate& f = m_flows[qp];
     f.OnAck(s.bytesAcked, s.ecnEcho, s.ackedPsn, s.nextPsn);
     Apply(qp, f);
 }
@@ -131,7 +125,7 @@ Dctcp::StateNames() const
 void
 Dctcp::GetState(const RdmaQueuePair& qp, double* values) const
 {
-    const DctcpRate& f = m_flows[qp.GetIndex()];
+    const DctcpRate& f = m_flows[qp];
     values[0] = f.Alpha();
     values[1] = f.Rate() / 1e9;
 }

@@ -22,6 +22,7 @@
 #include "ns3/data-rate.h"
 #include "rdma-congestion-control.h"
 #include "rdma-nic.h"
+#include "rdma-per-qp.h"
 
 #include <vector>
 
@@ -89,13 +90,13 @@ class Dctcp : public RdmaCongestionControl
     const DctcpRate&
     GetState(const RdmaQueuePair& qp) const
     {
-        return m_flows[qp.GetIndex()];
+        return m_flows[qp];
     }
 
   private:
     void Apply(RdmaQueuePair& qp, const DctcpRate& f);
 
-    std::vector<DctcpRate> m_flows; ///< by QP index in the NIC
+    RdmaPerQp<DctcpRate> m_flows;
 
     // Attributes
     double m_g;

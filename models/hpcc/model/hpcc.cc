@@ -130,11 +130,6 @@ Hpcc::GetTypeId()
 void
 Hpcc::OnConnect(RdmaQueuePair& qp)
 {
-    const uint32_t i = qp.GetIndex();
-    if (m_flows.size() <= i)
-    {
-        m_flows.resize(i + 1);
-    }
     HpccWindow::Config c;
     c.lineRate = qp.GetLineRate();
     c.minRate = std::min(double(m_minRate.GetBitRate()), c.lineRate);
@@ -149,9 +144,9 @@ Hpcc::OnConnect(RdmaQueuePair& qp)
     c.eta = m_eta;
     c.maxStage = m_maxStage;
     c.wAi = double(m_rateAi.GetBitRate()) / 8 * c.baseRtt;
-    m_flows[i] = Flow{HpccWindow(c)};
-    qp.SetRate(m_flows[i].w.Rate());
-    qp.SetWindow(uint64_t(m_flows[i].w.Window()));
+    const HpccWindow& w = m_flows.Connect(qp, HpccWindow(c));
+    qp.SetRate(w.Rate());
+    qp.SetWindow(uint64_t(w.Window()));
 }
 
 void
@@ -161,17 +156,12 @@ Hpcc::OnAck(RdmaQueuePair& qp, const RdmaAckSample& s)
     {
         return; // a READ response or a NAK without records
     }
-    Flow& f = m_flows[qp.GetIndex()];
-    const bool newRtt = !f.started || s.ackedPsn > f.lastUpdate;
-    if (newRtt)
+    const bool newRtt = m_flows.NewRtt(qp, s);
+    HpccWindow& w = m_flows[qp];
+    if (w.OnAck(s.hops, s.nHops, newRtt))
     {
-        f.started = true;
-        f.lastUpdate = s.nextPsn;
-    }
-    if (f.w.OnAck(s.hops, s.nHops, newRtt))
-    {
-        qp.SetRate(f.w.Rate());
-        qp.SetWindow(std::max<uint64_t>(1, uint64_t(f.w.Window())));
+        qp.SetRate(w.Rate());
+        qp.SetWindow(std::max<uint64_t>(1, uint64_t(w.Window())));
     }
 }
 
@@ -184,7 +174,7 @@ Hpcc::StateNames() const
 void
 Hpcc::GetState(const RdmaQueuePair& qp, double* values) const
 {
-    const HpccWindow& w = m_flows[qp.GetIndex()].w;
+    const HpccWindow& w = m_flows[qp];
     values[0] = w.Utilization();
     values[1] = w.Window() / 1024.0;
     values[2] = w.Rate() / 1e9;

@@ -23,6 +23,7 @@
 #include "ns3/nstime.h"
 #include "rdma-congestion-control.h"
 #include "rdma-nic.h"
+#include "rdma-per-qp.h"
 
 #include <array>
 #include <vector>
@@ -109,18 +110,11 @@ class Hpcc : public RdmaCongestionControl
     const HpccWindow&
     GetState(const RdmaQueuePair& qp) const
     {
-        return m_flows[qp.GetIndex()].w;
+        return m_flows[qp];
     }
 
   private:
-    struct Flow
-    {
-        HpccWindow w;
-        bool started = false;
-        uint64_t lastUpdate = 0; ///< the PSN that was next at the last per-RTT update
-    };
-
-    std::vector<Flow> m_flows; ///< by QP index in the NIC
+    RdmaPerQp<HpccWindow> m_flows;
 
     // Attributes
     Time m_baseRtt;

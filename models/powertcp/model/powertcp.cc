@@ -207,14 +207,9 @@ PowerTcp::MakeConfig(const RdmaQueuePair& qp, const char* cls, const Attributes&
 void
 PowerTcp::OnConnect(RdmaQueuePair& qp)
 {
-    const uint32_t i = qp.GetIndex();
-    if (m_flows.size() <= i)
-    {
-        m_flows.resize(i + 1);
-    }
     const Attributes a{m_gamma, m_ai, m_minRate, m_baseRtt, m_targetUtil, m_update};
-    m_flows[i] = Flow{PowerTcpWindow(MakeConfig(qp, "PowerTcp", a))};
-    const PowerWindow& w = m_flows[i].w.Window();
+    const PowerWindow& w
+        = m_flows.Connect(qp, PowerTcpWindow(MakeConfig(qp, "PowerTcp", a))).Window();
     qp.SetRate(w.Rate());
     qp.SetWindow(uint64_t(w.Window()));
 }
@@ -226,16 +221,11 @@ PowerTcp::OnAck(RdmaQueuePair& qp, const RdmaAckSample& s)
     {
         return; // a READ response or a NAK without records
     }
-    Flow& f = m_flows[qp.GetIndex()];
-    const bool newRtt = !f.started || s.ackedPsn > f.lastUpdate;
-    if (newRtt)
+    const bool newRtt = m_flows.NewRtt(qp, s);
+    PowerTcpWindow& f = m_flows[qp];
+    if (f.OnAck(s.hops, s.nHops, newRtt))
     {
-        f.started = true;
-        f.lastUpdate = s.nextPsn;
-    }
-    if (f.w.OnAck(s.hops, s.nHops, newRtt))
-    {
-        const PowerWindow& w = f.w.Window();
+        const PowerWindow& w = f.Window();
         qp.SetRate(w.Rate());
         qp.SetWindow(std::max<uint64_t>(1, uint64_t(w.Window())));
     }
@@ -250,7 +240,7 @@ PowerTcp::StateNames() const
 void
 PowerTcp::GetState(const RdmaQueuePair& qp, double* values) const
 {
-    const PowerWindow& w = m_flows[qp.GetIndex()].w.Window();
+    const PowerWindow& w = m_flows[qp].Window();
     values[0] = w.Power();
     values[1] = w.Window() / 1024.0;
     values[2] = w.Rate() / 1e9;

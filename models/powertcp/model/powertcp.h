@@ -28,6 +28,7 @@
 #include "ns3/nstime.h"
 #include "rdma-congestion-control.h"
 #include "rdma-nic.h"
+#include "rdma-per-qp.h"
 
 #include <array>
 #include <vector>
@@ -187,7 +188,7 @@ class PowerTcp : public RdmaCongestionControl
     const PowerTcpWindow&
     GetState(const RdmaQueuePair& qp) const
     {
-        return m_flows[qp.GetIndex()].w;
+        return m_flows[qp];
     }
 
     /// What the two controllers' attributes set (θ-PowerTCP's targetUtil is always 1).
@@ -208,14 +209,7 @@ class PowerTcp : public RdmaCongestionControl
                                           const Attributes& a);
 
   private:
-    struct Flow
-    {
-        PowerTcpWindow w;
-        bool started = false;
-        uint64_t lastUpdate = 0; ///< the PSN that was next at the last per-RTT update
-    };
-
-    std::vector<Flow> m_flows; ///< by QP index in the NIC
+    RdmaPerQp<PowerTcpWindow> m_flows;
 
     // Attributes
     double m_gamma;

@@ -100,15 +100,11 @@ ThetaPowerTcp::GetTypeId()
 void
 ThetaPowerTcp::OnConnect(RdmaQueuePair& qp)
 {
-    const uint32_t i = qp.GetIndex();
-    if (m_flows.size() <= i)
-    {
-        m_flows.resize(i + 1);
-    }
     // ns3-datacenter's delay form takes Γ itself, not Γ / U_TARGET: η stays 1.
     const PowerTcp::Attributes a{m_gamma, m_ai, m_minRate, m_baseRtt, 1.0, m_update};
-    m_flows[i] = Flow{ThetaPowerTcpWindow(PowerTcp::MakeConfig(qp, "ThetaPowerTcp", a))};
-    const PowerWindow& w = m_flows[i].w.Window();
+    const PowerWindow& w
+        = m_flows.Connect(qp, ThetaPowerTcpWindow(PowerTcp::MakeConfig(qp, "ThetaPowerTcp", a)))
+              .Window();
     qp.SetRate(w.Rate());
     qp.SetWindow(uint64_t(w.Window()));
 }
@@ -120,16 +116,11 @@ ThetaPowerTcp::OnAck(RdmaQueuePair& qp, const RdmaAckSample& s)
     {
         return; // a READ response: no timestamp echoed
     }
-    Flow& f = m_flows[qp.GetIndex()];
-    const bool newRtt = !f.started || s.ackedPsn > f.lastUpdate;
-    if (newRtt)
+    const bool newRtt = m_flows.NewRtt(qp, s);
+    ThetaPowerTcpWindow& f = m_flows[qp];
+    if (f.OnRtt(lfsim::Now().GetSeconds(), s.rtt.GetSeconds(), newRtt))
     {
-        f.started = true;
-        f.lastUpdate = s.nextPsn;
-    }
-    if (f.w.OnRtt(lfsim::Now().GetSeconds(), s.rtt.GetSeconds(), newRtt))
-    {
-        const PowerWindow& w = f.w.Window();
+        const PowerWindow& w = f.Window();
         qp.SetRate(w.Rate());
         qp.SetWindow(std::max<uint64_t>(1, uint64_t(w.Window())));
     }
@@ -144,7 +135,7 @@ ThetaPowerTcp::StateNames() const
 void
 ThetaPowerTcp::GetState(const RdmaQueuePair& qp, double* values) const
 {
-    const ThetaPowerTcpWindow& f = m_flows[qp.GetIndex()].w;
+    const ThetaPowerTcpWindow& f = m_flows[qp];
     values[0] = std::max(0.0, f.LastRtt()) * 1e6;
     values[1] = f.Window().Power();
     values[2] = f.Window().Window() / 1024.0;

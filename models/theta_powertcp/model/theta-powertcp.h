@@ -88,18 +88,11 @@ class ThetaPowerTcp : public RdmaCongestionControl
     const ThetaPowerTcpWindow&
     GetState(const RdmaQueuePair& qp) const
     {
-        return m_flows[qp.GetIndex()].w;
+        return m_flows[qp];
     }
 
   private:
-    struct Flow
-    {
-        ThetaPowerTcpWindow w;
-        bool started = false;
-        uint64_t lastUpdate = 0; ///< the PSN that was next at the last per-RTT update
-    };
-
-    std::vector<Flow> m_flows; ///< by QP index in the NIC
+    RdmaPerQp<ThetaPowerTcpWindow> m_flows;
 
     // Attributes
     double m_gamma;

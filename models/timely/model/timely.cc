@@ -103,11 +103,6 @@ Timely::GetTypeId()
 void
 Timely::OnConnect(RdmaQueuePair& qp)
 {
-    const uint32_t i = qp.GetIndex();
-    if (m_flows.size() <= i)
-    {
-        m_flows.resize(i + 1);
-    }
     if (m_tLow >= m_tHigh)
     {
         throw std::invalid_argument("Timely.TLow: got " + std::to_string(m_tLow.GetMicroSeconds())
@@ -124,7 +119,7 @@ Timely::OnConnect(RdmaQueuePair& qp)
     c.beta = m_beta;
     c.haiThreshold = m_haiThreshold;
     c.haiN = m_haiN;
-    m_flows[i] = Flow{TimelyRate(c)};
+    m_flows.Connect(qp, Flow{TimelyRate(c)});
     qp.SetRate(c.lineRate);
 }
 
@@ -135,14 +130,12 @@ Timely::OnAck(RdmaQueuePair& qp, const RdmaAckSample& s)
     {
         return; // a READ response: no timestamp echoed
     }
-    Flow& f = m_flows[qp.GetIndex()];
     // One update per window of data: the paper's completion event.
-    if (f.started && s.ackedPsn <= f.windowEnd)
+    if (!m_flows.NewRtt(qp, s))
     {
         return;
     }
-    f.started = true;
-    f.windowEnd = s.nextPsn;
+    Flow& f = m_flows[qp];
     f.lastRtt = s.rtt.GetSeconds();
     f.rate.OnRtt(f.lastRtt);
     qp.SetRate(f.rate.Rate());
@@ -157,7 +150,7 @@ Timely::StateNames() const
 void
 Timely::GetState(const RdmaQueuePair& qp, double* values) const
 {
-    const Flow& f = m_flows[qp.GetIndex()];
+    const Flow& f = m_flows[qp];
     values[0] = f.lastRtt * 1e6;
     values[1] = f.rate.Gradient();
     values[2] = f.rate.Rate() / 1e9;

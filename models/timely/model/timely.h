@@ -23,6 +23,7 @@
 #include "ns3/nstime.h"
 #include "rdma-congestion-control.h"
 #include "rdma-nic.h"
+#include "rdma-per-qp.h"
 
 #include <vector>
 
@@ -115,19 +116,17 @@ class Timely : public RdmaCongestionControl
     const TimelyRate&
     GetState(const RdmaQueuePair& qp) const
     {
-        return m_flows[qp.GetIndex()].rate;
+        return m_flows[qp].rate;
     }
 
   private:
     struct Flow
     {
         TimelyRate rate;
-        bool started = false;
-        uint64_t windowEnd = 0;
         double lastRtt = 0; ///< seconds, for the recorder
     };
 
-    std::vector<Flow> m_flows; ///< by QP index in the NIC
+    RdmaPerQp<Flow> m_flows;
 
     // Attributes
     Time m_tLow;
