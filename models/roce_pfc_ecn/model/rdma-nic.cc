@@ -35,13 +35,14 @@ RdmaNic::GetTypeId()
               .SetParent<Object>()
               .SetGroupName("RocePfcEcn")
               .AddConstructor<RdmaNic>()
-              .AddAttribute("CongestionControl",
-                            "Congestion control of the QPs (the reaction point): None (line rate) "
-                            "or a registered controller by name (one folder each under models/; the "
-                            "docs' attribute tables list them), made through an ObjectFactory with "
-                            "its class's attributes.",
-                            TypeIdValue(RdmaCongestionControl::GetTypeId()),
-                            MakeTypeIdAccessor(&RdmaNic::m_ccType), MakeTypeIdChecker());
+              .AddAttribute(
+                  "CongestionControl",
+                  "Congestion control of the QPs (the reaction point): None (line rate) "
+                  "or a registered controller by name (one folder each under models/; the "
+                  "docs' attribute tables list them), made through an ObjectFactory with "
+                  "its class's attributes.",
+                  TypeIdValue(RdmaCongestionControl::GetTypeId()),
+                  MakeTypeIdAccessor(&RdmaNic::m_ccType), MakeTypeIdChecker());
     return tid;
 }
 
@@ -105,9 +106,9 @@ RdmaNic::Connect(Ptr<RdmaNic> peer, Time baseRtt, Time peerBaseRtt)
 }
 
 void
-RdmaNic::Receive(RoceNetDevice*, const Ptr<Packet>& frame, const FrameBytes& f)
+RdmaNic::Receive(RoceNetDevice*, const RoceFrame& frame, const FrameBytes& f)
 {
-    const uint32_t bytes = frame->GetSize();
+    const uint32_t bytes = frame.GetSize();
     // A header object kept for reception and reset by assignment: making one per frame costs
     // six log-level checks in Debian's build (the addresses' and Header's constructors and
     // destructor). Nothing below receives a frame before h is done with.

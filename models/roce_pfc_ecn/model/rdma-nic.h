@@ -173,12 +173,12 @@ class RdmaNic : public Object, public RoceNetDevice::User
     friend class RdmaHostInterface;
 
     // RoceNetDevice::User: the port pulls packets (from the scheduler) and hands over frames.
-    Ptr<Packet>
+    RoceFrame
     Pull(uint8_t prio) override
     {
         return m_sched.Pull(prio);
     }
-    void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
+    void Receive(RoceNetDevice* port, const RoceFrame& frame, const FrameBytes& bytes) override;
     /// A received frame for one of this NIC's QPs (at once, or when the host interface has
     /// written its payload).
     void Dispatch(const RoceHeader& h);

@@ -314,7 +314,7 @@ RdmaQueuePair::FindWqe(uint64_t psn) const
     return nullptr;
 }
 
-Ptr<Packet>
+RoceFrame
 RdmaQueuePair::NextRequest()
 {
     const Wqe* w = FindWqe(m_sndNxt);
@@ -323,7 +323,7 @@ RdmaQueuePair::NextRequest()
     const uint64_t k = m_sndNxt - w->firstPsn;
     const uint64_t offset = k * mtu;
     const uint64_t psn = m_sndNxt;
-    Ptr<Packet> p;
+    RoceFrame p;
     if (w->op == RdmaOp::READ)
     {
         RoceHeader& h = Template(IbOpcode::RDMA_READ_REQUEST, psn);
@@ -382,7 +382,7 @@ RdmaQueuePair::NextRequest()
     return p;
 }
 
-Ptr<Packet>
+RoceFrame
 RdmaQueuePair::NextReadResponse()
 {
     ReadResponse& r = m_reads.front();
@@ -398,7 +398,7 @@ RdmaQueuePair::NextReadResponse()
     RoceHeader& h = Template(op, r.psn + k);
     h.syndrome = AETH_ACK;
     h.msn = m_msn;
-    Ptr<Packet> p = Build(h, len);
+    RoceFrame p = Build(h, len);
     ++m_pktsSent;
     if (++r.sent == r.npkts)
     {
@@ -667,7 +667,7 @@ RdmaQueuePair::SendCnp()
     h.ecn = 0;
     h.becn = true;
     h.pcp = dscp >> 3;
-    Ptr<Packet> cnp = Build(h, 0); // before the trace: its subscriber may send (Template)
+    RoceFrame cnp = Build(h, 0); // before the trace: its subscriber may send (Template)
     ++m_cnpsSent;
     m_tp->m_cnpTxTrace(m_qpn);
     m_tp->m_port->Enqueue(std::move(cnp), dscp >> 3);

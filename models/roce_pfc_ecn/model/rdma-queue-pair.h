@@ -35,6 +35,7 @@
 #include "ns3/simple-ref-count.h"
 #include "ns3/traced-callback.h"
 #include "rdma-host-interface.h"
+#include "roce-frame.h"
 #include "roce-header.h"
 
 #include <cstdint>
@@ -383,7 +384,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
         return !m_error && (!m_reads.empty() || (m_sndNxt < m_nextPsn && !m_rnrWait));
     }
     /// The next packet (the scheduler's pull chose this QP).
-    Ptr<Packet>
+    RoceFrame
     NextPacket()
     {
         const bool reads = !m_reads.empty();
@@ -397,15 +398,15 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
         m_preferReads = true;
         return NextRequest();
     }
-    Ptr<Packet> NextRequest();
-    Ptr<Packet> NextReadResponse();
+    RoceFrame NextRequest();
+    RoceFrame NextReadResponse();
     const Wqe* FindWqe(uint64_t psn) const;
     /// The header of a packet to send, filled from the QP; it is the NIC's one kept header
     /// (RdmaTransport::m_txHeader), valid until the next Template.
     RoceHeader& Template(uint8_t opcode, uint64_t psn);
     /// The packet of header `h` and `payload` bytes (padding, ICRC, IP id), its payload read
     /// from host memory.
-    Ptr<Packet>
+    RoceFrame
     Build(RoceHeader& h, uint32_t payload)
     {
         const uint32_t pad = (4 - payload % 4) % 4;
@@ -413,7 +414,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
         h.trailing = payload + pad + IB_ICRC;
         h.ipId = m_tp->m_ipId++;
         m_tp->m_host->ReadPayload(payload);
-        return MakeRocePacket(h);
+        return RoceFrame::Make(h);
     }
     void ArmTimer();
     void OnTimer();

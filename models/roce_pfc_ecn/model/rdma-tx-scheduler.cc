@@ -77,7 +77,7 @@ RdmaTxScheduler::Wake(uint8_t prio)
     m_port->Kick();
 }
 
-Ptr<Packet>
+RoceFrame
 RdmaTxScheduler::Pull(uint8_t prio)
 {
     const Time now = lfsim::Now();
@@ -86,7 +86,7 @@ RdmaTxScheduler::Pull(uint8_t prio)
         // The host-read serializer is still fetching earlier payload: nothing new until then.
         m_wake[prio].Cancel();
         m_wake[prio] = lfsim::Schedule(txFree - now, &RdmaTxScheduler::Wake, this, prio);
-        return nullptr;
+        return RoceFrame();
     }
     const std::vector<Ptr<RdmaQueuePair>>& qps = *m_qps;
     const size_t n = qps.size();
@@ -112,8 +112,8 @@ RdmaTxScheduler::Pull(uint8_t prio)
             continue; // the window is full: an ACK wakes the port (RdmaQueuePair::AckSample)
         }
         m_rr = (i + 1) % n;
-        Ptr<Packet> p = qp.NextPacket();
-        const uint32_t line = EthLineBytes(p->GetSize());
+        RoceFrame p = qp.NextPacket();
+        const uint32_t line = EthLineBytes(p.GetSize());
         const double lineRate = double(EthBitRate(m_port->GetSpeed()));
         qp.m_lastTx = now;
         qp.m_lastLine = line;
@@ -132,7 +132,7 @@ RdmaTxScheduler::Pull(uint8_t prio)
         m_wake[prio].Cancel();
         m_wake[prio] = lfsim::Schedule(earliest - now, &RdmaTxScheduler::Wake, this, prio);
     }
-    return nullptr;
+    return RoceFrame();
 }
 
 void

@@ -60,7 +60,7 @@ class RdmaTxScheduler final : public ObjectBase
     /// A QP of class `prio` got new work or its rate limiter opened: let the port pull.
     void Wake(uint8_t prio);
     /// The port's line is free for class `prio`: the next packet of that class, or null.
-    Ptr<Packet> Pull(uint8_t prio);
+    RoceFrame Pull(uint8_t prio);
 
     /// The rate limiter: `qp`'s sending rate (bit/s), capped at the line rate.
     void SetRate(RdmaQueuePair& qp, double bps);

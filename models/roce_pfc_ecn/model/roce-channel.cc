@@ -72,9 +72,9 @@ RoceChannel::GetPeer(Ptr<const RoceNetDevice> self) const
 }
 
 void
-RoceChannel::Transmit(uint8_t from, const Ptr<Packet>& frame, Time frameTime)
+RoceChannel::Transmit(uint8_t from, const RoceFrame& frame, Time frameTime)
 {
-    if (m_faults.Active() && m_faults.Lose(frame->GetSize(), from))
+    if (m_faults.Active() && m_faults.Lose(frame.GetSize(), from))
     {
         return; // lost on the line, or dropped by the receiver's FCS/ICRC check
     }

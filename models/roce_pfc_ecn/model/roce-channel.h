@@ -10,6 +10,7 @@
 #include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
+#include "roce-frame.h"
 
 #include <deque>
 
@@ -43,7 +44,7 @@ class alignas(64) RoceChannel : public Channel, public lfsim::FaultableChannel
     }
     /// The port on side \p from sends \p frame, whose last bit leaves \p frameTime from now; it
     /// reaches the peer the propagation delay later.
-    void Transmit(uint8_t from, const Ptr<Packet>& frame, Time frameTime);
+    void Transmit(uint8_t from, const RoceFrame& frame, Time frameTime);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
@@ -64,7 +65,7 @@ class alignas(64) RoceChannel : public Channel, public lfsim::FaultableChannel
     /// reusable event per side delivers the head: no event or argument copy per frame.
     struct alignas(64) Line
     {
-        lfsim::InFlight<Ptr<Packet>> frames;
+        lfsim::InFlight<RoceFrame> frames;
         Time delay; ///< m_delay
     };
     static_assert(sizeof(Line) == 64, "a line's frames and delay fill one cache line");

@@ -582,6 +582,17 @@ MakeRocePacket(const RoceHeader& h)
     return p;
 }
 
+Ptr<Packet>
+MakePacketFromBytes(const uint8_t* b, uint32_t n, uint32_t zeros)
+{
+    RawBytesHeader raw;
+    raw.m_len = n;
+    std::memcpy(raw.m_b, b, n);
+    Ptr<Packet> p = lfsim::ZeroPayload(zeros);
+    p->AddHeader(raw);
+    return p;
+}
+
 FrameOffsets
 FindOffsets(const uint8_t* frame, uint32_t len)
 {
@@ -677,6 +688,39 @@ EditOf(const FrameBytes& f, const FrameView& v, bool intSlot)
     return e;
 }
 
+/// Up to the end of what an edit changes: the IPv4 header, or the INT record (after it).
+static uint32_t
+EditLength(const FrameEdit& e, const IntHop* hop)
+{
+    return hop ? e.intAt + INT_HEADER_BYTES + INT_HOP_BYTES * (e.intFilled + 1)
+               : e.ip + IPV4_HEADER;
+}
+
+/// The edit on bytes that hold at least EditLength of the frame (hop already cleared when the
+/// frame has no INT slot).
+static void
+EditBytes(uint8_t* b, const FrameEdit& e, bool ce, const IntHop* hop)
+{
+    if (ce)
+    {
+        uint8_t* ip = b + e.ip;
+        ip[1] |= 3;
+        ip[10] = ip[11] = 0;
+        const uint16_t sum = Ipv4Checksum(ip);
+        ip[10] = sum >> 8;
+        ip[11] = sum & 0xFF;
+    }
+    if (hop)
+    {
+        const uint32_t rec = e.intAt + INT_HEADER_BYTES + INT_HOP_BYTES * e.intFilled;
+        for (int k = 0; k < 8; ++k)
+        {
+            b[rec + k] = uint8_t(hop->word >> (56 - 8 * k));
+        }
+        b[e.intAt] = e.intFilled + 1;
+    }
+}
+
 void
 EditFrame(const Ptr<Packet>& p, const FrameEdit& e, bool ce, const IntHop* hop)
 {
@@ -686,30 +730,23 @@ EditFrame(const Ptr<Packet>& p, const FrameEdit& e, bool ce, const IntHop* hop)
     {
         return;
     }
-    // Up to the end of what changes: the IPv4 header, or the INT record (after it).
     RawBytesHeader h;
-    const uint32_t rec = e.intAt + INT_HEADER_BYTES + INT_HOP_BYTES * e.intFilled;
-    h.m_len = hop ? rec + INT_HOP_BYTES : e.ip + IPV4_HEADER;
+    h.m_len = EditLength(e, hop);
     p->CopyData(h.m_b, h.m_len);
-    if (ce)
-    {
-        uint8_t* ip = h.m_b + e.ip;
-        ip[1] |= 3;
-        ip[10] = ip[11] = 0;
-        const uint16_t sum = Ipv4Checksum(ip);
-        ip[10] = sum >> 8;
-        ip[11] = sum & 0xFF;
-    }
-    if (hop)
-    {
-        for (int k = 0; k < 8; ++k)
-        {
-            h.m_b[rec + k] = uint8_t(hop->word >> (56 - 8 * k));
-        }
-        h.m_b[e.intAt] = e.intFilled + 1;
-    }
+    EditBytes(h.m_b, e, ce, hop);
     p->RemoveAtStart(h.m_len);
     p->AddHeader(h);
+}
+
+void
+EditFrameBytes(uint8_t* b, const FrameEdit& e, bool ce, const IntHop* hop)
+{
+    ce = ce && e.ip;
+    hop = e.intAt ? hop : nullptr;
+    if (ce || hop)
+    {
+        EditBytes(b, e, ce, hop);
+    }
 }
 
 void

@@ -354,6 +354,10 @@ FrameEdit EditOf(const FrameBytes& f, const FrameView& v, bool intSlot);
 /// header checksum recomputed) and `*hop` into its next INT slot (`hop` not null and e.intAt
 /// set), with one copy out of the packet and one back.
 void EditFrame(const Ptr<Packet>& p, const FrameEdit& e, bool ce, const IntHop* hop);
+/// The same edit on a frame's first bytes in memory (a RoceFrame's; they hold its headers).
+void EditFrameBytes(uint8_t* b, const FrameEdit& e, bool ce, const IntHop* hop);
+/// A packet of the `n` bytes at `b` in front of `zeros` zero bytes (built as MakeRocePacket's).
+Ptr<Packet> MakePacketFromBytes(const uint8_t* b, uint32_t n, uint32_t zeros);
 /// A RoCEv2 packet: the header's bytes in front of `h.trailing` bytes (payload, pad and ICRC)
 /// left as zeros, which ns-3 keeps as a virtual area (no bytes allocated).
 Ptr<Packet> MakeRocePacket(const RoceHeader& h);

@@ -141,7 +141,7 @@ RoceNetDevice::Send(Ptr<Packet> packet, const Address&, uint16_t protocolNumber)
     AddEthernetToIpv4(packet, h.nextHop, m_address, h.vlan, c, h.vid, h.dscp);
     Item it;
     it.bytes = packet->GetSize();
-    it.packet = packet;
+    it.frame = RoceFrame::FromPacket(packet);
     it.prio = c;
     h.q[c].push_back(it);
     m_ipReady |= uint8_t(1u << c);
@@ -174,12 +174,12 @@ RoceNetDevice::SetSourceReady(uint8_t prio, bool ready)
 }
 
 void
-RoceNetDevice::Enqueue(const Ptr<Packet>& frame, uint8_t prio, int32_t inPort, FrameEdit edit)
+RoceNetDevice::Enqueue(RoceFrame frame, uint8_t prio, int32_t inPort, FrameEdit edit)
 {
     Item it;
-    const uint32_t bytes = frame->GetSize();
+    const uint32_t bytes = frame.GetSize();
     it.bytes = bytes;
-    it.packet = frame;
+    it.frame = std::move(frame);
     it.inPort = inPort;
     it.prio = prio;
     it.edit = edit;
@@ -323,7 +323,7 @@ RoceNetDevice::HeadReady(uint8_t c)
             m_host->credit[c] = nic ? m_host->credit[c] + bytes : 0;
             return true;
         }
-        Ptr<Packet> p = m_user->Pull(c);
+        RoceFrame p = m_user->Pull(c);
         if (!p)
         {
             SetSourceReady(c, false);
@@ -336,9 +336,9 @@ RoceNetDevice::HeadReady(uint8_t c)
             return false;
         }
         Item it;
-        const uint32_t bytes = p->GetSize();
+        const uint32_t bytes = p.GetSize();
         it.bytes = bytes;
-        it.packet = std::move(p);
+        it.frame = std::move(p);
         it.prio = c;
         m_tc[c].q.push_back(std::move(it));
         m_queued |= uint8_t(1u << c);
@@ -362,8 +362,8 @@ RoceNetDevice::Kick()
     if (m_controlQueued)
     {
         Item it;
-        it.packet = m_control.front();
-        it.bytes = it.packet->GetSize();
+        it.frame = RoceFrame::FromPacket(m_control.front());
+        it.bytes = it.frame.GetSize();
         m_control.pop_front();
         m_controlQueued = !m_control.empty();
         Transmit(it, true);
@@ -502,9 +502,9 @@ RoceNetDevice::Transmit(Item item, bool control)
     m_fc.lineBytesTx += ETH_PREAMBLE_SFD + frame + ETH_IFG;
     if (!m_snifferTrace.IsEmpty()) // captures only: no Ptr copy per frame otherwise
     {
-        m_snifferTrace(item.packet);
+        m_snifferTrace(item.frame.ToPacket());
     }
-    m_channel->Transmit(m_lineSide, item.packet, arrive);
+    m_channel->Transmit(m_lineSide, item.frame, arrive);
     m_current = std::move(item);
     m_currentIsData = !control;
     if (!m_txDoneEvent)
@@ -557,19 +557,20 @@ RoceNetDevice::SendPause(uint8_t classMask, uint16_t quanta)
 }
 
 void
-RoceNetDevice::Receive(Ptr<Packet> frame)
+RoceNetDevice::Receive(RoceFrame frame)
 {
     ++m_fc.framesRx;
     if (!m_snifferTrace.IsEmpty())
     {
-        m_snifferTrace(frame);
+        m_snifferTrace(frame.ToPacket());
     }
-    // The frame's headers are copied out once here; the switch or the NIC reads them from it.
-    FrameBytes f;
-    f.n = frame->CopyData(f.b, ROCE_HEADER_MAX);
+    // A RoCE frame holds its headers' bytes; a packet's are copied out once here. The switch or
+    // the NIC reads them from there.
+    frame.ReadHead();
+    const FrameBytes& f = frame.Head();
     if ((uint16_t(f.b[12]) << 8 | f.b[13]) == ETHERTYPE_MAC_CONTROL)
     {
-        OnPause(frame);
+        OnPause(frame.GetPacket());
         return;
     }
     if (m_ip)
@@ -577,9 +578,11 @@ RoceNetDevice::Receive(Ptr<Packet> frame)
         const FrameView v = ParseFrame(f);
         if (v.etherType == ETHERTYPE_IPV4 && !(v.proto == 17 && v.dport == ROCEV2_UDP_PORT))
         {
-            const Mac48Address from = RemoveEthernet(frame);
+            // Not a RoCE frame: an ns-3 packet from the peer's IP stack.
+            const Ptr<Packet>& packet = frame.GetPacket();
+            const Mac48Address from = RemoveEthernet(packet);
             ++m_pc.ipRx;
-            m_rxCallback(this, frame, ETHERTYPE_IPV4, from);
+            m_rxCallback(this, packet, ETHERTYPE_IPV4, from);
             return;
         }
     }

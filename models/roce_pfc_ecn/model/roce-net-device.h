@@ -24,6 +24,7 @@
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/traced-callback.h"
+#include "roce-frame.h"
 #include "roce-header.h"
 
 #include <array>
@@ -46,7 +47,7 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
 
     struct Item
     {
-        Ptr<Packet> packet;
+        RoceFrame frame;
         uint32_t bytes = 0;  ///< frame bytes without FCS (the MMU's accounting unit)
         int32_t inPort = -1; ///< switch ingress port holding the buffer, -1 on hosts
         uint8_t prio = 0;
@@ -63,15 +64,15 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
       public:
         virtual ~User() = default;
         /// A frame other than PFC arrived: (port, frame, its first bytes).
-        virtual void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes)
+        virtual void Receive(RoceNetDevice* port, const RoceFrame& frame, const FrameBytes& bytes)
             = 0;
 
         /// NIC data source: the next packet of a class, or null if nothing may go now (asked
         /// only while SetSourceReady says the class has some).
-        virtual Ptr<Packet>
+        virtual RoceFrame
         Pull(uint8_t prio)
         {
-            return nullptr;
+            return RoceFrame();
         }
 
         /// A queued frame has left the port completely (switches free its buffer here).
@@ -135,8 +136,13 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
     void SetSourceReady(uint8_t prio, bool ready);
 
     /// Queue a frame in class `prio` (`edit`: kept with it for the user's Dequeue).
-    void Enqueue(const Ptr<Packet>& frame, uint8_t prio, int32_t inPort = -1,
-                 FrameEdit edit = FrameEdit());
+    void Enqueue(RoceFrame frame, uint8_t prio, int32_t inPort = -1, FrameEdit edit = FrameEdit());
+    /// The same for an ns-3 packet (tests; RoCE frames are RoceFrame's).
+    void
+    Enqueue(Ptr<Packet> frame, uint8_t prio)
+    {
+        Enqueue(RoceFrame::FromPacket(std::move(frame)), prio);
+    }
     /// Send a PFC frame for the classes in `classMask`, all with the same timer (0 = XON).
     void SendPause(uint8_t classMask, uint16_t quanta);
     /// Try to start a transmission (after the NIC's rate limiter releases a queue pair).
@@ -152,7 +158,7 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
     }
 
     /// Called by RoceChannel when the last bit of a frame has arrived.
-    void Receive(Ptr<Packet> frame);
+    void Receive(RoceFrame frame);
 
     uint32_t
     GetQueueBytes(uint8_t prio) const

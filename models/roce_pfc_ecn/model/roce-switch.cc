@@ -167,7 +167,7 @@ RoceSwitch::EcmpPick(const FrameView& v, uint32_t n) const
 }
 
 void
-RoceSwitch::Receive(RoceNetDevice* dev, const Ptr<Packet>& frame, const FrameBytes& head)
+RoceSwitch::Receive(RoceNetDevice* dev, const RoceFrame& frame, const FrameBytes& head)
 {
     const uint32_t in = dev->GetUserIndex();
     // The hop's one parse of the frame's headers (copied out of it by the port).
@@ -188,7 +188,7 @@ RoceSwitch::Receive(RoceNetDevice* dev, const Ptr<Packet>& frame, const FrameByt
     }
     const uint32_t out
         = m_routePorts[route.first + (route.count == 1 ? 0 : EcmpPick(v, route.count))];
-    const uint32_t bytes = frame->GetSize();
+    const uint32_t bytes = frame.GetSize();
     if (!m_mmu->Admit(in, prio, bytes))
     {
         const bool lossless = m_mmu->IsLossless(prio);
@@ -226,9 +226,9 @@ RoceSwitch::EgressNext()
 
 void
 RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, FrameEdit edit,
-                   const Ptr<Packet>& frame)
+                   const RoceFrame& frame)
 {
-    if (m_wdOn && m_watchdog->Discard(inPort, outPort, prio, frame->GetSize()))
+    if (m_wdOn && m_watchdog->Discard(inPort, outPort, prio, frame.GetSize()))
     {
         return;
     }

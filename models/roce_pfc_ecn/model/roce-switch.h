@@ -176,10 +176,10 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
   private:
     // RoceNetDevice::User, in the order a frame meets them: it arrives, leaves its egress
     // queue, has left.
-    void Receive(RoceNetDevice* port, const Ptr<Packet>& frame, const FrameBytes& bytes) override;
+    void Receive(RoceNetDevice* port, const RoceFrame& frame, const FrameBytes& bytes) override;
     void EgressNext(); ///< the frame at the head of m_forwarding has waited ForwardingLatency
     void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, FrameEdit edit,
-                const Ptr<Packet>& frame);
+                const RoceFrame& frame);
     void Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
     void TxDone(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
 
@@ -211,7 +211,7 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
         uint32_t out;
         uint8_t prio;
         FrameEdit edit;
-        Ptr<Packet> frame;
+        RoceFrame frame;
     };
 
     // Members in the order a frame's forwarding touches them (classify, route, admit, egress),

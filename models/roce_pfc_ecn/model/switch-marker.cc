@@ -92,7 +92,7 @@ SwitchMarker::Marked(uint32_t port, uint8_t prio)
 
 void
 SwitchMarker::Enqueue(uint32_t outPort, uint8_t prio, uint32_t queued, FrameEdit& edit,
-                      const Ptr<Packet>& frame)
+                      const RoceFrame& frame)
 {
     if (RedMark(queued))
     {
@@ -102,7 +102,7 @@ SwitchMarker::Enqueue(uint32_t outPort, uint8_t prio, uint32_t queued, FrameEdit
         }
         else
         {
-            EditFrame(frame, edit, true, nullptr);
+            frame.Edit(edit, true, nullptr);
         }
         Marked(outPort, prio);
     }
@@ -124,11 +124,11 @@ SwitchMarker::Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item)
         const IntHop hop
             = IntHop::Make(uint8_t(port->GetSpeed()), uint64_t(lfsim::Now().GetNanoSeconds()),
                            port->GetCounters().lineBytesTx, q);
-        EditFrame(item.packet, e, ce, &hop);
+        item.frame.Edit(e, ce, &hop);
     }
     else if (ce)
     {
-        EditFrame(item.packet, e, true, nullptr);
+        item.frame.Edit(e, true, nullptr);
     }
 }
 

@@ -66,7 +66,7 @@ class alignas(64) SwitchMarker : public Object
     /// it: RED decides whether it is marked CE (written now, or noted in `edit` and written
     /// with the INT record as it leaves).
     void Enqueue(uint32_t outPort, uint8_t prio, uint32_t queued, FrameEdit& edit,
-                 const Ptr<Packet>& frame);
+                 const RoceFrame& frame);
     /// A frame leaves its queue at `port` (the queue's bytes already without it): ECN at
     /// dequeue on the queue behind it, INT, and the frame's one rewrite.
     void Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item);

@@ -304,7 +304,7 @@ CnpTimes(const std::string& mode, const std::vector<double>& marksUs)
                                 RoceHeader c = hd;
                                 Ptr<Packet> p = Create<Packet>(c.trailing);
                                 p->AddHeader(c);
-                                port->Receive(p);
+                                port->Receive(RoceFrame::FromPacket(p));
                             });
     }
     Simulator::Stop(MicroSeconds(400));

@@ -251,8 +251,7 @@ class PfcTimingTest : public TestCase, public RoceNetDevice::User
         // A frame of another class is not held by a pause of class 3.
         const Time pauseAt = MicroSeconds(2);
         Simulator::Schedule(pauseAt, &RoceNetDevice::SendPause, b, uint8_t(0x08), m_quanta);
-        Simulator::Schedule(pauseAt, &RoceNetDevice::Enqueue, a, Create<Packet>(900), uint8_t(1),
-                            -1, FrameEdit());
+        Simulator::Schedule(pauseAt, [a = a] { a->Enqueue(Create<Packet>(900), 1); });
         const Time xonAt = pauseAt + NanoSeconds(700);
         if (m_xon)
         {
@@ -301,7 +300,7 @@ class PfcTimingTest : public TestCase, public RoceNetDevice::User
 
   private:
     void
-    Receive(RoceNetDevice*, const Ptr<Packet>& p, const FrameBytes&) override
+    Receive(RoceNetDevice*, const RoceFrame&, const FrameBytes&) override
     {
         ++m_rx;
     }
@@ -373,12 +372,12 @@ class DwrrOrderTest : public TestCase, public RoceNetDevice::User
 
   private:
     void
-    Receive(RoceNetDevice*, const Ptr<Packet>& p, const FrameBytes&) override
+    Receive(RoceNetDevice*, const RoceFrame& p, const FrameBytes&) override
     {
         ++m_rx;
-        if (m_runs.empty() || m_runs.back().first != p->GetSize())
+        if (m_runs.empty() || m_runs.back().first != p.GetSize())
         {
-            m_runs.push_back({p->GetSize(), 0});
+            m_runs.push_back({p.GetSize(), 0});
         }
         ++m_runs.back().second;
     }

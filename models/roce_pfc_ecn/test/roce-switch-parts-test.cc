@@ -2,15 +2,20 @@
  * Tests of the switch's one parse and one rewrite per hop (roce-header.h EditOf and EditFrame,
  * SwitchMarker): the bytes of a frame marked CE and stamped with an INT record in one rewrite
  * are those RoceHeader writes for the marked, stamped frame; and a switch that marks at enqueue
- * while it stamps INT writes the mark as the frame leaves, with its record.
+ * while it stamps INT writes the mark as the frame leaves, with its record. And the light frame
+ * (roce-frame.h) that carries RoCE frames instead of an ns-3 Packet: the same bytes, the same
+ * edits, and its slots reused from the pool.
  */
 #include "lfsim-test.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
+#include "roce-channel.h"
+#include "roce-frame.h"
 #include "roce-header.h"
 #include "roce-helper.h"
 #include "roce-net-device.h"
@@ -90,6 +95,9 @@ class EditFrameTest : public TestCase
                     NS_TEST_EXPECT_MSG_EQ(unsigned(e.flags), unsigned(FrameEdit::ECT), "ECT(0)");
                     NS_TEST_EXPECT_MSG_EQ(unsigned(e.intFilled), 1u, "one record filled");
                     EditFrame(p, e, ce, stamp ? &hop : nullptr);
+                    // The light frame's edit, in its bytes.
+                    const RoceFrame light = RoceFrame::Make(h);
+                    light.Edit(e, ce, stamp ? &hop : nullptr);
 
                     RoceHeader want = h;
                     if (ce)
@@ -104,6 +112,10 @@ class EditFrameTest : public TestCase
                     NS_TEST_EXPECT_MSG_EQ((Bytes(p) == Bytes(MakeRocePacket(want))), true,
                                           "vlan " << vlan << " ts " << ts << " ce " << ce << " int "
                                                   << stamp);
+                    NS_TEST_EXPECT_MSG_EQ((Bytes(light.ToPacket()) == Bytes(MakeRocePacket(want))),
+                                          true,
+                                          "light frame: vlan " << vlan << " ts " << ts << " ce "
+                                                               << ce << " int " << stamp);
                 }
             }
         }
@@ -169,7 +181,7 @@ class MarkAtEnqueueWithIntTest : public lfsim::ModelTestCase, public RoceNetDevi
                 RoceHeader h = DataHeader(sender == 2, false, 2, 0);
                 h.ipSrc = Ipv4Address(RoceHelper::HOST_IP_BASE + sender);
                 h.ipDst = Ipv4Address(RoceHelper::HOST_IP_BASE);
-                t.hostPorts[sender]->Enqueue(MakeRocePacket(h), 3);
+                t.hostPorts[sender]->Enqueue(RoceFrame::Make(h), 3);
             }
         }
         Simulator::Run();
@@ -198,13 +210,125 @@ class MarkAtEnqueueWithIntTest : public lfsim::ModelTestCase, public RoceNetDevi
     }
 
     void
-    Receive(RoceNetDevice*, const Ptr<Packet>& p, const FrameBytes&) override
+    Receive(RoceNetDevice*, const RoceFrame& p, const FrameBytes&) override
     {
-        frames.push_back(Bytes(p));
+        frames.push_back(Bytes(p.ToPacket()));
     }
 
     uint32_t marks = 0;
     std::vector<std::vector<uint8_t>> frames;
+};
+
+/// A light frame holds what a Packet of MakeRocePacket held: its size, its first bytes as
+/// CopyData gives them (header, then the payload's zeros), and the whole frame as a packet.
+class RoceFrameBytesTest : public TestCase
+{
+  public:
+    RoceFrameBytesTest()
+        : TestCase("RoceFrame: a light frame's size, first bytes and packet are those of "
+                   "MakeRocePacket's packet (payloads short and long, with INT or not)")
+    {
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        for (uint32_t payload : {0u, 4u, 60u, 1000u, 4096u})
+        {
+            for (uint8_t slots : {0, 5})
+            {
+                RoceHeader h = DataHeader(slots != 0, false, slots, 0);
+                if (!slots)
+                {
+                    h.tel.flags = 0;
+                }
+                h.trailing = payload + IB_ICRC;
+                const Ptr<Packet> p = MakeRocePacket(h);
+                const RoceFrame f = RoceFrame::Make(h);
+                NS_TEST_EXPECT_MSG_EQ(f.GetSize(), p->GetSize(), "size, payload " << payload);
+                FrameBytes want;
+                want.n = p->CopyData(want.b, ROCE_HEADER_MAX);
+                NS_TEST_EXPECT_MSG_EQ(f.Head().n, want.n, "first bytes' count");
+                NS_TEST_EXPECT_MSG_EQ(std::equal(want.b, want.b + want.n, f.Head().b), true,
+                                      "first bytes, payload " << payload << " slots "
+                                                              << unsigned(slots));
+                NS_TEST_EXPECT_MSG_EQ((Bytes(f.ToPacket()) == Bytes(p)), true,
+                                      "the packet made from it, payload " << payload);
+                NS_TEST_EXPECT_MSG_EQ(f.GetPacket(), Ptr<Packet>(), "a light frame has none");
+            }
+        }
+    }
+};
+
+/// Port A sends 20,000 light frames to port B, pulled one at a time as a NIC does: every frame
+/// arrives intact, the pool's slots are reused (it grows by one block at most, not a slot per
+/// frame) and every frame goes back to it.
+class RoceFramePoolTest : public TestCase, public RoceNetDevice::User
+{
+  public:
+    RoceFramePoolTest()
+        : TestCase("RoceFrame: 20,000 frames through a cable use one block of the pool at "
+                   "most, and all of them return to it")
+    {
+    }
+
+  private:
+    static constexpr uint32_t FRAMES = 20000;
+
+    void
+    DoRun() override
+    {
+        Ptr<RoceNetDevice> a = CreateObject<RoceNetDevice>();
+        Ptr<RoceNetDevice> b = CreateObject<RoceNetDevice>();
+        Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
+        for (const Ptr<RoceNetDevice>& d : {a, b})
+        {
+            d->SetAddress(Mac48Address::Allocate());
+            d->SetSpeed(EthSpeed::GBE100);
+            CreateObject<Node>()->AddDevice(d);
+            d->SetUser(this);
+        }
+        ch->SetAttribute("Length", DoubleValue(100)); // a few frames on the line at once
+        a->Attach(ch);
+        b->Attach(ch);
+        m_size = MakeRocePacket(DataHeader(false, false, 0, 0))->GetSize();
+        const uint64_t live = RoceFrame::Live();
+        const uint64_t slots = RoceFrame::Slots();
+        a->SetSourceReady(3, true);
+        a->Kick();
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(m_received, FRAMES, "every frame arrives");
+        NS_TEST_EXPECT_MSG_EQ(m_intact, FRAMES, "with its bytes");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(RoceFrame::Slots() - slots, 256u, "slots reused");
+        Simulator::Destroy();
+        NS_TEST_EXPECT_MSG_EQ(RoceFrame::Live(), live, "every frame back in the pool");
+    }
+
+    RoceFrame
+    Pull(uint8_t) override
+    {
+        if (m_sent == FRAMES)
+        {
+            return RoceFrame();
+        }
+        RoceHeader h = DataHeader(false, false, 0, 0);
+        h.psn = m_sent++;
+        return RoceFrame::Make(h);
+    }
+
+    void
+    Receive(RoceNetDevice*, const RoceFrame& f, const FrameBytes& head) override
+    {
+        RoceHeader h;
+        m_intact += h.Read(head.b, head.n) && h.psn == m_received && f.GetSize() == m_size;
+        ++m_received;
+    }
+
+    uint32_t m_sent = 0;
+    uint32_t m_received = 0;
+    uint32_t m_intact = 0;
+    uint32_t m_size = 0;
 };
 
 class RoceSwitchPartsTestSuite : public TestSuite
@@ -215,6 +339,8 @@ class RoceSwitchPartsTestSuite : public TestSuite
     {
         AddTestCase(new EditFrameTest, TestCase::QUICK);
         AddTestCase(new MarkAtEnqueueWithIntTest, TestCase::QUICK);
+        AddTestCase(new RoceFrameBytesTest, TestCase::QUICK);
+        AddTestCase(new RoceFramePoolTest, TestCase::QUICK);
     }
 };
 
