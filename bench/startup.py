@@ -10,8 +10,10 @@ developed on, every run compiles lfsim's modules from source; both are measured 
 bytecode in a temporary PYTHONPYCACHEPREFIX, written by a warm-up run; "none": compiled at
 each run, the environment as it is).
 
-Run alone: ``.venv/bin/python bench/startup.py [RUNS]`` (default 9); ``rows()`` gives the
-figures to bench/run_bench.py.
+Run alone: ``.venv/bin/python bench/startup.py [RUNS [JSON]]`` (default 9 runs; JSON: a file
+for the figures, as bench/run_bench.py runs it). Peak memory is the children's ru_maxrss, which
+is at least what this process had resident when it started them: keep it a small process of its
+own (it imports only the standard library).
 """
 
 from __future__ import annotations
@@ -126,6 +128,8 @@ def rows(runs: int = 9) -> list[dict]:
 def main() -> int:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 9
     result = rows(runs)
+    if len(sys.argv) > 2:
+        Path(sys.argv[2]).write_text(json.dumps(result, indent=2))
     print(f"{'trivial run (whole process)':40} {'bytecode':>8} {'wall s':>7} {'(min-max)':>13} "
           f"{'cpu s':>6} {'sim s':>6} {'peak MiB':>8}")  # fmt: skip
     for r in (r for r in result if r["kind"] == "process"):
