@@ -575,11 +575,9 @@ PeekFrame(Ptr<const Packet> p)
 Ptr<Packet>
 MakeRocePacket(const RoceHeader& h)
 {
-    RawBytesHeader raw;
-    raw.m_len = h.Write(raw.m_b);
-    Ptr<Packet> p = lfsim::ZeroPayload(h.trailing);
-    p->AddHeader(raw);
-    return p;
+    uint8_t b[ROCE_HEADER_MAX];
+    const uint32_t n = h.Write(b);
+    return MakePacketFromBytes(b, n, h.trailing);
 }
 
 Ptr<Packet>
