@@ -87,7 +87,8 @@ def hpcc_scenario(
                     f"{flows} line {f.line}, field {end}: got '{node_id}', {what} of {topology}; "
                     "accepted: the id of a host (a node that is not a switch)"
                 )
-    last = max(_ps(f["start"]) for f in flow_list)
+    starts = [_ps(f["start"]) for f in flow_list]
+    last = max(starts)
     links = []
     for link in graph["links"]:
         links.append({k: link[k] for k in ("a", "b", "speed", "delay")})
@@ -149,12 +150,10 @@ def hpcc_scenario(
             scenario["faults"] = mapped.faults
         scenario["hpcc_output"] = mapped.hpcc_output
         scenario.update(mapped.classes)
-    if flow_list:
-        # Goodput is what is delivered in the report's window over the window. The HPCC
-        # simulators' flows start after their set-up time (2 s in their examples): the window
-        # opens with the first flow, or per-flow goodput would be diluted by the idle seconds.
-        first = min(_ps(f["start"]) for f in flow_list)
-        scenario["Report"] = {"Warmup": exact_time(first)}
+    # Goodput is what is delivered in the report's window over the window. The HPCC simulators'
+    # flows start after their set-up time (2 s in their examples): the window opens with the
+    # first flow, or per-flow goodput would be diluted by the idle seconds.
+    scenario.setdefault("Report", {})["Warmup"] = exact_time(min(starts))
     return scenario
 
 

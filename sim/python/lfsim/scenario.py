@@ -318,8 +318,6 @@ def _parse_fixed(raw: Mapping[str, Any], classes: Mapping[str, str]) -> SimpleNa
             out[key] = copy.copy(default)
             continue
         value = raw[key]
-        if key == "fabric" and not isinstance(value, str):
-            raise _Invalid(key, "invalid")
         try:
             out[key] = value if check is None else check(value)
         except (ValueError, AssertionError):

@@ -116,9 +116,9 @@ def test_fattree_converted_and_run_as_docs_bench_says(tmp_path):
     assert len(flows) == 1261
     assert len(sc["topology"]["hosts"]) == 128 and len(sc["topology"]["switches"]) == 80
     assert len(sc["topology"]["links"]) == 384
-    assert {(f["src"], f["dst"], f["size"]) for f in sc["workload"]["flows"]["flows"]} == {
+    assert [(f["src"], f["dst"], f["size"]) for f in sc["workload"]["flows"]["flows"]] == [
         (f"h{r[0]}", f"h{r[1]}", int(r[4])) for r in flows
-    }
+    ]
     assert sc["RdmaNic"]["CongestionControl"] == "Dcqcn" and sc["RdmaNic"]["PathMtu"] == 1024
     first = min(float(r[5]) for r in flows)  # traffic_gen.py starts flows at 2 s
     stop = f"{round(first * 1e6) + 40}us"

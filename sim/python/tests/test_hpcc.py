@@ -164,8 +164,8 @@ def test_converted_incast8_runs_as_the_benchmark_scenario(tmp_path, capsys):
 
 def test_goodput_window_opens_with_the_first_flow(tmp_path):
     """HPCC's flows start after 2 s of set-up: the report's window opens with the first flow,
-    so one flow alone on a 100 Gb/s path shows a goodput near the line rate (payload 1,000,000
-    B), not its bytes over the idle two seconds (0.004 Gb/s before)."""
+    so one flow alone on a 100 Gb/s path shows a goodput near the line rate (payload 10,000,000
+    B), not its bytes over the idle two seconds (0.04 Gb/s before)."""
     t = tmp_path / "topology.txt"
     t.write_text("3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n")
     f = tmp_path / "flow.txt"

@@ -127,3 +127,12 @@ def test_the_summary_labels_of_per_flow_goodput_as_from_the_flows_frame():
     expected = [str(x) for x in flows.loc[flows["workload"] == 0, "label"]]
     assert len(expected) > 1
     assert r.metric_labels("per_flow_goodput_Gbps") == expected
+
+
+def test_label_codes_by_hand():
+    """The label column's categories written out by hand (the comparisons above build both sides
+    with label_codes): a repeated name takes its id, an id past the labels its number, a missing
+    id (NaN) code -1."""
+    got = tables.label_codes(np.array([0, 1, 2, np.nan, 4.0]), ["a,b", "c", "a,b"])
+    assert got.categories == ["a,b", "c", "a,b (2)", "3", "4"]
+    assert got.codes.tolist() == [0, 1, 2, -1, 4]
