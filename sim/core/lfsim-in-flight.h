@@ -46,12 +46,12 @@ class InFlight
 
     /// \p item arrives \p delay from now.
     void
-    Send(T item, const ns3::Time& delay)
+    Send(const T& item, const ns3::Time& delay)
     {
         ns3::LfsimSimulatorImpl* loop = ns3::LfsimSimulatorImpl::Running();
         if (!loop)
         {
-            m_q.push_back(Entry{std::move(item), {}});
+            m_q.push_back(Entry{item, {}});
             m_event->Ref(); // the list releases one reference per scheduled instance
             ns3::Simulator::ScheduleWithContext(m_context, delay, ns3::PeekPointer(m_event));
             return;
@@ -59,7 +59,7 @@ class InFlight
         const ns3::Scheduler::EventKey place
             = loop->TakePlace(uint64_t(delay.GetTimeStep()), m_context);
         const bool idle = m_q.empty();
-        m_q.push_back(Entry{std::move(item), place});
+        m_q.push_back(Entry{item, place});
         if (idle)
         {
             m_event->Ref();

@@ -72,7 +72,7 @@ RoceChannel::GetPeer(Ptr<const RoceNetDevice> self) const
 }
 
 void
-RoceChannel::Transmit(uint8_t from, RoceFrame frame, Time frameTime)
+RoceChannel::Transmit(uint8_t from, const RoceFrame& frame, Time frameTime)
 {
     if (m_faults.Active() && m_faults.Lose(frame.GetSize(), from))
     {
@@ -88,7 +88,7 @@ RoceChannel::Transmit(uint8_t from, RoceFrame frame, Time frameTime)
             lfsim::MakeLineEvent(&RoceChannel::Deliver, this, side, PeekPointer(m_dev[side])),
             m_dev[side]->GetNode()->GetId());
     }
-    line.frames.Send(std::move(frame), frameTime + line.delay);
+    line.frames.Send(frame, frameTime + line.delay);
 }
 
 void

@@ -44,7 +44,7 @@ class alignas(64) RoceChannel : public Channel, public lfsim::FaultableChannel
     }
     /// The port on side \p from sends \p frame, whose last bit leaves \p frameTime from now; it
     /// reaches the peer the propagation delay later.
-    void Transmit(uint8_t from, RoceFrame frame, Time frameTime);
+    void Transmit(uint8_t from, const RoceFrame& frame, Time frameTime);
 
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;

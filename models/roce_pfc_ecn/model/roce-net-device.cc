@@ -504,8 +504,7 @@ RoceNetDevice::Transmit(Item item, bool control)
     {
         m_snifferTrace(item.frame.ToPacket());
     }
-    // The frame goes to the cable; the port keeps what TxDone needs (class, bytes, ingress).
-    m_channel->Transmit(m_lineSide, std::move(item.frame), arrive);
+    m_channel->Transmit(m_lineSide, item.frame, arrive);
     m_current = std::move(item);
     m_currentIsData = !control;
     if (!m_txDoneEvent)

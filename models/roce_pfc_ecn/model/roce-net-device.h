@@ -330,7 +330,7 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
     bool m_dequeueHook = false;
     uint8_t m_lineSide = 0; ///< this port's side of m_channel (RoceChannel::Attach)
     Time m_heldUntil;       ///< m_paused holds until then (0: compute it again)
-    Item m_current;         ///< the frame on the line, without the frame itself (the cable has it)
+    Item m_current;
     Ptr<EventImpl> m_txDoneEvent; ///< TransmitDone, scheduled again for every frame
     Time m_wakeAt{-1};            ///< when m_wake was last set to run (before any time: never)
     // Line 2: counters and the heads of the traces every frame checks.

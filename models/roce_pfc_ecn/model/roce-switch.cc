@@ -219,13 +219,14 @@ RoceSwitch::Receive(RoceNetDevice* dev, const RoceFrame& frame, const FrameBytes
 void
 RoceSwitch::EgressNext()
 {
-    Forwarding f = std::move(m_forwarding.front());
+    const Forwarding f = std::move(m_forwarding.front());
     m_forwarding.pop_front();
-    Egress(f.in, f.out, f.prio, f.edit, std::move(f.frame));
+    Egress(f.in, f.out, f.prio, f.edit, f.frame);
 }
 
 void
-RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, FrameEdit edit, RoceFrame frame)
+RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, FrameEdit edit,
+                   const RoceFrame& frame)
 {
     if (m_wdOn && m_watchdog->Discard(inPort, outPort, prio, frame.GetSize()))
     {
@@ -236,7 +237,7 @@ RoceSwitch::Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, FrameEdit ed
     {
         m_marker->Enqueue(outPort, prio, out->GetQueueBytes(prio), edit, frame);
     }
-    out->Enqueue(std::move(frame), prio, int32_t(inPort), edit);
+    out->Enqueue(frame, prio, int32_t(inPort), edit);
 }
 
 void

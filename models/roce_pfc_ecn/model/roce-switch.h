@@ -178,7 +178,8 @@ class alignas(64) RoceSwitch : public Object, public RoceNetDevice::User
     // queue, has left.
     void Receive(RoceNetDevice* port, const RoceFrame& frame, const FrameBytes& bytes) override;
     void EgressNext(); ///< the frame at the head of m_forwarding has waited ForwardingLatency
-    void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, FrameEdit edit, RoceFrame frame);
+    void Egress(uint32_t inPort, uint32_t outPort, uint8_t prio, FrameEdit edit,
+                const RoceFrame& frame);
     void Dequeue(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
     void TxDone(RoceNetDevice* port, const RoceNetDevice::Item& item) override;
 
