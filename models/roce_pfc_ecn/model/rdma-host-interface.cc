@@ -161,7 +161,7 @@ RdmaHostInterface::RdmaHostInterface()
 }
 
 void
-RdmaHostInterface::Setup(RdmaNic* nic, RoceNetDevice* port)
+RdmaHostInterface::Setup(RdmaTransport* tp, RoceNetDevice* port)
 {
     // Checked even with the host interface off: a value that can never be right must not be
     // accepted silently into config.yaml.
@@ -181,7 +181,7 @@ RdmaHostInterface::Setup(RdmaNic* nic, RoceNetDevice* port)
         throw std::invalid_argument("RdmaNic.TlpHeaderBytes: got " + std::to_string(m_tlpHeader)
                                     + "; accepted: 12 or 16");
     }
-    m_nic = nic;
+    m_tp = tp;
     m_port = port;
     if (!m_pcieGen)
     {
@@ -328,7 +328,7 @@ RdmaHostInterface::RxDone(RoceHeader h, uint32_t bytes)
             m_port->SendPause(m_losslessMask, 0);
         }
     }
-    m_nic->Dispatch(h);
+    m_tp->Dispatch(h);
 }
 
 void
@@ -376,7 +376,7 @@ RdmaHostInterface::Dispose()
 {
     m_xoffRefresh.Cancel();
     m_stormRefresh.Cancel();
-    m_nic = nullptr;
+    m_tp = nullptr;
     m_port = nullptr;
 }
 

@@ -13,8 +13,8 @@
  * Where a frame meets it: on the way out RdmaTxScheduler::Pull asks GetTxFree (the host-read
  * serializer still busy: nothing pulled) and the queue pair's Build reads the payload of the
  * packet it builds (ReadPayload); on the way in
- * RdmaNic::Receive asks Admit, which holds a frame with payload until its host write is done and
- * then hands it to RdmaNic::Dispatch.
+ * RdmaTransport::Receive asks Admit, which holds a frame with payload until its host write is
+ * done and then hands it to RdmaTransport::Dispatch.
  */
 #ifndef RDMA_HOST_INTERFACE_H
 #define RDMA_HOST_INTERFACE_H
@@ -31,6 +31,7 @@ namespace ns3
 {
 
 class RdmaNic;
+class RdmaTransport;
 class RoceNetDevice;
 enum class RdmaOp : uint8_t;
 
@@ -78,8 +79,8 @@ class RdmaHostInterface final : public ObjectBase
 
     /// Checks the attributes (throws std::invalid_argument naming RdmaNic.X, as scenarios write
     /// it) and sizes the receive buffer's PFC thresholds for `port`. Frames held in the receive
-    /// buffer go to `nic`'s Dispatch when written.
-    void Setup(RdmaNic* nic, RoceNetDevice* port);
+    /// buffer go to `tp`'s Dispatch when written.
+    void Setup(RdmaTransport* tp, RoceNetDevice* port);
     /// Lift the PCIe limit (before traffic starts), e.g. for a node that stands for several.
     void Disable();
 
@@ -114,7 +115,7 @@ class RdmaHostInterface final : public ObjectBase
     // Receive direction
 
     /// A frame with header `h` and `bytes` bytes arrived: true if the NIC processes it now;
-    /// false if it waits in the receive buffer (RdmaNic::Dispatch gets it when its payload is
+    /// false if it waits in the receive buffer (RdmaTransport::Dispatch gets it when its payload is
     /// in host memory) or was dropped.
     bool
     Admit(const RoceHeader& h, uint32_t bytes)
@@ -161,7 +162,7 @@ class RdmaHostInterface final : public ObjectBase
     uint32_t m_rxBuffered = 0;
     uint32_t m_xoffAt = 0; ///< receive-buffer bytes that trigger XOFF
     bool m_xoff = false;
-    RdmaNic* m_nic = nullptr;
+    RdmaTransport* m_tp = nullptr;
     RoceNetDevice* m_port = nullptr;
     Counters m_counters;
     TracedCallback<uint32_t> m_rxBufferTrace;

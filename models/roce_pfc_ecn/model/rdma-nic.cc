@@ -9,17 +9,6 @@
 namespace ns3
 {
 
-namespace
-{
-/// A default RoceHeader, made once.
-const RoceHeader&
-BlankHeader()
-{
-    static const RoceHeader blank;
-    return blank;
-}
-} // namespace
-
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 
 // Scenarios name every part's attribute under RdmaNic (RdmaNic.PathMtu, RdmaNic.PcieGeneration),
@@ -65,9 +54,9 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
         m_cc = factory.Create<RdmaCongestionControl>();
     }
     RoceNetDevice* p = PeekPointer(port);
-    m_tp.Setup(p, ip, &m_sched, &m_host, PeekPointer(m_cc));
-    port->SetUser(this);
-    m_host.Setup(this, p);
+    m_tp.Setup(p, ip, &m_qps, &m_sched, &m_host, PeekPointer(m_cc));
+    port->SetUser(&m_tp);
+    m_host.Setup(&m_tp, p);
     m_sched.Setup(p, &m_host, PeekPointer(m_cc), &m_qps);
 }
 
@@ -103,36 +92,6 @@ RdmaNic::Connect(Ptr<RdmaNic> peer, Time baseRtt, Time peerBaseRtt)
         }
     }
     return {a, b};
-}
-
-void
-RdmaNic::Receive(RoceNetDevice*, const RoceFrame& frame, const FrameBytes& f)
-{
-    const uint32_t bytes = frame.GetSize();
-    // A header object kept for reception and reset by assignment: making one per frame costs
-    // six log-level checks in Debian's build (the addresses' and Header's constructors and
-    // destructor). Nothing below receives a frame before h is done with.
-    RoceHeader& h = m_rxHeader;
-    h = BlankHeader();
-    if (!h.Read(f.b, f.n))
-    {
-        return; // not a RoCEv2 frame the port could have sent us
-    }
-    if (m_host.Admit(h, bytes))
-    {
-        Dispatch(h);
-    }
-}
-
-void
-RdmaNic::Dispatch(const RoceHeader& h)
-{
-    const uint32_t index = h.destQp - RdmaQueuePair::FIRST_QPN;
-    if (h.udpDst != ROCEV2_UDP_PORT || index >= m_qps.size())
-    {
-        return;
-    }
-    m_qps[index]->Receive(h);
 }
 
 void

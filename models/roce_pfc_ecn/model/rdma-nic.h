@@ -13,9 +13,10 @@
  *    by default), the NIC's own latencies.
  *
  * The NIC itself makes the congestion control (its attribute CongestionControl), connects QPs
- * (Connect), and is its port's user: the port pulls packets (Pull -> the scheduler) and hands
- * over frames (Receive -> the host interface -> Dispatch -> the QP). Scenarios name every part's
- * attribute under RdmaNic (RdmaNic.PathMtu), as before the parts were split out
+ * (Connect). Its transport is the port's user: the port pulls packets (RdmaTransport::Pull:
+ * the scheduler picks the QP, the QP builds the packet) and hands over frames
+ * (RdmaTransport::Receive -> the host interface's Admit -> Dispatch -> the QP). Scenarios name
+ * every part's attribute under RdmaNic (RdmaNic.PathMtu), as before the parts were split out
  * (lfsim::RegisterParts); each is declared once, by its part.
  */
 #ifndef RDMA_NIC_H
@@ -37,7 +38,7 @@
 namespace ns3
 {
 
-class RdmaNic : public Object, public RoceNetDevice::User
+class RdmaNic : public Object
 {
   public:
     static TypeId GetTypeId();
@@ -172,20 +173,8 @@ class RdmaNic : public Object, public RoceNetDevice::User
   private:
     friend class RdmaHostInterface;
 
-    // RoceNetDevice::User: the port pulls packets (from the scheduler) and hands over frames.
-    RoceFrame
-    Pull(uint8_t prio) override
-    {
-        return m_sched.Pull(prio);
-    }
-    void Receive(RoceNetDevice* port, const RoceFrame& frame, const FrameBytes& bytes) override;
-    /// A received frame for one of this NIC's QPs (at once, or when the host interface has
-    /// written its payload).
-    void Dispatch(const RoceHeader& h);
-
     // What a frame received reads first, then the parts in the order a pull reads them
     std::vector<Ptr<RdmaQueuePair>> m_qps;
-    RoceHeader m_rxHeader; ///< the header of the frame being received (see Receive)
     RdmaHostInterface m_host;
     RdmaTxScheduler m_sched;
     RdmaTransport m_tp;

@@ -151,7 +151,8 @@ RdmaTransport::RdmaTransport()
 }
 
 void
-RdmaTransport::Setup(RoceNetDevice* port, Ipv4Address ip, RdmaTxScheduler* sched,
+RdmaTransport::Setup(RoceNetDevice* port, Ipv4Address ip,
+                     const std::vector<Ptr<RdmaQueuePair>>* qps, RdmaTxScheduler* sched,
                      RdmaHostInterface* host, RdmaCongestionControl* cc)
 {
     if (m_pathMtu & (m_pathMtu - 1))
@@ -184,9 +185,53 @@ RdmaTransport::Setup(RoceNetDevice* port, Ipv4Address ip, RdmaTxScheduler* sched
     m_ip = ip;
     m_nextHop = port->GetRoceChannel()->GetPeer(port)->GetMac();
     m_macWire = port->GetMac();
+    m_qps = qps;
     m_sched = sched;
     m_host = host;
     m_cc = cc;
+}
+
+RoceFrame
+RdmaTransport::Pull(uint8_t prio)
+{
+    RdmaQueuePair* qp = m_sched->Pick(prio);
+    if (!qp)
+    {
+        return RoceFrame();
+    }
+    RoceFrame p = qp->NextPacket();
+    m_sched->Sent(*qp, p.GetSize());
+    return p;
+}
+
+void
+RdmaTransport::Receive(RoceNetDevice*, const RoceFrame& frame, const FrameBytes& f)
+{
+    const uint32_t bytes = frame.GetSize();
+    // A header object kept for reception and reset by assignment: making one per frame costs
+    // six log-level checks in Debian's build (the addresses' and Header's constructors and
+    // destructor). Nothing below receives a frame before h is done with.
+    RoceHeader& h = m_rxHeader;
+    h = BlankHeader();
+    if (!h.Read(f.b, f.n))
+    {
+        return; // not a RoCEv2 frame the port could have sent us
+    }
+    if (m_host->Admit(h, bytes))
+    {
+        Dispatch(h);
+    }
+}
+
+void
+RdmaTransport::Dispatch(const RoceHeader& h)
+{
+    const uint32_t index = h.destQp - RdmaQueuePair::FIRST_QPN;
+    if (h.udpDst != ROCEV2_UDP_PORT || index >= m_qps->size())
+    {
+        return;
+    }
+    (*m_qps)[index]->Receive(h);
 }
 
 uint32_t
@@ -418,7 +463,7 @@ RdmaQueuePair::NextReadResponse()
 RoceHeader&
 RdmaQueuePair::Template(uint8_t opcode, uint64_t psn)
 {
-    // One kept header reset by assignment, as RdmaNic::Receive does: a header made per packet
+    // One kept header reset by assignment, as RdmaTransport::Receive does: a header made per packet
     // costs log-level checks in Header's constructor and destructor (Debian's build). Every
     // caller is done with it (the packet built) before anything can build another.
     const RdmaTransport& tp = *m_tp;

@@ -8,12 +8,14 @@
  * A frame's way through it (rdma-queue-pair.cc, in this order; HasData, NextPacket and Build
  * are inline below):
  *  - send: Post -> Sendable (after the host interface's post latency: PSNs given, the QP joins
- *    the scheduler's round and wakes it) ... the scheduler's pull -> NextPacket -> NextRequest
- *    or NextReadResponse -> Template and Build -> back to the scheduler, to the port.
- *  - receive: RdmaNic::Dispatch -> Receive -> OnData (responder: Respond / SendControl with the
- *    ACK or NAK, MaybeSendCnp) or OnAck / OnReadResponse (requester: Acked -> Complete ->
- *    Deliver, the completion; AckSample for the congestion control; GoBack on a NAK) or
- *    OnReadRequest (responder: the read responses owed, sent as the scheduler pulls).
+ *    the scheduler's round and wakes it) ... the port's pull, RdmaTransport::Pull (the
+ *    scheduler's Pick names the QP) -> NextPacket -> NextRequest or NextReadResponse ->
+ *    Template and Build -> the port.
+ *  - receive: the port -> RdmaTransport::Receive (the header parsed once, the host interface's
+ *    Admit) -> Dispatch -> RdmaQueuePair::Receive -> OnData (responder: Respond / SendControl with
+ * the ACK or NAK, MaybeSendCnp) or OnAck / OnReadResponse (requester: Acked -> Complete -> Deliver,
+ * the completion; AckSample for the congestion control; GoBack on a NAK) or OnReadRequest
+ * (responder: the read responses owed, sent as the scheduler pulls).
  *  - timers: ArmTimer -> OnTimer (local ACK timeout: GoBack, or EnterError); OnRnrNak ->
  *    RnrTimerExpired.
  *
@@ -37,8 +39,10 @@
 #include "rdma-host-interface.h"
 #include "roce-frame.h"
 #include "roce-header.h"
+#include "roce-net-device.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace ns3
 {
@@ -59,8 +63,10 @@ enum class RdmaOp : uint8_t
 
 /// What the queue pairs of one NIC share: the RC transport's attributes and trace sources, and
 /// what their packets take from the NIC. Held by value in its RdmaNic (an ns3::ObjectBase with
-/// its own TypeId), its attributes taken from their defaults when the NIC is made.
-class RdmaTransport final : public ObjectBase
+/// its own TypeId), its attributes taken from their defaults when the NIC is made. It is the
+/// port's user: the port pulls the next packet from it (the scheduler picks the QP, which builds
+/// it) and hands it every frame received (for the QP it names).
+class RdmaTransport final : public ObjectBase, public RoceNetDevice::User
 {
   public:
     static TypeId GetTypeId();
@@ -108,20 +114,33 @@ class RdmaTransport final : public ObjectBase
     typedef void (*QpTracedCallback)(uint32_t qpn);
     typedef void (*CompleteTracedCallback)(uint32_t qpn, uint32_t bytes, Time fct);
 
+    // RoceNetDevice::User: the port's line is free for class `prio`: the packet that goes next
+    // (the scheduler picks the QP, the QP builds it), or null.
+    RoceFrame Pull(uint8_t prio) override;
+    /// A frame arrived: its header parsed once, the host interface asked (Admit), and the QP it
+    /// names given it (Dispatch).
+    void Receive(RoceNetDevice* port, const RoceFrame& frame, const FrameBytes& bytes) override;
+
   private:
     friend class RdmaNic;
     friend class RdmaQueuePair;
+    friend class RdmaHostInterface;
 
-    /// Takes the NIC's port, address, parts and controller (null: None), and checks that a
-    /// full packet with the controller's telemetry fits the port's Mtu (throws
+    /// Takes the NIC's port, address, queue pairs, parts and controller (null: None), and checks
+    /// that a full packet with the controller's telemetry fits the port's Mtu (throws
     /// std::invalid_argument naming RdmaNic.PathMtu, as scenarios write it).
-    void Setup(RoceNetDevice* port, Ipv4Address ip, RdmaTxScheduler* sched, RdmaHostInterface* host,
-               RdmaCongestionControl* cc);
+    void Setup(RoceNetDevice* port, Ipv4Address ip, const std::vector<Ptr<RdmaQueuePair>>* qps,
+               RdmaTxScheduler* sched, RdmaHostInterface* host, RdmaCongestionControl* cc);
+    /// A received frame for one of the NIC's QPs (at once, or when the host interface has
+    /// written its payload).
+    void Dispatch(const RoceHeader& h);
     void SetLocalAckTimeout(uint32_t n);
     uint32_t GetLocalAckTimeout() const;
 
     // What a packet built or received reads, in about that order: on a large fabric each packet
     // meets its NIC cold in the cache and reads a few lines of it, not all.
+    const std::vector<Ptr<RdmaQueuePair>>* m_qps = nullptr; ///< the NIC's, by QPN - FIRST_QPN
+    RoceHeader m_rxHeader; ///< the header of the frame being received (see Receive)
     RoceNetDevice* m_port = nullptr;
     Ipv4Bytes m_ip;     ///< in wire form, as every packet carries it
     MacBytes m_macWire; ///< the port's address, read once when the port is attached
@@ -362,6 +381,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
   private:
     friend class RdmaNic;
     friend class RdmaTxScheduler;
+    friend class RdmaTransport;
 
     struct ReadResponse
     {
@@ -420,7 +440,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     void OnTimer();
 
     // Receive direction
-    /// A frame for this QP (RdmaNic::Dispatch).
+    /// A frame for this QP (RdmaTransport::Dispatch).
     void Receive(const RoceHeader& h);
     void OnData(const RoceHeader& h, uint32_t payload);
     void OnReadRequest(const RoceHeader& h);

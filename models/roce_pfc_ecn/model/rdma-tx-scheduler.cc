@@ -77,8 +77,8 @@ RdmaTxScheduler::Wake(uint8_t prio)
     m_port->Kick();
 }
 
-RoceFrame
-RdmaTxScheduler::Pull(uint8_t prio)
+RdmaQueuePair*
+RdmaTxScheduler::Pick(uint8_t prio)
 {
     const Time now = lfsim::Now();
     if (const Time txFree = m_host->GetTxFree(); txFree > now)
@@ -86,7 +86,7 @@ RdmaTxScheduler::Pull(uint8_t prio)
         // The host-read serializer is still fetching earlier payload: nothing new until then.
         m_wake[prio].Cancel();
         m_wake[prio] = lfsim::Schedule(txFree - now, &RdmaTxScheduler::Wake, this, prio);
-        return RoceFrame();
+        return nullptr;
     }
     const std::vector<Ptr<RdmaQueuePair>>& qps = *m_qps;
     const size_t n = qps.size();
@@ -112,27 +112,32 @@ RdmaTxScheduler::Pull(uint8_t prio)
             continue; // the window is full: an ACK wakes the port (RdmaQueuePair::AckSample)
         }
         m_rr = (i + 1) % n;
-        RoceFrame p = qp.NextPacket();
-        const uint32_t line = EthLineBytes(p.GetSize());
-        const double lineRate = double(EthBitRate(m_port->GetSpeed()));
-        qp.m_lastTx = now;
-        qp.m_lastLine = line;
-        if (qp.m_rate < lineRate)
-        {
-            qp.m_nextAvail = now + PicoSeconds(int64_t(line * 8.0 / qp.m_rate * 1e12));
-        }
-        if (m_cc)
-        {
-            m_cc->OnSent(qp, line);
-        }
-        return p;
+        return &qp;
     }
     if (earliest != Time::Max())
     {
         m_wake[prio].Cancel();
         m_wake[prio] = lfsim::Schedule(earliest - now, &RdmaTxScheduler::Wake, this, prio);
     }
-    return RoceFrame();
+    return nullptr;
+}
+
+void
+RdmaTxScheduler::Sent(RdmaQueuePair& qp, uint32_t frameBytes)
+{
+    const Time now = lfsim::Now();
+    const uint32_t line = EthLineBytes(frameBytes);
+    const double lineRate = double(EthBitRate(m_port->GetSpeed()));
+    qp.m_lastTx = now;
+    qp.m_lastLine = line;
+    if (qp.m_rate < lineRate)
+    {
+        qp.m_nextAvail = now + PicoSeconds(int64_t(line * 8.0 / qp.m_rate * 1e12));
+    }
+    if (m_cc)
+    {
+        m_cc->OnSent(qp, line);
+    }
 }
 
 void

@@ -3,11 +3,13 @@
  *
  * The NIC does not queue data packets. When a QP is given something to send (a work request's
  * PSNs, a READ to answer) it joins the scheduler's round and the scheduler tells the port its
- * class has a source (Wake). When the line is free the port pulls (RdmaNic::Pull -> Pull here):
- * the scheduler visits the QPs of that class in the round, round-robin from the one after the
- * last that sent, skips those with nothing to send, a closed rate limiter or a full window, and
- * has the first that may go build its next packet (RdmaQueuePair::NextPacket), which goes
- * straight to the port. If none may go yet it wakes the port when the earliest one may.
+ * class has a source (Wake). When the line is free the port pulls from the NIC's transport
+ * (RdmaTransport::Pull), which asks the scheduler which QP goes (Pick): it visits the QPs of
+ * that class in the round, round-robin from the one after the last that sent, skips those with
+ * nothing to send, a closed rate limiter or a full window, and names the first that may go. That
+ * QP builds its next packet (RdmaQueuePair::NextPacket), which goes straight to the port; the
+ * scheduler only hears its size (Sent: the rate limiter's gap, the controller's OnSent). If none
+ * may go yet it wakes the port when the earliest one may.
  *
  * The rate limiter: a QP below the line rate, after a packet of L line bytes, may send again no
  * earlier than L x 8 / rate later. Its rate is what the congestion control sets
@@ -59,8 +61,12 @@ class RdmaTxScheduler final : public ObjectBase
     void Retire(RdmaQueuePair& qp);
     /// A QP of class `prio` got new work or its rate limiter opened: let the port pull.
     void Wake(uint8_t prio);
-    /// The port's line is free for class `prio`: the next packet of that class, or null.
-    RoceFrame Pull(uint8_t prio);
+    /// The port's line is free for class `prio`: the QP whose packet goes next, or null (then
+    /// the port is woken when one may go).
+    RdmaQueuePair* Pick(uint8_t prio);
+    /// `qp`, picked, has built a frame of `frameBytes` for the port: its rate limiter's gap
+    /// starts, and its controller hears of it.
+    void Sent(RdmaQueuePair& qp, uint32_t frameBytes);
 
     /// The rate limiter: `qp`'s sending rate (bit/s), capped at the line rate.
     void SetRate(RdmaQueuePair& qp, double bps);
