@@ -10,7 +10,7 @@
  * on its port for the lossless priorities, as a NIC does, so the wire slows to the PCIe rate
  * without a drop. A PFC storm (a fault) pauses the same priorities from here.
  *
- * Where a frame meets it: on the way out RdmaTxScheduler::Pull asks GetTxFree (the host-read
+ * Where a frame meets it: on the way out RdmaTxScheduler::Pick asks GetTxFree (the host-read
  * serializer still busy: nothing pulled) and the queue pair's Build reads the payload of the
  * packet it builds (ReadPayload); on the way in
  * RdmaTransport::Receive asks Admit, which holds a frame with payload until its host write is

@@ -532,7 +532,7 @@ RdmaQueuePair::OnTimer()
 }
 
 // ---------------------------------------------------------------------------------------------
-// Receive direction: (RdmaNic::Dispatch) -> Receive -> OnData | OnAck | OnReadRequest |
+// Receive direction: (RdmaTransport::Dispatch) -> Receive -> OnData | OnAck | OnReadRequest |
 // OnReadResponse -> ... -> Complete -> Deliver
 
 void

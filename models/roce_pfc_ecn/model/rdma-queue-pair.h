@@ -472,7 +472,7 @@ class RdmaQueuePair : public SimpleRefCount<RdmaQueuePair>
     uint16_t m_udpSrc = 0;
     uint8_t m_prio = 3;
     int16_t m_dscp = -1; ///< -1: the NIC's Dscp
-    // The rate limiter's (RdmaTxScheduler::Pull and SetRate)
+    // The rate limiter's (RdmaTxScheduler::Pick, Sent and SetRate)
     double m_rate = 0;
     uint64_t m_window = 0; ///< 0: none
     Time m_nextAvail;

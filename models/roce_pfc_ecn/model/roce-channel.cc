@@ -1,6 +1,5 @@
 #include "roce-channel.h"
 
-#include "lfsim-clock.h"
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/simulator.h"
@@ -52,8 +51,13 @@ void
 RoceChannel::Update()
 {
     m_delay = PicoSeconds(std::llround(m_length * m_delayPerMeter.GetPicoSeconds()));
-    m_line[0].delay = m_delay;
-    m_line[1].delay = m_delay;
+    for (const Ptr<RoceNetDevice>& dev : m_dev)
+    {
+        if (dev)
+        {
+            dev->SetLineDelay(m_delay); // a length set after the ports were attached
+        }
+    }
 }
 
 uint8_t
@@ -69,32 +73,6 @@ Ptr<RoceNetDevice>
 RoceChannel::GetPeer(Ptr<const RoceNetDevice> self) const
 {
     return m_dev[0] == self ? m_dev[1] : m_dev[0];
-}
-
-void
-RoceChannel::Transmit(uint8_t from, const RoceFrame& frame, Time frameTime)
-{
-    if (m_faults.Active() && m_faults.Lose(frame.GetSize(), from))
-    {
-        return; // lost on the line, or dropped by the receiver's FCS/ICRC check
-    }
-    const uint8_t side = 1 - from;
-    Line& line = m_line[side];
-    if (!line.frames.HasDelivery())
-    {
-        // The receiver's node is its context; nodes stay, so it is read once. The event names
-        // the receiver itself: a delivery then reads the event and the line, not m_dev's line.
-        line.frames.SetDelivery(
-            lfsim::MakeLineEvent(&RoceChannel::Deliver, this, side, PeekPointer(m_dev[side])),
-            m_dev[side]->GetNode()->GetId());
-    }
-    line.frames.Send(frame, frameTime + line.delay);
-}
-
-void
-RoceChannel::Deliver(uint8_t side, RoceNetDevice* to)
-{
-    to->Receive(m_line[side].frames.Take());
 }
 
 std::size_t
@@ -114,10 +92,6 @@ RoceChannel::DoDispose()
 {
     m_dev[0] = nullptr;
     m_dev[1] = nullptr;
-    for (uint8_t side : {0, 1})
-    {
-        m_line[side].frames.Clear();
-    }
     Channel::DoDispose();
 }
 

@@ -78,6 +78,7 @@ RoceNetDevice::Attach(Ptr<RoceChannel> channel)
 {
     m_channel = channel;
     m_lineSide = channel->Attach(this);
+    m_out.delay = channel->GetPropagationDelay();
 }
 
 void
@@ -504,7 +505,21 @@ RoceNetDevice::Transmit(Item item, bool control)
     {
         m_snifferTrace(item.frame.ToPacket());
     }
-    m_channel->Transmit(m_lineSide, item.frame, arrive);
+    // Onto the line, unless the cable's faults lose it (or the receiver's FCS/ICRC check drops
+    // it): it reaches the peer when its last bit has, the propagation delay after it left.
+    if (lfsim::LinkFaults& faults = m_channel->Faults();
+        !(faults.Active() && faults.Lose(item.frame.GetSize(), m_lineSide)))
+    {
+        if (!m_out.frames.HasDelivery())
+        {
+            // The receiver's node is its context; nodes stay, so it is read once. The event
+            // names the receiver itself: a delivery then reads the event and this line only.
+            RoceNetDevice* to = PeekPointer(m_channel->GetPeer(this));
+            m_out.frames.SetDelivery(lfsim::MakeLineEvent(&RoceNetDevice::Arrive, this, to),
+                                     to->GetNode()->GetId());
+        }
+        m_out.frames.Send(item.frame, arrive + m_out.delay);
+    }
     m_current = std::move(item);
     m_currentIsData = !control;
     if (!m_txDoneEvent)
@@ -516,6 +531,12 @@ RoceNetDevice::Transmit(Item item, bool control)
     // releases one reference per scheduled instance.
     m_txDoneEvent->Ref();
     lfsim::ScheduleHere(done, PeekPointer(m_txDoneEvent));
+}
+
+void
+RoceNetDevice::Arrive(RoceNetDevice* to)
+{
+    to->Receive(m_out.frames.Take());
 }
 
 void
@@ -639,6 +660,7 @@ RoceNetDevice::DoDispose()
     m_txDoneEvent = nullptr;
     DisposePort();
     m_channel = nullptr;
+    m_out.frames.Clear();
     for (auto& tc : m_tc)
     {
         tc.q.clear();

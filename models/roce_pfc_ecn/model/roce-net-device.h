@@ -17,6 +17,7 @@
 
 #include "ethernet-speed.h"
 #include "lfsim-fifo.h"
+#include "lfsim-in-flight.h"
 #include "lfsim-wired-port.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
@@ -157,8 +158,15 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
         return m_ip;
     }
 
-    /// Called by RoceChannel when the last bit of a frame has arrived.
+    /// The last bit of a frame has arrived (Arrive, on the peer's line; tests call it too).
     void Receive(RoceFrame frame);
+    /// The cable's propagation delay, for the line out of this port (RoceChannel sets it at
+    /// Attach and when its length changes).
+    void
+    SetLineDelay(Time delay)
+    {
+        m_out.delay = delay;
+    }
 
     uint32_t
     GetQueueBytes(uint8_t prio) const
@@ -299,6 +307,8 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
     }
     void TakeIp(uint8_t c);
     void Transmit(Item item, bool control);
+    /// The frame at the head of the line out of this port has reached the peer, `to`.
+    void Arrive(RoceNetDevice* to);
     void TransmitDone();
     void OnPause(Ptr<Packet> frame);
     void SchedulePauseWake(Time now, uint8_t held);
@@ -349,7 +359,18 @@ class alignas(64) RoceNetDevice : public lfsim::WiredPort
     static_assert(sizeof(TrafficClass) == 64, "a class's queue, its first frame, bytes, deficit");
     static_assert(sizeof(Item) == 24, "a frame, its bytes, ingress port, class and edit");
 
+    /// The line out of this port: the frames on their way to the peer, in sending order, and the
+    /// cable's delay, on one line (a frame sent reads it). They arrive in that order (one delay,
+    /// one sender), so one reusable event delivers the head: no event or argument copy per frame.
+    struct alignas(64) Line
+    {
+        lfsim::InFlight<RoceFrame> frames;
+        Time delay;
+    };
+    static_assert(sizeof(Line) == 64, "a line's frames and delay fill one cache line");
+
     std::array<TrafficClass, ETH_CLASSES> m_tc;
+    Line m_out;
     lfsim::Fifo<Ptr<Packet>> m_control; ///< PFC frames, ahead of every class
     PfcIpCounters m_pc;
 

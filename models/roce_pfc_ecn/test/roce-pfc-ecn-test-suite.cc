@@ -223,6 +223,49 @@ MakeBackToBack(EthSpeed speed)
     return p;
 }
 
+/// The line out of a port takes its delay from the cable, also when the cable's length is set
+/// after the ports were attached: a frame arrives its wire time plus the new delay after it
+/// starts, in each direction.
+class CableLengthTest : public TestCase, public RoceNetDevice::User
+{
+  public:
+    CableLengthTest()
+        : TestCase("A cable's length set after its ports are attached: frames arrive with its "
+                   "delay")
+    {
+    }
+
+    void
+    Receive(RoceNetDevice* port, const RoceFrame& frame, const FrameBytes&) override
+    {
+        m_arrivals.emplace_back(port, Simulator::Now());
+    }
+
+  private:
+    void
+    DoRun() override
+    {
+        const auto [a, b, ch] = MakeBackToBack(EthSpeed::GBE100); // 100 m: 500 ns
+        a->SetUser(this);
+        b->SetUser(this);
+        ch->SetAttribute("Length", DoubleValue(300)); // 1500 ns, after both attached
+        a->Enqueue(Create<Packet>(1000), 3);
+        b->Enqueue(Create<Packet>(200), 3);
+        Simulator::Run();
+        // 1000 B + FCS with preamble and SFD at 100 Gb/s: 1012 B = 80.96 ns; 200 B: 16.96 ns.
+        NS_TEST_ASSERT_MSG_EQ(m_arrivals.size(), 2u, "both frames arrive");
+        for (const auto& [port, at] : m_arrivals)
+        {
+            const bool atB = port == PeekPointer(b);
+            const Time expect = PicoSeconds(atB ? 80960 : 16960) + NanoSeconds(1500);
+            NS_TEST_EXPECT_MSG_EQ(at, expect, (atB ? "a -> b" : "b -> a"));
+        }
+        Simulator::Destroy();
+    }
+
+    std::vector<std::pair<RoceNetDevice*, Time>> m_arrivals;
+};
+
 /// Two ports back to back; port A streams frames of class 3, port B pauses it.
 class PfcTimingTest : public TestCase, public RoceNetDevice::User
 {
@@ -859,6 +902,7 @@ class RocePfcEcnTestSuite : public TestSuite
     {
         AddTestCase(new WireFormatTest, TestCase::QUICK);
         AddTestCase(new LineTimingTest, TestCase::QUICK);
+        AddTestCase(new CableLengthTest, TestCase::QUICK);
         AddTestCase(new PfcTimingTest(EthSpeed::GBE25, 100, false), TestCase::QUICK);
         AddTestCase(new PfcTimingTest(EthSpeed::GBE100, 1000, false), TestCase::QUICK);
         AddTestCase(new PfcTimingTest(EthSpeed::GBE25, 0xFFFF, true), TestCase::QUICK);
