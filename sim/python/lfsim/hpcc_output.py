@@ -41,9 +41,25 @@ from typing import TYPE_CHECKING, Any
 from .hpcc_check import read_flow_file, same_flows
 from .values import TIME_RE, length_metres
 
+
+def _table(result: Result, name: str) -> dict[str, list]:
+    """A table's columns as lists, the values its DataFrame's ``tolist()`` gives (a label column:
+    its names, "nan" where an id has none), without importing pandas: these files are written
+    as a run ends, and pandas alone took longer to import than writing them."""
+    from .tables import Labels
+
+    out: dict[str, list] = {}
+    for column, values in result._columns(name, result._tables).items():
+        if isinstance(values, Labels):
+            names = values.categories
+            out[column] = [names[c] if c >= 0 else "nan" for c in values.codes.tolist()]
+        else:
+            out[column] = values.tolist()
+    return out
+
+
 if TYPE_CHECKING:
     import numpy as np
-    import pandas as pd
 
     from .runner import Result
 
@@ -207,8 +223,8 @@ def fabric_of(result: Result) -> Fabric:
         # A generator's: host links at HostSpeed, the others at UplinkSpeed (empty: HostSpeed),
         # both empty: the port's Speed; every cable RoceChannel.Length long.
         delay = _length_ps(ch["Length"], ch["PropagationDelayPerMeter"])
-        table = result.table("links")
-        for pa, pb in zip(table["a"].tolist(), table["b"].tolist(), strict=True):
+        table = _table(result, "links")
+        for pa, pb in zip(table["a"], table["b"], strict=True):
             (a, na), (b, nb) = _port_of(labels[pa], host_set), _port_of(labels[pb], host_set)
             uplink = a not in host_set and b not in host_set
             speed = (topo.get("UplinkSpeed") if uplink else "") or topo.get("HostSpeed")
@@ -242,22 +258,20 @@ def standalone_fct(fabric: Fabric, src: int, dst: int, size: int, payload: int, 
     return 2 * delay + tx + total * 8000000000 // bps
 
 
-def _table_flows(flows: pd.DataFrame, rows: list[int]) -> list[tuple[str, str, int]]:
-    src, dst = flows["src_label"].astype(str).tolist(), flows["dst_label"].astype(str).tolist()
-    size = flows["size_bytes"].tolist()
+def _table_flows(flows: dict[str, list], rows: list[int]) -> list[tuple[str, str, int]]:
+    src, dst, size = flows["src_label"], flows["dst_label"], flows["size_bytes"]
     return [(src[r], dst[r], size[r]) for r in rows]
 
 
-def dports(result: Result, flows: pd.DataFrame) -> list[int]:
+def dports(result: Result, flows: dict[str, list]) -> list[int]:
     """Each flow's DPORT: from hpcc_output.flow_file (every flow of the run, in order), else
     from a Flows workload's own HPCC flow.txt for its flows, else 100 (traffic_gen.py's)."""
     spec = result.config.get("hpcc_output") or {}
-    out = [DEFAULT_DPORT] * len(flows)
+    n = len(flows["src"])
+    out = [DEFAULT_DPORT] * n
     if "flow_file" in spec:
-        return same_flows(
-            Path(spec["flow_file"]), _table_flows(flows, list(range(len(flows)))), "the run's"
-        )
-    workload = flows["workload"].tolist()
+        return same_flows(Path(spec["flow_file"]), _table_flows(flows, list(range(n))), "the run's")
+    workload = flows["workload"]
     for w, name in enumerate(result.labels("workloads") or []):
         listed = (result.config.get("workload") or {}).get(name, {}).get("flows")
         if isinstance(listed, dict) and Path(listed["file"]).suffix not in _TABLE_SUFFIXES:
@@ -275,7 +289,7 @@ def fct_lines(result: Result) -> tuple[list[str], int]:
     hpcc_output's fct asks the run for; a flow of one message is one line, as the HPCC code's
     one QP a flow), and how many flows were left out (0; a run without the messages table
     falls back to the flows table, whose flows of several messages have only a mean FCT)."""
-    flows = result.table("flows")
+    flows = _table(result, "flows")
     fabric = fabric_of(result)
     hosts = list(result.labels("hosts") or [])
     payload = int(result.config["RdmaNic"]["PathMtu"])
@@ -284,18 +298,18 @@ def fct_lines(result: Result) -> tuple[list[str], int]:
     cache: dict = {}
     sports: dict[tuple[int, int], int] = {}
     flow_sport = []
-    for s, d in zip(flows["src"].tolist(), flows["dst"].tolist(), strict=True):
+    for s, d in zip(flows["src"], flows["dst"], strict=True):
         # third.cc gives each flow of a host pair the next port, from 10000, as it starts (the
         # flow file's order); a uint16_t. A flow's messages share its QP and so its port.
         n = sports.get((nodes[s], nodes[d]), 0)
         sports[(nodes[s], nodes[d])] = n + 1
         flow_sport.append((FIRST_SPORT + n) % 65536)
     if "messages" in result.table_names:
-        m = result.table("messages")
+        m = _table(result, "messages")
         done = zip(
-            m["flow"].tolist(),
-            (round(x * 1000) for x in m["start_ns"].tolist()),
-            (round(x * 1000) for x in m["fct_ns"].tolist()),
+            m["flow"],
+            (round(x * 1000) for x in m["start_ns"]),
+            (round(x * 1000) for x in m["fct_ns"]),
             strict=True,
         )
         several = 0
@@ -303,13 +317,13 @@ def fct_lines(result: Result) -> tuple[list[str], int]:
         columns = ("start_us", "fct_us", "messages")
         done, several = [], 0
         for i, (start_us, fct_us, messages) in enumerate(
-            zip(*(flows[c].tolist() for c in columns), strict=True)
+            zip(*(flows[c] for c in columns), strict=True)
         ):
             if messages != 1 or not math.isfinite(fct_us):
                 several += messages > 1
                 continue
             done.append((i, round(start_us * 1e6), round(fct_us * 1e6)))
-    src, dst, size = (flows[c].tolist() for c in ("src", "dst", "size_bytes"))
+    src, dst, size = (flows[c] for c in ("src", "dst", "size_bytes"))
     rows = []
     for i, start_ps, fct_ps in done:
         a, b = nodes[src[i]], nodes[dst[i]]

@@ -34,14 +34,22 @@ def _top(names: list[str]) -> set[str]:
     return {n.split(".")[0] for n in names} | set(names)
 
 
-# FC, RoCE with time series, the 128-host fat-tree. (A Fio workload's fio.json is still
-# made with pandas: lfsim.fio.)
-@pytest.mark.parametrize("scenario", ["fc_pingpong", "pfc_deadlock", "fat_tree_websearch"])
-def test_a_short_run_imports_the_loader_once_and_no_pandas(tmp_path, scenario):
+# FC, RoCE with time series, the 128-host fat-tree, and with the HPCC simulator's result files
+# (flows complete in 300 us). (A Fio workload's fio.json is still made with pandas: lfsim.fio.)
+@pytest.mark.parametrize(
+    ("scenario", "extra"),
+    [
+        ("fc_pingpong", []),
+        ("pfc_deadlock", []),
+        ("fat_tree_websearch", []),
+        ("fat_tree_websearch", ["--hpcc-output", "--set", "stop_time=300us"]),
+    ],
+)
+def test_a_short_run_imports_the_loader_once_and_no_pandas(tmp_path, scenario, extra):
     env = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}  # so that it re-executes
     env["PYTHONPROFILEIMPORTTIME"] = "1"
     out = tmp_path / "out"
-    args = ["run", scenario, "--set", "stop_time=1us", "--out", str(out)]
+    args = ["run", scenario, "--set", "stop_time=1us", *extra, "--out", str(out)]
     p = subprocess.run(
         [sys.executable, "-c", ENTRY, *args], env=env, capture_output=True, text=True, timeout=300
     )
@@ -59,6 +67,8 @@ def test_a_short_run_imports_the_loader_once_and_no_pandas(tmp_path, scenario):
     assert summary["tables"] and all((out / f"{t}.csv").is_file() for t in summary["tables"])
     assert all((out / f"{t}.parquet").is_file() for t in summary["tables"])
     assert all((out / "series" / f"{s}.parquet").is_file() for s in summary["series"])
+    if "--hpcc-output" in extra:
+        assert (out / "fct.txt").read_text().count("\n") > 0  # flows completed, written
 
 
 def test_importing_lfsim_imports_what_is_used_on_first_use():
