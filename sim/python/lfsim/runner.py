@@ -522,7 +522,16 @@ def config_yaml(config: dict) -> str:
         header += (
             f"# The mode's settings are merged below; modes: keeps only '{mode}', now empty.\n"
         )
-    return header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=100)
+    return header + yaml.dump(
+        config, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100
+    )
+
+
+# libyaml's emitter when pyyaml has it: the text of yaml.safe_dump for every built-in scenario
+# (test_config_yaml), in a third of the time (0.08 s against 0.21 s for a 128-host fat-tree's
+# 1,261 flows). It writes characters beyond the Basic Multilingual Plane escaped ("\U0001F600"),
+# which load back the same.
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def _safe_file_name(name: str) -> str:
