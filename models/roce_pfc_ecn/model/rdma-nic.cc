@@ -54,10 +54,10 @@ RdmaNic::Setup(Ptr<RoceNetDevice> port, Ipv4Address ip)
         m_cc = factory.Create<RdmaCongestionControl>();
     }
     RoceNetDevice* p = PeekPointer(port);
-    m_tp.Setup(p, ip, &m_qps, &m_sched, &m_host, PeekPointer(m_cc));
+    m_tp.Setup(p, ip, &m_sched, &m_host, PeekPointer(m_cc));
     port->SetUser(&m_tp);
     m_host.Setup(&m_tp, p);
-    m_sched.Setup(p, &m_host, PeekPointer(m_cc), &m_qps);
+    m_sched.Setup(p, &m_host, PeekPointer(m_cc), &m_tp.m_qps);
 }
 
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
@@ -71,10 +71,10 @@ RdmaNic::Connect(Ptr<RdmaNic> peer, Time baseRtt, Time peerBaseRtt)
     b->m_tp = &peer->m_tp;
     a->m_baseRtt = baseRtt;
     b->m_baseRtt = peerBaseRtt;
-    a->m_qpn = RdmaQueuePair::FIRST_QPN + m_qps.size();
-    b->m_qpn = RdmaQueuePair::FIRST_QPN + peer->m_qps.size();
-    m_qps.push_back(a);
-    peer->m_qps.push_back(b);
+    a->m_qpn = RdmaQueuePair::FIRST_QPN + m_tp.m_qps.size();
+    b->m_qpn = RdmaQueuePair::FIRST_QPN + peer->m_tp.m_qps.size();
+    m_tp.m_qps.push_back(a);
+    peer->m_tp.m_qps.push_back(b);
     for (auto [x, y] : {std::make_pair(a, b), std::make_pair(b, a)})
     {
         const RdmaTransport& tp = *x->m_tp;
@@ -97,7 +97,7 @@ RdmaNic::Connect(Ptr<RdmaNic> peer, Time baseRtt, Time peerBaseRtt)
 void
 RdmaNic::DoDispose()
 {
-    for (auto& qp : m_qps)
+    for (auto& qp : m_tp.m_qps)
     {
         qp->m_rto.Cancel();
         qp->m_rnrTimer.Cancel();
@@ -109,7 +109,7 @@ RdmaNic::DoDispose()
     }
     m_sched.Dispose();
     m_host.Dispose();
-    m_qps.clear();
+    m_tp.m_qps.clear();
     m_port = nullptr;
     m_cc = nullptr;
     Object::DoDispose();

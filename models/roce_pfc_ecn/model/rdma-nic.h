@@ -82,7 +82,7 @@ class RdmaNic : public Object
     const std::vector<Ptr<RdmaQueuePair>>&
     GetQueuePairs() const
     {
-        return m_qps;
+        return m_tp.m_qps;
     }
     Ptr<RdmaCongestionControl>
     GetCongestionControl() const
@@ -173,8 +173,7 @@ class RdmaNic : public Object
   private:
     friend class RdmaHostInterface;
 
-    // What a frame received reads first, then the parts in the order a pull reads them
-    std::vector<Ptr<RdmaQueuePair>> m_qps;
+    // The parts, held by value (the transport holds the QPs)
     RdmaHostInterface m_host;
     RdmaTxScheduler m_sched;
     RdmaTransport m_tp;

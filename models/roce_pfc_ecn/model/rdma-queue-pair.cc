@@ -151,8 +151,7 @@ RdmaTransport::RdmaTransport()
 }
 
 void
-RdmaTransport::Setup(RoceNetDevice* port, Ipv4Address ip,
-                     const std::vector<Ptr<RdmaQueuePair>>* qps, RdmaTxScheduler* sched,
+RdmaTransport::Setup(RoceNetDevice* port, Ipv4Address ip, RdmaTxScheduler* sched,
                      RdmaHostInterface* host, RdmaCongestionControl* cc)
 {
     if (m_pathMtu & (m_pathMtu - 1))
@@ -185,7 +184,6 @@ RdmaTransport::Setup(RoceNetDevice* port, Ipv4Address ip,
     m_ip = ip;
     m_nextHop = port->GetRoceChannel()->GetPeer(port)->GetMac();
     m_macWire = port->GetMac();
-    m_qps = qps;
     m_sched = sched;
     m_host = host;
     m_cc = cc;
@@ -227,11 +225,11 @@ void
 RdmaTransport::Dispatch(const RoceHeader& h)
 {
     const uint32_t index = h.destQp - RdmaQueuePair::FIRST_QPN;
-    if (h.udpDst != ROCEV2_UDP_PORT || index >= m_qps->size())
+    if (h.udpDst != ROCEV2_UDP_PORT || index >= m_qps.size())
     {
         return;
     }
-    (*m_qps)[index]->Receive(h);
+    m_qps[index]->Receive(h);
 }
 
 uint32_t

@@ -126,11 +126,11 @@ class RdmaTransport final : public ObjectBase, public RoceNetDevice::User
     friend class RdmaQueuePair;
     friend class RdmaHostInterface;
 
-    /// Takes the NIC's port, address, queue pairs, parts and controller (null: None), and checks
-    /// that a full packet with the controller's telemetry fits the port's Mtu (throws
+    /// Takes the NIC's port, address, parts and controller (null: None), and checks that a
+    /// full packet with the controller's telemetry fits the port's Mtu (throws
     /// std::invalid_argument naming RdmaNic.PathMtu, as scenarios write it).
-    void Setup(RoceNetDevice* port, Ipv4Address ip, const std::vector<Ptr<RdmaQueuePair>>* qps,
-               RdmaTxScheduler* sched, RdmaHostInterface* host, RdmaCongestionControl* cc);
+    void Setup(RoceNetDevice* port, Ipv4Address ip, RdmaTxScheduler* sched, RdmaHostInterface* host,
+               RdmaCongestionControl* cc);
     /// A received frame for one of the NIC's QPs (at once, or when the host interface has
     /// written its payload).
     void Dispatch(const RoceHeader& h);
@@ -139,8 +139,8 @@ class RdmaTransport final : public ObjectBase, public RoceNetDevice::User
 
     // What a packet built or received reads, in about that order: on a large fabric each packet
     // meets its NIC cold in the cache and reads a few lines of it, not all.
-    const std::vector<Ptr<RdmaQueuePair>>* m_qps = nullptr; ///< the NIC's, by QPN - FIRST_QPN
-    RoceHeader m_rxHeader; ///< the header of the frame being received (see Receive)
+    std::vector<Ptr<RdmaQueuePair>> m_qps; ///< the NIC's queue pairs, by QPN - FIRST_QPN
+    RoceHeader m_rxHeader;                 ///< the header of the frame being received (see Receive)
     RoceNetDevice* m_port = nullptr;
     Ipv4Bytes m_ip;     ///< in wire form, as every packet carries it
     MacBytes m_macWire; ///< the port's address, read once when the port is attached
