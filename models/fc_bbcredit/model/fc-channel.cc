@@ -1,10 +1,7 @@
 #include "fc-channel.h"
 
 #include "fc-net-device.h"
-#include "lfsim-clock.h"
 #include "ns3/double.h"
-#include "ns3/make-event.h"
-#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <cmath>
@@ -61,12 +58,6 @@ FcChannel::GetTypeId()
 FcChannel::FcChannel()
     : m_uniform(CreateObject<UniformRandomVariable>())
 {
-    for (uint8_t side : {0, 1})
-    {
-        m_frameEvent[side] = Ptr<EventImpl>(MakeEvent(&FcChannel::DeliverFrame, this, side), false);
-        m_primitiveEvent[side]
-            = Ptr<EventImpl>(MakeEvent(&FcChannel::DeliverPrimitive, this, side), false);
-    }
     m_faults.carriesRRdy = true;
     m_faults.SetOnDown(
         [this](bool down)
@@ -81,11 +72,14 @@ FcChannel::FcChannel()
         });
 }
 
-void
+uint8_t
 FcChannel::Attach(Ptr<FcNetDevice> device)
 {
     NS_ABORT_MSG_IF(m_dev[1], "an FcChannel joins exactly two ports");
-    m_dev[m_dev[0] ? 1 : 0] = device;
+    const uint8_t side = m_dev[0] ? 1 : 0;
+    m_dev[side] = device;
+    device->SetLineDelay(m_delay);
+    return side;
 }
 
 std::size_t
@@ -110,109 +104,52 @@ void
 FcChannel::SetLength(double m)
 {
     m_length = m;
-    m_delay = PicoSeconds(std::llround(m_length * m_delayPerMeter.GetPicoSeconds()));
+    Update();
 }
 
 void
 FcChannel::SetDelayPerMeter(Time t)
 {
     m_delayPerMeter = t;
+    Update();
+}
+
+void
+FcChannel::Update()
+{
     m_delay = PicoSeconds(std::llround(m_length * m_delayPerMeter.GetPicoSeconds()));
-}
-
-uint32_t
-FcChannel::Context(uint8_t side)
-{
-    if (m_context[side] == NO_CONTEXT)
+    // Set after Attach too (Config::Set, a test): the ports' lines carry what they send next
+    // with the new delay.
+    for (const auto& d : m_dev)
     {
-        m_context[side] = m_dev[side]->GetNode()->GetId(); // nodes stay: read once
+        if (d)
+        {
+            d->SetLineDelay(m_delay);
+        }
     }
-    return m_context[side];
-}
-
-bool
-FcChannel::Corrupted(const FcNetDevice* src, uint32_t bytes)
-{
-    if (m_ber <= 0.0)
-    {
-        return false;
-    }
-    // Every line bit of the frame (delimiters included) or of the primitive's word.
-    const FcLineCoding& c = GetFcLineCoding(src->GetSpeed());
-    const double bits = 8.0 * bytes * c.codeBits / c.dataBits;
-    return m_uniform->GetValue() >= std::exp(bits * std::log1p(-m_ber));
 }
 
 void
-FcChannel::TransmitFrame(const FcNetDevice* src, Ptr<Packet> frame, Time txTime)
+FcChannel::FrameLost(Ptr<const Packet> frame)
 {
-    const uint8_t dir = (src == PeekPointer(m_dev[0])) ? 0 : 1;
-    ++m_frameCount[dir];
-    if ((m_loseFrameEvery && m_frameCount[dir] % m_loseFrameEvery == 0)
-        || (m_ber > 0 && Corrupted(src, FcFrameWireBytes(frame->GetSize() - FC_HEADER)))
-        || (m_faults.Active() && m_faults.Lose(frame->GetSize(), dir)))
-    {
-        ++m_framesLost;
-        ++m_creditsLost;
-        m_frameLostTrace(frame);
-        return;
-    }
-    const uint8_t side = 1 - dir;
-    m_frames[side].push_back({std::move(frame), txTime});
-    m_frameEvent[side]->Ref(); // released by the simulator after the event runs
-    lfsim::ScheduleWithContext(Context(side), m_delay, PeekPointer(m_frameEvent[side]));
+    ++m_framesLost;
+    ++m_creditsLost; // its receiver returns no R_RDY
+    m_frameLostTrace(frame);
 }
 
 void
-FcChannel::DeliverFrame(uint8_t side)
+FcChannel::PrimitiveLost(FcPrimitive p)
 {
-    InFlight f = std::move(m_frames[side].front());
-    m_frames[side].pop_front();
-    m_dev[side]->StartReceive(std::move(f.frame), f.txTime);
-}
-
-void
-FcChannel::TransmitPrimitive(const FcNetDevice* src, FcPrimitive p, Time wordTime)
-{
-    const uint8_t dir = (src == PeekPointer(m_dev[0])) ? 0 : 1;
-    bool lost = false;
-    if (p == FcPrimitive::R_RDY)
-    {
-        ++m_rrdyCount[dir];
-        lost = (m_loseRRdyEvery && m_rrdyCount[dir] % m_loseRRdyEvery == 0)
-               || m_faults.LoseRRdy(dir);
-    }
-    if (lost || Corrupted(src, FC_WORD) || m_faults.Lose(FC_WORD, dir, true))
-    {
-        ++m_primitivesLost;
-        m_creditsLost += p == FcPrimitive::R_RDY ? 1 : 0;
-        m_primitiveLostTrace(static_cast<uint8_t>(p));
-        return;
-    }
-    const uint8_t side = 1 - dir;
-    m_primitives[side].push_back(p);
-    m_primitiveEvent[side]->Ref(); // released by the simulator after the event runs
-    lfsim::ScheduleWithContext(Context(side), wordTime + m_delay,
-                               PeekPointer(m_primitiveEvent[side]));
-}
-
-void
-FcChannel::DeliverPrimitive(uint8_t side)
-{
-    FcPrimitive p = m_primitives[side].front();
-    m_primitives[side].pop_front();
-    m_dev[side]->ReceivePrimitive(p);
+    ++m_primitivesLost;
+    m_creditsLost += p == FcPrimitive::R_RDY ? 1 : 0;
+    m_primitiveLostTrace(static_cast<uint8_t>(p));
 }
 
 void
 FcChannel::DoDispose()
 {
-    for (uint8_t side : {0, 1})
-    {
-        m_dev[side] = nullptr;
-        m_frames[side].clear();
-        m_primitives[side].clear();
-    }
+    m_dev[0] = nullptr;
+    m_dev[1] = nullptr;
     Channel::DoDispose();
 }
 

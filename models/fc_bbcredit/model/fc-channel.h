@@ -1,15 +1,15 @@
 /*
  * A full-duplex fibre between two FC ports: propagation delay from length, and the faults that
- * make BB_Credit leak (lost frames: SOF not recognised; lost R_RDYs).
+ * make BB_Credit leak (lost frames: SOF not recognised; lost R_RDYs). What is in flight on each
+ * direction is the sending port's (FcNetDevice's line): the port reads the delay and the fault
+ * state here, and nothing per frame passes through this class.
  */
 #ifndef FC_CHANNEL_H
 #define FC_CHANNEL_H
 
 #include "fc-primitive.h"
 #include "lfsim-faults.h"
-#include "lfsim-fifo.h"
 #include "ns3/channel.h"
-#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/random-variable-stream.h"
@@ -26,7 +26,9 @@ class FcChannel : public Channel, public lfsim::FaultableChannel
     static TypeId GetTypeId();
     FcChannel();
 
-    void Attach(Ptr<FcNetDevice> device);
+    /// Joins \p device to the fibre; returns its side (0 or 1), the direction the fault model
+    /// names for what it sends.
+    uint8_t Attach(Ptr<FcNetDevice> device);
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
     Ptr<FcNetDevice> GetPeer(Ptr<const FcNetDevice> self) const;
@@ -36,11 +38,6 @@ class FcChannel : public Channel, public lfsim::FaultableChannel
     {
         return m_delay;
     }
-
-    /// A frame whose first bit leaves `src` now and takes `txTime` on the line.
-    void TransmitFrame(const FcNetDevice* src, Ptr<Packet> frame, Time txTime);
-    /// One primitive signal (one transmission word) leaving `src` now.
-    void TransmitPrimitive(const FcNetDevice* src, FcPrimitive p, Time wordTime);
 
     int64_t AssignStreams(int64_t stream);
 
@@ -66,7 +63,12 @@ class FcChannel : public Channel, public lfsim::FaultableChannel
     void DoDispose() override;
 
   private:
-    bool Corrupted(const FcNetDevice* src, uint32_t bytes);
+    // The port decides a loss on its line from this fault state (the attributes and m_faults,
+    // read at each frame, so a change made during a run applies) and counts it here.
+    friend class FcNetDevice;
+    void FrameLost(Ptr<const Packet> frame);
+    void PrimitiveLost(FcPrimitive p);
+
     void SetLength(double m);
     double
     GetLength() const
@@ -79,37 +81,16 @@ class FcChannel : public Channel, public lfsim::FaultableChannel
     {
         return m_delayPerMeter;
     }
-    /// The SOF of the frame at the head of the line toward m_dev[side] arrives.
-    void DeliverFrame(uint8_t side);
-    /// The primitive at the head of the line toward m_dev[side] arrives.
-    void DeliverPrimitive(uint8_t side);
-    /// The node id of m_dev[side] (the context its events run in), read once.
-    uint32_t Context(uint8_t side);
+    /// m_delay from the length, given to the attached ports (their lines keep a copy).
+    void Update();
 
     Ptr<FcNetDevice> m_dev[2];
     double m_length = 10.0;
     Time m_delayPerMeter;
     Time m_delay; ///< propagation delay of the whole length
-    struct InFlight
-    {
-        Ptr<Packet> frame;
-        Time txTime;
-    };
-    /// Frames and primitives on the line toward each side, in sending order. They arrive in
-    /// that order (one delay, one sender), so one reusable event per side and kind hands over
-    /// the head: nothing allocated per frame. Scheduled when the original per-frame events
-    /// were, so events at equal times keep their order.
-    lfsim::Fifo<InFlight> m_frames[2];
-    lfsim::Fifo<FcPrimitive> m_primitives[2];
-    Ptr<EventImpl> m_frameEvent[2];
-    Ptr<EventImpl> m_primitiveEvent[2];
-    static constexpr uint32_t NO_CONTEXT = 0xFFFFFFFF;
-    uint32_t m_context[2] = {NO_CONTEXT, NO_CONTEXT};
     double m_ber;
     uint32_t m_loseFrameEvery;
     uint32_t m_loseRRdyEvery;
-    uint64_t m_frameCount[2] = {0, 0};
-    uint64_t m_rrdyCount[2] = {0, 0};
     uint64_t m_framesLost = 0;
     uint64_t m_primitivesLost = 0;
     uint64_t m_creditsLost = 0;

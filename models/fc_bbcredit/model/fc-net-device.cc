@@ -10,6 +10,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
+
 namespace ns3
 {
 
@@ -135,6 +137,9 @@ void
 FcNetDevice::DoDispose()
 {
     DisposePort();
+    m_line.frames.Clear();
+    m_line.primitives.Clear();
+    m_line.peer = nullptr;
     m_channel = nullptr;
     m_txq.clear();
     m_delivering.clear();
@@ -151,7 +156,7 @@ void
 FcNetDevice::Attach(Ptr<FcChannel> channel)
 {
     m_channel = channel;
-    channel->Attach(this);
+    m_line.side = channel->Attach(this);
 }
 
 void
@@ -272,7 +277,7 @@ FcNetDevice::TryTransmit()
         {
             m_primitiveTxTrace(static_cast<uint8_t>(p));
         }
-        m_channel->TransmitPrimitive(this, p, m_wordTime);
+        SendPrimitive(p);
         if (m_primq.empty() && m_txq.empty())
         {
             // Nothing waits behind this word: its end needs an event only if work comes
@@ -342,7 +347,7 @@ FcNetDevice::TryTransmit()
     {
         m_frameTxTrace(item.frame);
     }
-    m_channel->TransmitFrame(this, std::move(item.frame), tx);
+    SendFrame(std::move(item.frame), wire, tx);
     FcScheduleReused(tx, PeekPointer(m_txDoneEvent));
     if (m_scMask && ((++m_framesSinceBbScs) & m_scMask) == 0)
     {
@@ -494,6 +499,82 @@ FcNetDevice::TransmitDone()
         }
     }
     TryTransmit();
+}
+
+void
+FcNetDevice::SendFrame(Ptr<Packet> frame, uint32_t wire, Time tx)
+{
+    const FcChannel& ch = *m_channel;
+    ++m_line.framesSent;
+    if ((ch.m_loseFrameEvery && m_line.framesSent % ch.m_loseFrameEvery == 0)
+        || (ch.m_ber > 0 && Corrupted(wire))
+        || (m_channel->Faults().Active()
+            && m_channel->Faults().Lose(frame->GetSize(), m_line.side)))
+    {
+        m_channel->FrameLost(frame);
+        return;
+    }
+    if (!m_line.frames.HasDelivery())
+    {
+        ConnectLine();
+    }
+    m_line.frames.Send({std::move(frame), tx}, m_line.delay);
+}
+
+void
+FcNetDevice::SendPrimitive(FcPrimitive p)
+{
+    const FcChannel& ch = *m_channel;
+    bool lost = false;
+    if (p == FcPrimitive::R_RDY)
+    {
+        ++m_line.rrdysSent;
+        lost = (ch.m_loseRRdyEvery && m_line.rrdysSent % ch.m_loseRRdyEvery == 0)
+               || m_channel->Faults().LoseRRdy(m_line.side);
+    }
+    if (lost || (ch.m_ber > 0 && Corrupted(FC_WORD))
+        || m_channel->Faults().Lose(FC_WORD, m_line.side, true))
+    {
+        m_channel->PrimitiveLost(p);
+        return;
+    }
+    if (!m_line.frames.HasDelivery())
+    {
+        ConnectLine();
+    }
+    m_line.primitives.Send(p, m_wordTime + m_line.delay);
+}
+
+bool
+FcNetDevice::Corrupted(uint32_t bytes)
+{
+    // Every line bit of the frame (delimiters included) or of the primitive's word.
+    const FcLineCoding& c = GetFcLineCoding(m_speed);
+    const double bits = 8.0 * bytes * c.codeBits / c.dataBits;
+    return m_channel->m_uniform->GetValue() >= std::exp(bits * std::log1p(-m_channel->m_ber));
+}
+
+void
+FcNetDevice::ConnectLine()
+{
+    m_line.peer = PeekPointer(m_channel->GetPeer(this));
+    const uint32_t context = m_line.peer->GetNode()->GetId();
+    m_line.frames.SetDelivery(lfsim::MakeLineEvent(&FcNetDevice::FrameArrives, this), context);
+    m_line.primitives.SetDelivery(lfsim::MakeLineEvent(&FcNetDevice::PrimitiveArrives, this),
+                                  context);
+}
+
+void
+FcNetDevice::FrameArrives()
+{
+    LineFrame f = m_line.frames.Take();
+    m_line.peer->StartReceive(std::move(f.frame), f.txTime);
+}
+
+void
+FcNetDevice::PrimitiveArrives()
+{
+    m_line.peer->ReceivePrimitive(m_line.primitives.Take());
 }
 
 void

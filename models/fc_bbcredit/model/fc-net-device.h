@@ -9,6 +9,7 @@
 #include "fc-speed.h"
 #include "lfsim-clock.h"
 #include "lfsim-fifo.h"
+#include "lfsim-in-flight.h"
 #include "lfsim-wired-port.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
@@ -66,9 +67,13 @@ class FcNetDevice : public lfsim::WiredPort
     /// Free one receive buffer: an R_RDY goes back to the sender.
     void ReleaseBuffer();
 
-    // Called by FcChannel.
-    void StartReceive(Ptr<Packet> frame, Time txTime);
-    void ReceivePrimitive(FcPrimitive p);
+    /// The propagation delay of this port's line (FcChannel gives it at Attach and when its
+    /// Length or PropagationDelayPerMeter changes; it applies to what is sent from then on).
+    void
+    SetLineDelay(Time delay)
+    {
+        m_line.delay = delay;
+    }
 
     FcSpeed
     GetSpeed() const
@@ -237,6 +242,22 @@ class FcNetDevice : public lfsim::WiredPort
     };
 
     void TryTransmit();
+    /// Onto this port's line: a frame whose first bit leaves now and takes `tx` (its `wire`
+    /// bytes), or one primitive signal; unless the fault model loses it, it reaches the peer the
+    /// propagation delay later (`tx` and a word later for their ends).
+    void SendFrame(Ptr<Packet> frame, uint32_t wire, Time tx);
+    void SendPrimitive(FcPrimitive p);
+    /// A bit error in `bytes` on this port's line (BitErrorRate > 0): one draw.
+    bool Corrupted(uint32_t bytes);
+    /// The line's delivery events and the peer they deliver to (at the first send: the peer's
+    /// node is its context, and nodes stay).
+    void ConnectLine();
+    /// The SOF of the frame, or the primitive, at the head of the line reaches the peer.
+    void FrameArrives();
+    void PrimitiveArrives();
+    /// The peer's line delivers (called by the peer port, from FrameArrives/PrimitiveArrives).
+    void StartReceive(Ptr<Packet> frame, Time txTime);
+    void ReceivePrimitive(FcPrimitive p);
     void TransmitDone();
     /// The minimum idle words after a frame have passed.
     void GapEnd();
@@ -253,6 +274,26 @@ class FcNetDevice : public lfsim::WiredPort
         return static_cast<int>(m_speed);
     }
 
+    /// This port's direction of the cable: what it sent that has not reached the peer yet, in
+    /// sending order. Items arrive in that order (one delay, one sender), so one reusable event
+    /// per kind delivers the head (lfsim::InFlight: in the event order where an event scheduled
+    /// per item would run, nothing allocated per frame).
+    struct LineFrame
+    {
+        Ptr<Packet> frame;
+        Time txTime; ///< SOF to EOF on the line
+    };
+    struct Line
+    {
+        lfsim::InFlight<LineFrame> frames;
+        lfsim::InFlight<FcPrimitive> primitives;
+        Time delay;                  ///< the channel's propagation delay
+        FcNetDevice* peer = nullptr; ///< set with the delivery events (ConnectLine)
+        uint64_t framesSent = 0;     ///< for the channel's LoseFrameEvery
+        uint64_t rrdysSent = 0;      ///< for the channel's LoseRRdyEvery
+        uint8_t side = 0;            ///< this port's side on the channel (the fault direction)
+    };
+    Line m_line;
     Ptr<FcChannel> m_channel;
     uint16_t m_mtu = FC_MAX_PAYLOAD;
     uint32_t m_fcId = 0;

@@ -207,6 +207,60 @@ class SingleFrameTimingTest : public FcTestCase
 };
 
 // ---------------------------------------------------------------------------------------------
+class LineDelayAfterAttachTest : public FcTestCase
+{
+  public:
+    LineDelayAfterAttachTest()
+        : FcTestCase("Length and PropagationDelayPerMeter set after Attach: exact times")
+    {
+    }
+
+    void
+    DoRun() override
+    {
+        // The ports carry what they send on lines of their own: a value set on the channel after
+        // the ports are attached (and logged in) must reach those lines.
+        Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("4GFC"));
+        Config::SetDefault("ns3::FcNetDevice::RxProcessingDelay", StringValue("3us"));
+        Config::SetDefault("ns3::FcChannel::Length", DoubleValue(2000));
+        FcHelper helper;
+        FcTopology t = helper.PointToPoint();
+        t.channels[0]->SetAttribute("Length", DoubleValue(4000));
+        Stamp s;
+        t.hostPorts[0]->TraceConnectWithoutContext("Credits", MakeBoundCallback(&RecordCredit, &s));
+        t.hostPorts[1]->SetReceiveCallback(MakeBoundCallback(&RecordRx, &s));
+        FcFrameHeader h;
+        h.dId = t.hostPorts[1]->GetFcId();
+        Simulator::Schedule(MicroSeconds(1), &FcNetDevice::Enqueue, t.hostPorts[0],
+                            MakeFcFrame(h, 1000), nullptr);
+        // During the run, with nothing on the fibre: 4 ns/m instead of 5.
+        Simulator::Schedule(MicroSeconds(100),
+                            [&t]() {
+                                t.channels[0]->SetAttribute("PropagationDelayPerMeter",
+                                                            TimeValue(NanoSeconds(4)));
+                            });
+        Simulator::Schedule(MicroSeconds(200), &FcNetDevice::Enqueue, t.hostPorts[0],
+                            MakeFcFrame(h, 1000), nullptr);
+        Simulator::Run();
+        // 4GFC, 8b/10b: a byte is 10 bits at 4.25 GBd. Frame (36 + 1000 B): 10360 / 4.25e9 s =
+        // 2437.647 ns -> 2,437,647 ps; a word (R_RDY, 4 B): 9.412 ns -> 9,412 ps.
+        // First frame, 4000 m x 5 ns = 20 us: SOF leaves at 1 us, delivered after its EOF and
+        // the 3 us processing delay: 1,000,000 + 2,437,647 + 20,000,000 + 3,000,000 ps; its
+        // R_RDY leaves then and arrives a word and 20 us later.
+        // Second frame, 4000 m x 4 ns = 16 us, sent at 200 us:
+        // 200,000,000 + 2,437,647 + 16,000,000 + 3,000,000 ps, R_RDY a word and 16 us later.
+        NS_TEST_ASSERT_MSG_EQ(s.rx.size(), 2u, "two deliveries");
+        NS_TEST_EXPECT_MSG_EQ(s.rx[0].GetPicoSeconds(), 26437647, "first delivery: 4000 m");
+        NS_TEST_EXPECT_MSG_EQ(s.rx[1].GetPicoSeconds(), 221437647, "second delivery: 4 ns/m");
+        NS_TEST_ASSERT_MSG_EQ(s.credits.size(), 4u, "down, up, down, up");
+        NS_TEST_EXPECT_MSG_EQ(s.credits[1].second, 8u, "credit returned");
+        NS_TEST_EXPECT_MSG_EQ(s.credits[1].first.GetPicoSeconds(), 46447059, "first R_RDY");
+        NS_TEST_EXPECT_MSG_EQ(s.credits[3].second, 8u, "credit returned");
+        NS_TEST_EXPECT_MSG_EQ(s.credits[3].first.GetPicoSeconds(), 237447059, "second R_RDY");
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
 /// Streams full frames for `stop` and returns payload MB/s counted in [warm, stop).
 double
 StreamThroughput(int speed, uint32_t credits, double lengthM, Time warm, Time stop)
@@ -1406,6 +1460,7 @@ class FcBbCreditTestSuite : public TestSuite
         AddTestCase(new LineRateTest, TestCase::QUICK);
         AddTestCase(new HeaderTest, TestCase::QUICK);
         AddTestCase(new SingleFrameTimingTest, TestCase::QUICK);
+        AddTestCase(new LineDelayAfterAttachTest, TestCase::QUICK);
         AddTestCase(new CreditInvariantTest, TestCase::QUICK);
         AddTestCase(new SwitchLatencyTest, TestCase::QUICK);
         AddTestCase(new FcpSequenceTest, TestCase::QUICK);
