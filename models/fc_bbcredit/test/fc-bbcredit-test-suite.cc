@@ -168,6 +168,30 @@ RecordRx(Stamp* s, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&)
     return true;
 }
 
+/// Two N_Ports at 4GFC over 2 km with 3 us receive processing; `s` records the first one's
+/// credits and the second one's deliveries.
+FcTopology
+StampedPointToPoint(Stamp& s)
+{
+    Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("4GFC"));
+    Config::SetDefault("ns3::FcNetDevice::RxProcessingDelay", StringValue("3us"));
+    Config::SetDefault("ns3::FcChannel::Length", DoubleValue(2000));
+    FcHelper helper;
+    FcTopology t = helper.PointToPoint();
+    t.hostPorts[0]->TraceConnectWithoutContext("Credits", MakeBoundCallback(&RecordCredit, &s));
+    t.hostPorts[1]->SetReceiveCallback(MakeBoundCallback(&RecordRx, &s));
+    return t;
+}
+
+/// A 1000-byte frame from the first N_Port to the second at `at`.
+void
+FrameToPeer(const FcTopology& t, Time at)
+{
+    FcFrameHeader h;
+    h.dId = t.hostPorts[1]->GetFcId();
+    Simulator::Schedule(at, &FcNetDevice::Enqueue, t.hostPorts[0], MakeFcFrame(h, 1000), nullptr);
+}
+
 class SingleFrameTimingTest : public FcTestCase
 {
   public:
@@ -179,18 +203,9 @@ class SingleFrameTimingTest : public FcTestCase
     void
     DoRun() override
     {
-        Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("4GFC"));
-        Config::SetDefault("ns3::FcNetDevice::RxProcessingDelay", StringValue("3us"));
-        Config::SetDefault("ns3::FcChannel::Length", DoubleValue(2000));
-        FcHelper helper;
-        FcTopology t = helper.PointToPoint();
         Stamp s;
-        t.hostPorts[0]->TraceConnectWithoutContext("Credits", MakeBoundCallback(&RecordCredit, &s));
-        t.hostPorts[1]->SetReceiveCallback(MakeBoundCallback(&RecordRx, &s));
-        FcFrameHeader h;
-        h.dId = t.hostPorts[1]->GetFcId();
-        Simulator::Schedule(MicroSeconds(1), &FcNetDevice::Enqueue, t.hostPorts[0],
-                            MakeFcFrame(h, 1000), nullptr);
+        FcTopology t = StampedPointToPoint(s);
+        FrameToPeer(t, MicroSeconds(1));
         Simulator::Run();
         double spb = SecondsPerByte(2);
         double tf = (36 + 1000) * spb;
@@ -220,27 +235,17 @@ class LineDelayAfterAttachTest : public FcTestCase
     {
         // The ports carry what they send on lines of their own: a value set on the channel after
         // the ports are attached (and logged in) must reach those lines.
-        Config::SetDefault("ns3::FcNetDevice::Speed", StringValue("4GFC"));
-        Config::SetDefault("ns3::FcNetDevice::RxProcessingDelay", StringValue("3us"));
-        Config::SetDefault("ns3::FcChannel::Length", DoubleValue(2000));
-        FcHelper helper;
-        FcTopology t = helper.PointToPoint();
-        t.channels[0]->SetAttribute("Length", DoubleValue(4000));
         Stamp s;
-        t.hostPorts[0]->TraceConnectWithoutContext("Credits", MakeBoundCallback(&RecordCredit, &s));
-        t.hostPorts[1]->SetReceiveCallback(MakeBoundCallback(&RecordRx, &s));
-        FcFrameHeader h;
-        h.dId = t.hostPorts[1]->GetFcId();
-        Simulator::Schedule(MicroSeconds(1), &FcNetDevice::Enqueue, t.hostPorts[0],
-                            MakeFcFrame(h, 1000), nullptr);
+        FcTopology t = StampedPointToPoint(s);
+        t.channels[0]->SetAttribute("Length", DoubleValue(4000));
+        FrameToPeer(t, MicroSeconds(1));
         // During the run, with nothing on the fibre: 4 ns/m instead of 5.
         Simulator::Schedule(MicroSeconds(100),
                             [&t]() {
                                 t.channels[0]->SetAttribute("PropagationDelayPerMeter",
                                                             TimeValue(NanoSeconds(4)));
                             });
-        Simulator::Schedule(MicroSeconds(200), &FcNetDevice::Enqueue, t.hostPorts[0],
-                            MakeFcFrame(h, 1000), nullptr);
+        FrameToPeer(t, MicroSeconds(200));
         Simulator::Run();
         // 4GFC, 8b/10b: a byte is 10 bits at 4.25 GBd. Frame (36 + 1000 B): 10360 / 4.25e9 s =
         // 2437.647 ns -> 2,437,647 ps; a word (R_RDY, 4 B): 9.412 ns -> 9,412 ps.
