@@ -1,5 +1,6 @@
 #include "fc-helper.h"
 
+#include "lfsim-build.h"
 #include "lfsim-topology.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -27,6 +28,51 @@ FcHelper::ParseSpeed(const std::string& name, const std::string& key)
                                 + " (fabric fc), or empty for FcNetDevice::Speed");
 }
 
+namespace
+{
+
+/// What an FC fabric's ports, switches and fibres add to lfsim's skeleton (lfsim-build.h).
+struct FcParts : lfsim::FabricParts
+{
+    FcTopology& t;
+
+    Ptr<FcNetDevice>
+    NewPort()
+    {
+        return CreateObject<FcNetDevice>();
+    }
+
+    /// Switch s is FC-SW domain s + 1.
+    Ptr<FcSwitch>
+    NewSwitch(uint32_t s, const std::string& name)
+    {
+        Ptr<FcSwitch> sw = CreateObject<FcSwitch>();
+        sw->SetDomain(s + 1);
+        t.switchLabels.push_back(name);
+        return sw;
+    }
+
+    void
+    Speed(const lfsim::Graph& g, const lfsim::GraphLink& l, FcNetDevice& a, FcNetDevice& b)
+    {
+        if (!g.Speed(l).empty())
+        {
+            const EnumValue s(int(FcHelper::ParseSpeed(g.Speed(l), g.SpeedKey(l))));
+            a.SetAttribute("Speed", s);
+            b.SetAttribute("Speed", s);
+        }
+    }
+
+    void
+    Attached(FcNetDevice& a, FcNetDevice& b)
+    {
+        a.Login();
+        b.Login();
+    }
+};
+
+} // namespace
+
 FcTopology
 FcHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
 {
@@ -50,45 +96,8 @@ FcHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
                 + " ports; accepted: at most 256 ports on any switch (FC_ID area byte)");
         }
     }
-    std::vector<uint32_t> index(gports.size(), lfsim::NONE);
-    t.hosts.Create(g.Hosts().size());
-    for (uint32_t p : g.HostPorts())
-    {
-        Ptr<FcNetDevice> d = CreateObject<FcNetDevice>();
-        const uint32_t host = g.Rank(gports[p].node);
-        t.hosts.Get(host)->AddDevice(d);
-        index[p] = t.ports.size();
-        t.ports.push_back(d);
-        t.portLabels.push_back(g.PortLabel(p));
-        t.portSwitch.push_back(-1);
-        t.hostPorts.push_back(d);
-        t.hostOf.push_back(host);
-    }
-    for (uint32_t s : g.Switches())
-    {
-        Ptr<Node> node = CreateObject<Node>();
-        t.switchNodes.Add(node);
-        Ptr<FcSwitch> sw = CreateObject<FcSwitch>();
-        sw->SetDomain(t.switches.size() + 1);
-        node->AggregateObject(sw);
-        t.switches.push_back(sw);
-        t.switchLabels.push_back(nodes[s].name);
-    }
-    for (uint32_t p = 0; p < gports.size(); ++p)
-    {
-        if (nodes[gports[p].node].host)
-        {
-            continue;
-        }
-        const uint32_t s = g.Rank(gports[p].node);
-        Ptr<FcNetDevice> d = CreateObject<FcNetDevice>();
-        t.switchNodes.Get(s)->AddDevice(d);
-        index[p] = t.ports.size();
-        t.ports.push_back(d);
-        t.portLabels.push_back(g.PortLabel(p));
-        t.portSwitch.push_back(s);
-        t.switches[s]->AddPort(d);
-    }
+    FcParts parts{{}, t};
+    const std::vector<uint32_t> index = lfsim::MakePorts(g, t, parts);
     // N_Port addresses: from the fabric (domain, area), or fixed when two N_Ports face each other.
     const std::vector<uint32_t> addresses = g.HostPorts();
     for (uint32_t a = 0; a < addresses.size(); ++a)
@@ -103,27 +112,7 @@ FcHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
         const uint32_t s = g.Rank(pp.node);
         t.hostPorts[a]->SetFcId((t.switches[s]->GetDomain() << 16) | (pp.number << 8));
     }
-    t.peer.assign(t.ports.size(), lfsim::NONE);
-    for (const lfsim::GraphLink& l : g.Links())
-    {
-        Ptr<FcNetDevice> a = t.ports[index[l.a]];
-        Ptr<FcNetDevice> b = t.ports[index[l.b]];
-        t.peer[index[l.a]] = index[l.b];
-        t.peer[index[l.b]] = index[l.a];
-        Ptr<FcChannel> ch = CreateObject<FcChannel>();
-        lfsim::ConfigureCable(g, l, ch, a, b);
-        if (!g.Speed(l).empty())
-        {
-            const EnumValue s(int(ParseSpeed(g.Speed(l), g.SpeedKey(l))));
-            a->SetAttribute("Speed", s);
-            b->SetAttribute("Speed", s);
-        }
-        a->Attach(ch);
-        b->Attach(ch);
-        a->Login();
-        b->Login();
-        t.channels.push_back(ch);
-    }
+    lfsim::MakeCables<FcChannel>(g, t, index, parts);
     for (uint32_t s = 0; s < t.switches.size(); ++s)
     {
         for (uint32_t a = 0; a < addresses.size(); ++a)
