@@ -1,6 +1,7 @@
 #include "roce-helper.h"
 
 #include "lfsim-attributes.h"
+#include "lfsim-build.h"
 #include "lfsim-topology.h"
 #include "ns3/config.h"
 #include "ns3/double.h"
@@ -32,95 +33,73 @@ RoceHelper::ParseSpeed(const std::string& name, const std::string& key)
                                 + " (fabric roce), or empty for RoceNetDevice::Speed");
 }
 
-RoceTopology
-RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
+namespace
 {
-    RoceTopology t;
-    const auto& nodes = g.Nodes();
-    const auto& gports = g.Ports();
-    std::vector<uint32_t> index(gports.size(), lfsim::NONE); // graph port -> t.ports
-    const size_t addresses = g.HostPorts().size();
-    t.ports.reserve(gports.size());
-    t.portLabels.reserve(gports.size());
-    t.portSwitch.reserve(gports.size());
-    t.portIndex.reserve(gports.size());
-    t.hostPorts.reserve(addresses);
-    t.hostOf.reserve(addresses);
-    t.nics.reserve(addresses);
-    t.channels.reserve(g.Links().size());
-    t.switches.reserve(g.Switches().size());
-    t.switchNames.reserve(g.Switches().size());
-    t.hosts.Create(g.Hosts().size());
-    for (uint32_t p : g.HostPorts())
+
+/// What a RoCE fabric's ports, switches and cables add to lfsim's skeleton (lfsim-build.h).
+struct RoceParts : lfsim::FabricParts
+{
+    RoceTopology& t;
+    const std::vector<lfsim::GraphPort>& gports;
+
+    Ptr<RoceNetDevice>
+    NewPort()
     {
         Ptr<RoceNetDevice> d = CreateObject<RoceNetDevice>();
         d->SetAddress(Mac48Address::Allocate());
-        const uint32_t host = g.Rank(gports[p].node);
-        t.hosts.Get(host)->AddDevice(d);
-        index[p] = t.ports.size();
-        t.ports.push_back(d);
-        t.portLabels.push_back(g.PortLabel(p));
-        t.portSwitch.push_back(-1);
-        t.portIndex.push_back(gports[p].number);
-        t.hostPorts.push_back(d);
-        t.hostOf.push_back(host);
+        return d;
     }
-    for (uint32_t s : g.Switches())
+
+    void
+    PortAdded(uint32_t p, int32_t s, RoceNetDevice& d)
     {
-        Ptr<Node> node = CreateObject<Node>();
-        t.switchNodes.Add(node);
-        Ptr<RoceSwitch> sw = CreateObject<RoceSwitch>();
-        node->AggregateObject(sw);
-        t.switches.push_back(sw);
-        t.switchNames.push_back(nodes[s].name);
-    }
-    // Switch ports in graph order: each switch's ports come in port-number order.
-    for (uint32_t p = 0; p < gports.size(); ++p)
-    {
-        if (nodes[gports[p].node].host)
+        if (s >= 0)
         {
-            continue;
+            // A switch port hands every frame to its switch, never to the node's protocols (it
+            // has no IP): free the receive callback Node::AddDevice gave it, 200 bytes a port.
+            d.SetReceiveCallback(MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t,
+                                                  const Address&>());
         }
-        const uint32_t s = g.Rank(gports[p].node);
-        Ptr<RoceNetDevice> d = CreateObject<RoceNetDevice>();
-        d->SetAddress(Mac48Address::Allocate());
-        t.switchNodes.Get(s)->AddDevice(d);
-        // A switch port hands every frame to its switch, never to the node's protocols (it has
-        // no IP): free the receive callback Node::AddDevice gave it, 200 bytes a port.
-        d->SetReceiveCallback(
-            MakeNullCallback<bool, Ptr<NetDevice>, Ptr<const Packet>, uint16_t, const Address&>());
-        index[p] = t.ports.size();
-        t.ports.push_back(d);
-        t.portLabels.push_back(g.PortLabel(p));
-        t.portSwitch.push_back(s);
         t.portIndex.push_back(gports[p].number);
-        t.switches[s]->AddPort(d);
     }
-    t.peer.assign(t.ports.size(), lfsim::NONE);
-    for (const lfsim::GraphLink& l : g.Links())
+
+    Ptr<RoceSwitch>
+    NewSwitch(uint32_t, const std::string& name)
     {
-        Ptr<RoceNetDevice> a = t.ports[index[l.a]];
-        Ptr<RoceNetDevice> b = t.ports[index[l.b]];
-        t.peer[index[l.a]] = index[l.b];
-        t.peer[index[l.b]] = index[l.a];
-        Ptr<RoceChannel> ch = CreateObject<RoceChannel>();
-        lfsim::ConfigureCable(g, l, ch, a, b);
+        t.switchNames.push_back(name);
+        return CreateObject<RoceSwitch>();
+    }
+
+    void
+    Speed(const lfsim::Graph& g, const lfsim::GraphLink& l, RoceNetDevice& a, RoceNetDevice& b)
+    {
         if (!g.Speed(l).empty())
         {
-            const EthSpeed s = ParseSpeed(g.Speed(l), g.SpeedKey(l));
-            a->SetSpeed(s);
-            b->SetSpeed(s);
+            const EthSpeed s = RoceHelper::ParseSpeed(g.Speed(l), g.SpeedKey(l));
+            a.SetSpeed(s);
+            b.SetSpeed(s);
         }
-        else if (a->GetSpeed() != b->GetSpeed())
+        else if (a.GetSpeed() != b.GetSpeed())
         {
             throw std::invalid_argument(g.Where(l)
                                         + ": its two ports have different Speeds; "
                                           "accepted: one speed per cable");
         }
-        a->Attach(ch);
-        b->Attach(ch);
-        t.channels.push_back(ch);
     }
+};
+
+} // namespace
+
+RoceTopology
+RoceHelper::Build(const lfsim::Graph& g, const lfsim::RouteTable& routes)
+{
+    RoceTopology t;
+    t.portIndex.reserve(g.Ports().size());
+    t.switchNames.reserve(g.Switches().size());
+    RoceParts parts{{}, t, g.Ports()};
+    const std::vector<uint32_t> index = lfsim::MakePorts(g, t, parts);
+    lfsim::MakeCables<RoceChannel>(g, t, index, parts);
+    t.nics.reserve(t.hostPorts.size());
     for (uint32_t s = 0; s < t.switches.size(); ++s)
     {
         const lfsim::SwitchRoutes& r = routes.m_switch[s];
