@@ -7,7 +7,7 @@ import math
 import shutil
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -547,6 +547,22 @@ def write_result(result: Result, target: Path, plot: bool = False) -> None:
     result.out = target
 
 
+def _write_columns(
+    cols: Mapping, frame: Callable[[], pd.DataFrame], parquet: Path, csv: Path | None = None
+) -> None:
+    """A table or series as Parquet (and CSV): from the arrays when lfsim.tables writes them as
+    pandas would, else through pandas (``frame`` makes the DataFrame)."""
+    if arrow_writable(cols):
+        write_parquet(cols, parquet)
+        if csv is not None:
+            write_csv(cols, csv)
+        return
+    df = frame()
+    df.to_parquet(parquet, index=False)
+    if csv is not None:
+        df.to_csv(csv, index=False)
+
+
 def _write_files(result: Result, tmp: Path, plot: bool) -> None:
     summary = _json_safe(result.summary)
     (tmp / "summary.json").write_text(
@@ -567,20 +583,11 @@ def _write_files(result: Result, tmp: Path, plot: bool) -> None:
             columns.write_parquet(target, result.labels(name))
             continue
         cols = result._columns(name, result._series)
-        if arrow_writable(cols):
-            write_parquet(cols, target)
-        else:
-            result.timeseries(name).to_parquet(target, index=False)
+        _write_columns(cols, lambda n=name: result.timeseries(n), target)
     for name in result.table_names:
         target = tmp / f"{_safe_file_name(name)}.parquet"
         cols = result._columns(name, result._tables)
-        if arrow_writable(cols):
-            write_parquet(cols, target)
-            write_csv(cols, tmp / f"{name}.csv")
-            continue
-        df = result.table(name)
-        df.to_parquet(target, index=False)
-        df.to_csv(tmp / f"{name}.csv", index=False)
+        _write_columns(cols, lambda n=name: result.table(n), target, tmp / f"{name}.csv")
     if "ios" in result.table_names:  # a Fio workload's I/Os
         from .fio import storage_fio_json, write_fio_json
 
