@@ -64,17 +64,26 @@ def hpcc_flows(path: Path) -> list[list[str]]:
     return rows
 
 
+def test_fattree_topology_file_is_what_the_documented_command_writes(tmp_path):
+    """bench/ns3-datacenter/README.md's command, run from the top (output into tmp_path)."""
+    script = ROOT / "validation" / "data" / "ns3_datacenter" / "fat_tree_topology.py"
+    out = tmp_path / "topology-fattree128.txt"
+    subprocess.run([sys.executable, str(script), "8", str(out)], check=True, cwd=ROOT)
+    assert out.read_bytes() == (HPCC / "topology-fattree128.txt").read_bytes()
+
+
 def test_fattree_topology_file_is_what_its_script_writes():
-    """topology-fattree128.txt is fat_tree_topology.py's k=8 fat-tree: header NODES SWITCHES
-    TORS LINKS, the switch ids, then a 100 Gb/s 1 us line per link, each host on one edge."""
-    sys.path.insert(0, str(HPCC))
+    """topology-fattree128.txt is fat_tree_topology.py's k=8 fat-tree (the validation case's
+    script, given k): header NODES SWITCHES TORS LINKS, the switch ids, then a 100 Gb/s 1 us
+    line per link, each host on one edge."""
+    sys.path.insert(0, str(ROOT / "validation" / "data" / "ns3_datacenter"))
     import fat_tree_topology as ft
 
     lines = (HPCC / "topology-fattree128.txt").read_text().splitlines()
     assert lines[0].split() == ["208", "80", "32", "384"]  # 128 hosts + 80 switches; k^3/4 * 3
     assert lines[1].split() == [str(i) for i in range(128, 208)]
     links = [tuple(int(x) for x in line.split()[:2]) for line in lines[2:]]
-    assert links == ft.links()
+    assert links == ft.links(8)
     assert all(line.split()[2:] == ["100Gbps", "1us", "0"] for line in lines[2:])
     edge_of = {a: b for a, b in links if a < 128}
     assert sorted(edge_of) == list(range(128)) and edge_of[5] == 129 and edge_of[127] == 159
