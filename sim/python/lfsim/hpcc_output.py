@@ -41,6 +41,11 @@ from typing import TYPE_CHECKING, Any
 from .hpcc_check import read_flow_file, same_flows
 from .values import TIME_RE, length_metres
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .runner import Result
+
 
 def _table(result: Result, name: str) -> dict[str, list]:
     """A table's columns as lists, the values its DataFrame's ``tolist()`` gives (a label column:
@@ -57,11 +62,6 @@ def _table(result: Result, name: str) -> dict[str, list]:
             out[column] = values.tolist()
     return out
 
-
-if TYPE_CHECKING:
-    import numpy as np
-
-    from .runner import Result
 
 # CustomHeader::GetStaticWholeHeaderSize() - IntHeader::GetStaticSize() in both codes: Ethernet
 # 14 + IPv4 20 + UDP 8 + the qbb header's pg (2) and seq (4). qp_finish counts it per packet.
